@@ -1,0 +1,54 @@
+"""The pipeline, one direction: text -> parse -> elaborate (models) -> machine -> checks."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import checks
+from .diagnostics import Finding, verdict
+from .engine.machine import Machine
+from .engine.program import elaborate
+from .parse import parse
+
+
+@dataclass
+class Limits:
+    max_steps: int = 2_000_000
+    max_threads: int = 1024
+
+
+@dataclass
+class KernelReport:
+    name: str
+    findings: list = field(default_factory=list)
+    threads: int = 0
+    steps: int = 0
+
+
+@dataclass
+class FileReport:
+    path: str
+    kernels: list = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for k in self.kernels for f in k.findings]
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.findings)
+
+
+def check_text(text: str, path: str = "<string>", limits: Limits | None = None) -> FileReport:
+    """Check every prim_func in a TVMScript text. Raises parse.InputError for bad input."""
+    limits = limits or Limits()
+    module = parse(text, path)
+    report = FileReport(path)
+    for func in module.functions:
+        program = elaborate(func)
+        machine = Machine(program, max_steps=limits.max_steps, max_threads=limits.max_threads)
+        for reason, span in program.notes:
+            machine._note(reason, span)
+        result = machine.run()
+        report.kernels.append(KernelReport(func.name, checks.run_all(result, path),
+                                           program.launch.num_threads, result.steps))
+    return report

@@ -1,0 +1,111 @@
+"""Barrier protocol: divergence of block barriers, named-barrier thread counts."""
+from __future__ import annotations
+
+from ..diagnostics import Finding, rule
+from ..engine.machine import RunResult
+
+DIVERGENCE = rule("AG301", "barrier-divergence", "hang", "error",
+                  "a block barrier that some threads reach and others do not (or not as often)", """
+## What it does
+Flags a `__syncthreads()` (`T.tvm_storage_sync("shared")`) that not every thread of the block
+reaches the same number of times: a barrier under a thread-dependent branch, or threads that
+wait at different barrier statements.
+
+## Why is this bad?
+Every thread of the block must arrive at the same barrier. If some never do, the others wait
+forever (a hang); if threads meet at different barrier statements the behaviour is undefined.
+
+## Example
+```python
+if tx < 64:
+    T.tvm_storage_sync("shared")
+```
+
+## Use instead
+```python
+T.tvm_storage_sync("shared")     # hoisted out of the thread-dependent branch
+```
+
+## Witness
+Where each group of threads is: which arrived (lines) and which never arrived.
+""")
+
+NAMED_COUNT = rule("AG302", "named-barrier-count", "hang", "error",
+                   "a named barrier whose thread count differs from the threads that reach it", """
+## What it does
+Flags `bar.sync id, n` (`T.tvm_storage_sync("shared", id, n)`) and `bar.arrive id, n` where the
+threads that reach the barrier do not add up to `n`, or `n` is not a multiple of the warp size.
+
+## Why is this bad?
+A named barrier completes when `n` threads have arrived. Fewer arrivals hang the waiters; more
+arrivals complete it early, so threads pass before their partners arrived (a race), and the
+surplus starts a new phase of the barrier that nobody expects.
+
+## Example
+```python
+if tx < 128:
+    T.tvm_storage_sync("shared", 1, 256)   # only 128 threads arrive
+```
+
+## Use instead
+```python
+if tx < 128:
+    T.tvm_storage_sync("shared", 1, 128)
+```
+
+## Witness
+The barrier id, the count it expects, the threads that arrived (and where) and those missing.
+""")
+
+
+def _groups(tids) -> str:
+    tids = sorted(int(t) for t in tids)
+    if not tids:
+        return "none"
+    runs, start, prev = [], tids[0], tids[0]
+    for t in tids[1:]:
+        if t != prev + 1:
+            runs.append((start, prev))
+            start = t
+        prev = t
+    runs.append((start, prev))
+    text = ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs[:6])
+    return text + (", ..." if len(runs) > 6 else "")
+
+
+def check(result: RunResult, path: str) -> list[Finding]:
+    out = []
+    for p in result.barrier_problems:
+        arrivals = [{"line": sp.line, "col": sp.col, "threads": _groups(t), "count": int(len(t))}
+                    for sp, t in p.arrivals]
+        wit = {"barrier_id": p.barrier_id, "expected": p.expected, "arrivals": arrivals}
+        first = p.arrivals[0][0] if p.arrivals else None
+        line, col = (first.line, first.col) if first else (1, 1)
+        if p.kind == "divergence":
+            lines = sorted({a["line"] for a in arrivals})
+            msg = (f"block barrier reached at different statements (lines {', '.join(map(str, lines))}) "
+                   "by different threads")
+            out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
+        elif p.kind == "stuck":
+            wit["missing"] = _groups(p.missing)
+            wit["missing_at"] = [{"line": sp.line if sp else None, "threads": _groups(t)}
+                                 for sp, t in p.where_missing]
+            arrived = sum(a["count"] for a in arrivals)
+            if p.barrier_id == 0:
+                msg = (f"block barrier at line {line} is reached by {arrived} of "
+                       f"{result.num_threads} threads; threads {wit['missing']} never arrive (hang)")
+                out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
+            else:
+                msg = (f"named barrier {p.barrier_id} at line {line}: {arrived} thread(s) arrive and "
+                       f"wait for partners that never come (hang)")
+                out.append(Finding(NAMED_COUNT, line, col, msg, wit, path))
+        elif p.kind == "count":
+            arrived = sum(a["count"] for a in arrivals)
+            msg = (f"named barrier {p.barrier_id} expects {p.expected} threads but {arrived} arrive "
+                   "in one phase")
+            out.append(Finding(NAMED_COUNT, line, col, msg, wit, path))
+        elif p.kind == "warp-multiple":
+            msg = (f"named barrier {p.barrier_id} count {p.expected} is not a positive multiple of "
+                   "the warp size (32)")
+            out.append(Finding(NAMED_COUNT, line, col, msg, wit, path))
+    return out

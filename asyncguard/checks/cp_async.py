@@ -1,0 +1,198 @@
+"""cp.async races: reads before the covering wait, missing barrier after it, overwrites of live
+bytes, copies still in flight at exit."""
+from __future__ import annotations
+
+from ..diagnostics import Finding, rule
+from ..engine.machine import Race, RunResult
+from ..events import AccessKind
+from .witness import access, byte_text, where
+
+READ_BEFORE_WAIT = rule("AG101", "cp-async-read-before-wait", "race", "error",
+                        "shared bytes read before the cp.async that writes them has landed", """
+## What it does
+Flags an access to shared-memory bytes that a `cp.async` is still writing: the issuing thread
+has not yet executed a `cp.async.wait_group` (`T.ptx_wait_group(n)`) that completes the copy's
+group, or the copy was never committed into a group at all.
+
+## Why is this bad?
+A cp.async writes its destination at an unknown time after it is issued. Only the issuer's
+`wait_group(n)` guarantees the bytes have landed, and only for groups older than the `n`
+newest. A read before that sees stale or partial data; a wait count one too large, a missing
+`commit_group`, or a commit placed after the wait all leave the read uncovered.
+
+## Example
+```python
+T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), A_shared, tx * 8, 8, 2), src, 8)
+T.ptx_commit_group()
+T.ptx_wait_group(1)          # leaves the newest group -- this one -- pending
+T.tvm_storage_sync("shared")
+x = A_shared_1[tx * 8]
+```
+
+## Use instead
+```python
+T.ptx_commit_group()
+T.ptx_wait_group(0)
+T.tvm_storage_sync("shared")
+x = A_shared_1[tx * 8]
+```
+
+## Witness
+The copy (line, issuing thread, loop values, group number) and the read (line, thread, loop
+values, bytes); the issuer's committed group count and its last `wait_group` at the time.
+""")
+
+MISSING_BARRIER = rule("AG102", "cp-async-missing-barrier", "race", "error",
+                       "cp.async bytes read by another thread with no barrier after the issuer's wait", """
+## What it does
+Flags a thread reading (or writing) bytes that another thread's `cp.async` wrote, when the
+issuer did wait for the copy but no barrier orders that wait before the other thread's access.
+
+## Why is this bad?
+`cp.async.wait_group` makes the copied bytes visible to the waiting thread only. Another thread
+may read them only after the issuer's wait *and* a barrier both have passed (issuer: wait, then
+barrier; reader: barrier, then read). Without the barrier the reader may run ahead of the
+issuer's wait and read stale data.
+
+## Example
+```python
+T.ptx_wait_group(0)
+x = A_shared_1[(tx + 1) % 128]   # another thread's bytes
+```
+
+## Use instead
+```python
+T.ptx_wait_group(0)
+T.tvm_storage_sync("shared")
+x = A_shared_1[(tx + 1) % 128]
+```
+
+## Witness
+The copy (line, issuer, loop values), the wait that landed it, and the other thread's access;
+no barrier lies between the wait and the access.
+""")
+
+OVERWRITE_LIVE = rule("AG103", "async-overwrite-in-use", "race", "error",
+                      "a write or cp.async over shared bytes another thread may still access", """
+## What it does
+Flags a `cp.async` issued over bytes that another thread may still be reading or writing
+(write-after-read / write-after-write), and any store over bytes a cp.async is still writing.
+Typical causes: a pipeline stage refilled before every reader has passed a barrier, a ring
+filled past its depth, two buffers placed at overlapping offsets.
+
+## Why is this bad?
+A cp.async may land at any moment after it is issued, so every earlier access to its bytes
+must happen-before the *issue* (a barrier between the last read and the copy). Otherwise the
+reader sees the next tile's data, or two writers race.
+
+## Example
+```python
+for k in T.serial(16):
+    T.ptx_cp_async(ptr_to_stage(k % 2), src, 8)     # no barrier since stage k % 2 was read
+    T.ptx_commit_group()
+    ...
+    x = stage_buffer[(k + 1) % 2 * 512 + tx]
+```
+
+## Use instead
+```python
+for k in T.serial(16):
+    T.tvm_storage_sync("shared")                 # every read of the stage is done
+    T.ptx_cp_async(ptr_to_stage(k % 2), src, 8)
+```
+
+## Witness
+The earlier access (line, thread, loop values, bytes) and the overwriting one; the missing
+barrier between them.
+""")
+
+PENDING_AT_EXIT = rule("AG104", "cp-async-pending-at-exit", "race", "error",
+                       "cp.async copies still in flight when the kernel ends", """
+## What it does
+Flags cp.async copies whose group no `wait_group` completed before the issuing thread exits.
+
+## Why is this bad?
+The block's shared memory is released when the block ends; a copy still in flight writes
+into memory that may already belong to the next block on the SM.
+
+## Example
+```python
+T.ptx_cp_async(dst, src, 8)
+T.ptx_commit_group()
+# kernel ends
+```
+
+## Use instead
+```python
+T.ptx_cp_async(dst, src, 8)
+T.ptx_commit_group()
+T.ptx_wait_group(0)
+```
+
+## Witness
+The copy (line, threads, loop values) that no wait covered.
+""")
+
+
+def _missing_wait_text(race: Race) -> str:
+    first = race.first
+    idx = list(first.tids).index(race.t_first) if race.t_first in set(first.tids.tolist()) else 0
+    group = int(first.group[idx]) if first.group is not None else -1
+    if group < 0:
+        return (f"thread {race.t_first}'s copy at line {first.span.line} was never committed "
+                "(no ptx_commit_group between the copy and the access), so no wait_group covers it")
+    text = (f"thread {race.t_first}'s copy at line {first.span.line} is in group {group}; "
+            f"the thread had committed {race.groups_committed} group(s)")
+    if race.last_wait:
+        span, n = race.last_wait
+        text += (f" and its last ptx_wait_group({n}) at line {span.line} leaves the {n} newest "
+                 f"pending (groups >= {race.groups_committed - n})")
+    else:
+        text += " and has not executed any ptx_wait_group"
+    return text
+
+
+def check(result: RunResult, path: str) -> list[Finding]:
+    out = []
+    for race in result.races:
+        a, b = race.first, race.second
+        if a.kind != AccessKind.ASYNC_WRITE and b.kind != AccessKind.ASYNC_WRITE:
+            continue
+        wit = {"first": access(a, race.t_first, race.lo, race.hi),
+               "second": access(b, race.t_second, race.lo, race.hi)}
+        what = byte_text(b.buffer, race.lo, race.hi, b.region_base, max(b.elem_size, 1))
+        if b.kind == AccessKind.ASYNC_WRITE and a is not b and not race.first_pending:
+            verb = "reads" if a.kind == AccessKind.READ else "writes"
+            wit["missing"] = (f"a barrier between thread {race.t_first}'s access at "
+                              f"{where(a)} and thread {race.t_second}'s cp.async issue at {where(b)}")
+            msg = (f"cp.async by thread {race.t_second} at {where(b)} overwrites {what}, which thread "
+                   f"{race.t_first} {verb} at {where(a)} with no barrier in between")
+            out.append(Finding(OVERWRITE_LIVE, b.span.line, b.span.col, msg, wit, path))
+        elif race.first_pending and b.kind == AccessKind.READ:
+            wit["missing"] = _missing_wait_text(race)
+            who = ("its own" if race.t_first == race.t_second else f"thread {race.t_first}'s")
+            msg = (f"thread {race.t_second} reads {what} at {where(b)} before {who} cp.async at "
+                   f"{where(a)} has landed: {wit['missing']}")
+            out.append(Finding(READ_BEFORE_WAIT, b.span.line, b.span.col, msg, wit, path))
+        elif race.first_pending:
+            wit["missing"] = _missing_wait_text(race)
+            msg = (f"thread {race.t_second} writes {what} at {where(b)} while thread {race.t_first}'s "
+                   f"cp.async at {where(a)} is still writing it")
+            out.append(Finding(OVERWRITE_LIVE, b.span.line, b.span.col, msg, wit, path))
+        else:
+            wait = a.wait_span.line if a.wait_span else "?"
+            wit["missing"] = (f"a barrier after thread {race.t_first}'s wait_group at line {wait} "
+                              f"and before thread {race.t_second}'s access at {where(b)}")
+            verb = "reads" if b.kind == AccessKind.READ else "writes"
+            msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, written by thread "
+                   f"{race.t_first}'s cp.async at {where(a)}, with no barrier after the issuer's "
+                   f"wait_group at line {wait}")
+            out.append(Finding(MISSING_BARRIER, b.span.line, b.span.col, msg, wit, path))
+    for p in result.pending:
+        r = p.record
+        wit = {"copy": access(r, int(p.tids[0]), int(r.lo[0]), int(r.hi[0])),
+               "threads": [int(t) for t in p.tids[:8]], "count": int(len(p.tids))}
+        msg = (f"{len(p.tids)} thread(s) exit with the cp.async at {where(r)} still in flight "
+               f"(no ptx_wait_group completes its group)")
+        out.append(Finding(PENDING_AT_EXIT, r.span.line, r.span.col, msg, wit, path))
+    return out

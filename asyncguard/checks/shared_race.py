@@ -1,0 +1,60 @@
+"""Plain shared-memory races: two threads, same bytes, at least one store, no ordering."""
+from __future__ import annotations
+
+from ..diagnostics import Finding, rule
+from ..engine.machine import RunResult
+from ..events import AccessKind
+from .witness import access, byte_text, where
+
+SHARED_RACE = rule("AG201", "shared-memory-race", "race", "error",
+                   "two threads access the same shared bytes, one writes, nothing orders them", """
+## What it does
+Flags a read-after-write, write-after-read or write-after-write on the same shared-memory
+bytes by two different threads with no barrier (or other synchronization) ordering them.
+Lanes of one warp are not ordered either: they need `__syncwarp()` or a barrier.
+
+## Why is this bad?
+Without a happens-before edge the hardware may run the two accesses in either order, so the
+reader sees old or new data at random, or the final value depends on which write lands last.
+
+## Example
+```python
+S_1[tx] = x
+y = S_1[(tx + 1) % 128]
+```
+
+## Use instead
+```python
+S_1[tx] = x
+T.tvm_storage_sync("shared")
+y = S_1[(tx + 1) % 128]
+```
+
+## Witness
+Both accesses: line, thread, loop values, buffer and bytes; the barrier that is missing.
+""")
+
+
+def check(result: RunResult, path: str) -> list[Finding]:
+    out = []
+    for race in result.races:
+        a, b = race.first, race.second
+        if AccessKind.ASYNC_WRITE in (a.kind, b.kind):
+            continue
+        pattern = {(AccessKind.WRITE, AccessKind.READ): "read-after-write",
+                   (AccessKind.READ, AccessKind.WRITE): "write-after-read",
+                   (AccessKind.WRITE, AccessKind.WRITE): "write-after-write"}[(a.kind, b.kind)]
+        what = byte_text(b.buffer, race.lo, race.hi, b.region_base, max(b.elem_size, 1))
+        wit = {"first": access(a, race.t_first, race.lo, race.hi),
+               "second": access(b, race.t_second, race.lo, race.hi), "pattern": pattern}
+        if a is b:
+            wit["missing"] = "the two threads write the same bytes in one statement instance"
+            msg = (f"threads {race.t_first} and {race.t_second} both write {what} at {where(b)} "
+                   "(write-after-write in one statement)")
+        else:
+            wit["missing"] = (f"a barrier between line {a.span.line} (thread {race.t_first}) and "
+                              f"line {b.span.line} (thread {race.t_second})")
+            msg = (f"{pattern} race on {what}: thread {race.t_first} at {where(a)} and thread "
+                   f"{race.t_second} at {where(b)}, with no barrier in between")
+        out.append(Finding(SHARED_RACE, b.span.line, b.span.col, msg, wit, path))
+    return out

@@ -1,0 +1,186 @@
+"""Compile TIR expressions into closures that evaluate for every thread at once with numpy.
+
+A value is a Python int/bool/float (the same for all threads) or a numpy array with one entry
+per thread of the block. `//` and `%` are floor division and floor modulo, exactly as TVMScript
+prints FloorDiv/FloorMod (numpy's integer // and % have floor semantics).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .. import ir
+
+
+class NotConcrete(Exception):
+    """The value depends on something the concrete engine does not know (data, a symbolic size)."""
+
+    def __init__(self, reason: str, span: ir.Span = ir.NO_SPAN):
+        super().__init__(reason)
+        self.reason, self.span = reason, span
+
+
+Env = dict
+Fn = Callable[[Env], object]
+
+
+def _floordiv(a, b):
+    if isinstance(b, (int, np.integer)) and b == 0 or isinstance(b, np.ndarray) and (b == 0).any():
+        raise NotConcrete("division by zero")
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
+    return a // b
+
+
+def _floormod(a, b):
+    if isinstance(b, (int, np.integer)) and b == 0 or isinstance(b, np.ndarray) and (b == 0).any():
+        raise NotConcrete("modulo by zero")
+    return a % b
+
+
+def _truncdiv(a, b):
+    q = _floordiv(abs(a) if not isinstance(a, np.ndarray) else np.abs(a),
+                  abs(b) if not isinstance(b, np.ndarray) else np.abs(b))
+    return q * np.sign(a) * np.sign(b) if isinstance(q, np.ndarray) or isinstance(a, np.ndarray) \
+        or isinstance(b, np.ndarray) else int(q * (1 if (a >= 0) == (b >= 0) else -1))
+
+
+def _truncmod(a, b):
+    return a - _truncdiv(a, b) * b
+
+
+def _logical(op):
+    def f(a, b):
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return op(np.asarray(a, dtype=bool), np.asarray(b, dtype=bool))
+        return bool(op(bool(a), bool(b)))
+    return f
+
+
+def _shift(op):
+    def f(a, b):
+        if isinstance(b, np.ndarray) and (b < 0).any() or not isinstance(b, np.ndarray) and b < 0:
+            raise NotConcrete("negative shift")
+        if isinstance(b, np.ndarray) and (b > 62).any() or not isinstance(b, np.ndarray) and b > 62:
+            raise NotConcrete("shift too large")
+        return op(a, b)
+    return f
+
+
+BINOPS: dict[str, Callable] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b if isinstance(a, float) or isinstance(b, float) else _floordiv(a, b),
+    "//": _floordiv, "%": _floormod,
+    "<<": _shift(lambda a, b: a << b), ">>": _shift(lambda a, b: a >> b),
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "and": _logical(lambda a, b: a & b), "or": _logical(lambda a, b: a | b),
+}
+
+# Pure integer builtins TileLang/TVM print as calls.
+CALLS: dict[str, Callable] = {
+    "T.floordiv": _floordiv, "T.floormod": _floormod, "T.truncdiv": _truncdiv,
+    "T.truncmod": _truncmod, "T.shift_right": BINOPS[">>"], "T.shift_left": BINOPS["<<"],
+    "T.bitwise_and": BINOPS["&"], "T.bitwise_or": BINOPS["|"], "T.bitwise_xor": BINOPS["^"],
+    "T.bitwise_not": lambda a: ~a,
+    "T.min": lambda a, b: np.minimum(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else min(a, b),
+    "T.max": lambda a, b: np.maximum(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else max(a, b),
+    "T.ceildiv": lambda a, b: -_floordiv(-a, b),
+    "T.likely": lambda a: a,
+    "T.abs": lambda a: abs(a) if not isinstance(a, np.ndarray) else np.abs(a),
+}
+SELECTS = {"T.Select", "T.if_then_else"}
+INT_CASTS = {"T.int8", "T.int16", "T.int32", "T.int64", "T.uint8", "T.uint16", "T.uint32",
+             "T.uint64", "T.bool"}
+
+
+def _select(c, a, b):
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
+def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = None) -> Fn:
+    """Closure computing `e`; `call_hook` compiles calls the models know (elect, ...)."""
+    if isinstance(e, ir.Const):
+        v = e.value
+        return lambda env: v
+    if isinstance(e, ir.Var):
+        name, span = e.name, e.span
+
+        def var(env):
+            try:
+                return env[name]
+            except KeyError:
+                raise NotConcrete(f"'{name}' has no concrete value (symbolic or unknown)", span) from None
+        return var
+    if isinstance(e, ir.BinOp):
+        op = BINOPS.get(e.op)
+        if op is None:
+            return _fail(f"operator '{e.op}'", e.span)
+        left, right = compile_expr(e.left, call_hook), compile_expr(e.right, call_hook)
+        return lambda env: op(left(env), right(env))
+    if isinstance(e, ir.UnaryOp):
+        inner = compile_expr(e.operand, call_hook)
+        if e.op == "-":
+            return lambda env: -inner(env)
+        if e.op == "+":
+            return inner
+        if e.op == "~":
+            return lambda env: ~inner(env)
+        return lambda env: (~np.asarray(inner(env), dtype=bool)) if isinstance(inner(env), np.ndarray) \
+            else (not inner(env))
+    if isinstance(e, ir.IfExp):
+        c, a, b = (compile_expr(x, call_hook) for x in (e.cond, e.then, e.other))
+        return lambda env: _select(c(env), a(env), b(env))
+    if isinstance(e, ir.Call):
+        name = e.name
+        if call_hook is not None:
+            hooked = call_hook(e)
+            if hooked is not None:
+                return hooked
+        if name in CALLS:
+            fn = CALLS[name]
+            args = [compile_expr(a, call_hook) for a in e.args]
+            return lambda env: fn(*(a(env) for a in args))
+        if name in SELECTS and len(e.args) == 3:
+            c, a, b = (compile_expr(x, call_hook) for x in e.args)
+            return lambda env: _select(c(env), a(env), b(env))
+        if name in INT_CASTS and len(e.args) == 1:
+            inner = compile_expr(e.args[0], call_hook)
+            if name == "T.bool":
+                return lambda env: (np.asarray(inner(env), dtype=bool) if isinstance(inner(env), np.ndarray)
+                                    else bool(inner(env)))
+            return inner
+        if name == "T.Cast" and len(e.args) == 2 and isinstance(e.args[0], ir.Const) \
+                and str(e.args[0].value).startswith(("int", "uint")):
+            return compile_expr(e.args[1], call_hook)
+        return _fail(f"value of {name or 'call'}(...)", e.span)
+    if isinstance(e, ir.Subscript):
+        return _fail("a value loaded from memory (data-dependent)", e.span)
+    return _fail(type(e).__name__, getattr(e, "span", ir.NO_SPAN))
+
+
+def _fail(what: str, span: ir.Span) -> Fn:
+    def f(env):
+        raise NotConcrete(f"cannot evaluate {what}", span)
+    return f
+
+
+def free_names(e) -> set[str]:
+    """Every Var name inside an expression (for dependence questions: thread id? loop var?)."""
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Var):
+            out.add(x.name)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            for f in x.__dataclass_fields__:
+                if f != "span":
+                    stack.append(getattr(x, f))
+    return out

@@ -1,0 +1,446 @@
+"""Elaboration: the syntax tree of one prim_func -> a Program the machine can execute.
+
+Resolves launch extents, shared allocations and their aliases, compiles every expression to a
+numpy closure and every operation to a model's `run(env, tids)`. What the models do not know
+becomes an `Unsupported` note at its line (never silently dropped).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import ir
+from ..events import Access, AccessKind
+from ..models import OPS, PURE, NotModelled, per_thread
+from ..models.extern import extern_effect
+from ..models.launch import Launch, shuffle_elect
+from ..models.memory import BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, dtype_bytes
+from .exprs import NotConcrete, compile_expr, free_names
+
+
+# ---------------------------------------------------------------- program nodes
+@dataclass
+class POp:
+    name: str
+    span: ir.Span
+    run: Callable  # (env, tids) -> list[Event]
+
+
+@dataclass
+class PLet:
+    name: str
+    span: ir.Span
+    value: Callable
+
+
+@dataclass
+class PLoop:
+    var: str
+    start: Callable
+    extent: Callable
+    body: tuple
+    span: ir.Span
+    relevant: bool = True
+
+
+@dataclass
+class PIf:
+    cond: Callable
+    then: tuple
+    other: tuple
+    span: ir.Span
+    relevant: bool = True
+    names: frozenset = frozenset()
+
+
+@dataclass
+class PNote:
+    """A construct the engine cannot execute: reported as `unsupported` if reached."""
+    reason: str
+    span: ir.Span
+
+
+@dataclass
+class AccessPtr:
+    view: View
+    elem_size: int
+    offset: Callable   # elements of elem_size from the view's byte 0
+    extent: Callable
+    rw: Callable
+
+
+@dataclass
+class Program:
+    name: str
+    launch: Launch
+    layout: SharedLayout
+    body: tuple
+    attrs: dict
+    notes: list = field(default_factory=list)     # (reason, span) found while elaborating
+    views: dict = field(default_factory=dict)
+    barrier_regions: list = field(default_factory=list)
+    symbols: list = field(default_factory=list)    # scalar params (symbolic sizes)
+
+
+def _relevant(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, (POp, PNote)):
+            return True
+        if isinstance(s, PLoop) and s.relevant or isinstance(s, PIf) and s.relevant:
+            return True
+    return False
+
+
+class Elaborator:
+    def __init__(self, func: ir.Function):
+        self.func = func
+        self.launch = Launch()
+        self.layout = SharedLayout()
+        self.views: dict[str, View] = {}
+        self.attrs: dict = {}
+        self.notes: list = []
+        self.symbols: list = []
+        self.barrier_regions: list = []
+        for p in func.params:
+            ann = p.annotation
+            if isinstance(ann, ir.Call) and ann.name == "T.handle":
+                dtype = self.literal(ann.args[0]) if ann.args else "handle"
+                scope = self.literal(ann.args[1]) if len(ann.args) > 1 else "global"
+                self.views[p.name] = View(p.name, str(dtype), None, scope=str(scope))
+            elif isinstance(ann, (ir.Attr, ir.Call, ir.Var)):
+                self.symbols.append(p.name)
+
+    # ---- helpers the models use
+    def literal(self, e):
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, ir.Call) and e.name in ("T.bool", "T.int32", "T.int64", "T.float32",
+                                                 "T.uint32", "T.StringImm") and e.args:
+            return self.literal(e.args[0])
+        if isinstance(e, (ir.ListE, ir.TupleE)):
+            return [self.literal(x) for x in e.items]
+        if isinstance(e, ir.DictE):
+            return {self.literal(k): self.literal(v) for k, v in e.items}
+        if isinstance(e, ir.Call) and e.name == "T.target" and e.args:
+            return self.literal(e.args[0])
+        if isinstance(e, ir.UnaryOp) and e.op == "-":
+            v = self.literal(e.operand)
+            return -v if isinstance(v, (int, float)) else None
+        return None
+
+    def compile(self, e: ir.Expr):
+        return compile_expr(e, self._call_hook)
+
+    def _call_hook(self, call: ir.Call):
+        if call.name == "T.tl_shuffle_elect" and len(call.args) == 1:
+            n_fn, nthreads = self.compile(call.args[0]), self.launch.num_threads
+
+            def elect(env):
+                n = n_fn(env)
+                if isinstance(n, np.ndarray):
+                    raise NotConcrete("tl_shuffle_elect with a thread-dependent size", call.span)
+                return shuffle_elect(nthreads, int(n))
+            return elect
+        return None
+
+    def view_of(self, e) -> View | None:
+        if isinstance(e, ir.Var):
+            return self.views.get(e.name)
+        if isinstance(e, ir.Attr) and e.name == "data":
+            return self.view_of(e.value)
+        return None
+
+    def make_ptr(self, view: View, offset_expr, elem_size: int | None = None,
+                 extent_expr=None, rw_expr=None) -> AccessPtr:
+        zero = lambda env: 0  # noqa: E731
+        return AccessPtr(view, elem_size or view.elem_size,
+                         self.compile(offset_expr) if offset_expr is not None else zero,
+                         self.compile(extent_expr) if extent_expr is not None else zero,
+                         self.compile(rw_expr) if rw_expr is not None else zero)
+
+    def access_ptr(self, e) -> AccessPtr | None:
+        if not (isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5):
+            return None
+        ann, data, off, ext, rw = e.args
+        dtype = self.literal(ann.args[0]) if isinstance(ann, ir.Call) and ann.args else None
+        view = self.view_of(data)
+        if view is None:
+            raise NotModelled(f"T.tvm_access_ptr over unknown data {data!r:.40}")
+        size = dtype_bytes(str(dtype)) if dtype else view.elem_size
+        return self.make_ptr(view, off, size, ext, rw)
+
+    def _mentions_shared(self, e) -> bool:
+        return any((v := self.views.get(n)) is not None and (v.is_shared or v.is_barrier)
+                   for n in free_names(e))
+
+    # ---- declarations
+    def _declare(self, name: str, call: ir.Call, annotation) -> bool:
+        """Buffer / pointer / launch declarations. True when handled."""
+        cname = call.name
+        if cname == "T.launch_thread":
+            axis = self.literal(call.args[0]) if call.args else None
+            extent = self.literal(call.args[1]) if len(call.args) > 1 else None
+            if not isinstance(axis, str) or not isinstance(extent, int):
+                self.notes.append((f"launch_thread with non-constant extent", call.span))
+                return True
+            if axis.startswith("threadIdx."):
+                self.launch.thread_vars[name] = axis
+                dims = list(self.launch.threads)
+                dims["xyz".index(axis[-1])] = extent
+                self.launch.threads = tuple(dims)
+            else:
+                self.launch.block_vars[name] = axis
+            return True
+        if cname in ("T.alloc_buffer", "T.decl_buffer", "T.Buffer", "T.match_buffer", "T.allocate"):
+            shape = self.literal(call.args[0]) if call.args else None
+            if isinstance(shape, int):
+                shape = [shape]
+            dtype = self.literal(call.args[1]) if len(call.args) > 1 else None
+            dtype = dtype or self.literal(call.kwarg("dtype")) or "float32"
+            scope = self.literal(call.kwarg("scope")) if call.kwarg("scope") is not None else None
+            if cname == "T.allocate" and len(call.args) > 2:
+                scope = self.literal(call.args[2])
+            data = call.kwarg("data")
+            base = self.view_of(data) if data is not None else None
+            if data is not None and base is None:
+                self.views[name] = View(name, str(dtype), None, scope=str(scope or "global"))
+                return True
+            if base is not None:
+                self.views[name] = View(name, str(dtype), base.region, base.byte_offset,
+                                        tuple(shape or ()), scope or base.scope)
+                return True
+            scope = scope or "global"
+            if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
+                if scope in SHARED_SCOPES:
+                    self.notes.append(("shared buffer with a non-constant shape", call.span))
+                self.views[name] = View(name, str(dtype), None, scope=scope)
+                return True
+            esize = dtype_bytes(str(dtype))
+            if esize is None and scope in SHARED_SCOPES:
+                self.notes.append((f"unknown dtype {dtype!r}", call.span))
+                esize = 1
+            nbytes = int(np.prod(shape)) * (esize or 1)
+            region = Region(name, scope, nbytes, line=call.span.line, elem_dtype=str(dtype),
+                            shape=tuple(shape))
+            if scope in SHARED_SCOPES:
+                self.layout.add(region)
+            elif scope in BARRIER_SCOPES:
+                self.barrier_regions.append(region)
+            self.views[name] = View(name, str(dtype), region, 0, tuple(shape), scope)
+            return True
+        if cname == "T.handle_add_byte_offset":
+            base = self.view_of(call.args[0]) if call.args else None
+            off = self.literal(call.args[1]) if len(call.args) > 1 else None
+            dtype = "uint8"
+            if isinstance(annotation, ir.Call) and annotation.name == "T.handle" and annotation.args:
+                dtype = self.literal(annotation.args[0]) or "uint8"
+            if base is None or not isinstance(off, int):
+                self.notes.append(("pointer arithmetic the model cannot resolve", call.span))
+                return True
+            self.views[name] = View(name, str(dtype), base.region, base.byte_offset + off,
+                                    (), base.scope)
+            return True
+        return False
+
+    # ---- accesses inside expressions
+    def _subscript_access(self, sub: ir.Subscript, kind: AccessKind, span) -> POp | PNote | None:
+        view = self.view_of(sub.value)
+        if view is None or not view.is_shared:
+            if view is not None and view.is_barrier:
+                return None  # barrier words are named, not loaded/stored, in TileLang TIR
+            return None
+        shape = view.shape or (1 << 40,)
+        idx = sub.indices
+        if len(idx) == 1 and isinstance(idx[0], ir.Slice):
+            s = idx[0]
+            if s.step is not None and self.literal(s.step) not in (1, None):
+                return PNote("strided vector access to shared memory", sub.span)
+            lo_fn = self.compile(s.lo) if s.lo is not None else (lambda env: 0)
+            hi_fn = self.compile(s.hi) if s.hi is not None else (lambda env: shape[0])
+        elif all(not isinstance(i, ir.Slice) for i in idx):
+            if len(idx) != len(shape) and len(idx) != 1:
+                return PNote("subscript rank differs from the buffer's shape", sub.span)
+            strides = [int(np.prod(shape[k + 1:])) for k in range(len(idx))] if len(idx) > 1 else [1]
+            fns = [self.compile(i) for i in idx]
+
+            def lo_fn(env, fns=fns, strides=strides):
+                return sum(f(env) * s for f, s in zip(fns, strides))
+            hi_fn = lambda env, lo_fn=lo_fn: lo_fn(env) + 1  # noqa: E731
+        else:
+            return PNote("multi-dimensional slice of a shared buffer", sub.span)
+        esize = view.elem_size
+
+        def run(env, tids):
+            lo = per_thread(lo_fn(env), tids)
+            hi = per_thread(hi_fn(env), tids)
+            base = view.flat_base
+            return [Access(kind, tids, base + lo * esize, base + hi * esize, view.name, base, esize,
+                           "load" if kind == AccessKind.READ else "store")]
+        return POp("load" if kind == AccessKind.READ else "store", span, run)
+
+    def _expr_effects(self, e, out: list) -> None:
+        """Shared loads and extern calls inside an expression, in evaluation order."""
+        if isinstance(e, ir.Subscript):
+            for i in e.indices:
+                for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
+                    if part is not None:
+                        self._expr_effects(part, out)
+            acc = self._subscript_access(e, AccessKind.READ, e.span)
+            if acc is not None:
+                out.append(acc)
+            return
+        if isinstance(e, ir.Call):
+            for a in e.args:
+                self._expr_effects(a, out)
+            for _, a in e.kwargs:
+                self._expr_effects(a, out)
+            name = e.name
+            if name == "T.call_extern":
+                try:
+                    extern_effect(self, e)
+                except NotModelled as err:
+                    out.append(PNote(str(err), e.span))
+            elif name in OPS:
+                out.append(PNote(f"{name} used as a value", e.span))
+            elif name == "T.tvm_access_ptr" and self._mentions_shared(e):
+                out.append(PNote("pointer to shared memory passed to an unmodelled call", e.span))
+            return
+        if isinstance(e, (ir.BinOp,)):
+            self._expr_effects(e.left, out)
+            self._expr_effects(e.right, out)
+        elif isinstance(e, ir.UnaryOp):
+            self._expr_effects(e.operand, out)
+        elif isinstance(e, ir.IfExp):
+            for x in (e.cond, e.then, e.other):
+                self._expr_effects(x, out)
+        elif isinstance(e, (ir.TupleE, ir.ListE)):
+            for x in e.items:
+                self._expr_effects(x, out)
+        elif isinstance(e, ir.Attr):
+            self._expr_effects(e.value, out)
+
+    # ---- statements
+    def _op_stmt(self, call: ir.Call, span) -> list:
+        name = call.name
+        if name in PURE:
+            return []
+        out: list = []
+        if name == "T.call_extern":
+            self._expr_effects(call, out)
+            return out
+        if name in OPS:
+            try:
+                run = OPS[name](self, call)
+            except NotModelled as err:
+                return [PNote(str(err), call.span)]
+            except NotConcrete as err:
+                return [PNote(err.reason, call.span)]
+            return [POp(name.removeprefix("T."), call.span, run)] if run is not None else []
+        # An unknown call: harmless only if it cannot reach shared memory or synchronize.
+        for a in call.args:
+            self._expr_effects(a, out)
+        return out + [PNote(f"unknown operation {name or 'call'}(...)", call.span)]
+
+    def block(self, stmts) -> tuple:
+        out: list = []
+        for s in stmts:
+            out.extend(self.stmt(s))
+        return tuple(out)
+
+    def stmt(self, s) -> list:
+        if isinstance(s, ir.ExprStmt):
+            e = s.expr
+            if isinstance(e, ir.Call):
+                if e.name == "T.func_attr" and e.args:
+                    self._func_attr(self.literal(e.args[0]) or {})
+                    return []
+                return self._op_stmt(e, s.span)
+            return []
+        if isinstance(s, ir.Assign):
+            return self._assign(s)
+        if isinstance(s, ir.For):
+            return self._for(s)
+        if isinstance(s, ir.If):
+            cond_effects: list = []
+            self._expr_effects(s.cond, cond_effects)
+            then, other = self.block(s.then), self.block(s.other)
+            node = PIf(self.compile(s.cond), then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
+                       _relevant(then) or _relevant(other), frozenset(free_names(s.cond)))
+            return cond_effects + [node]
+        if isinstance(s, ir.With):
+            return list(self.block(s.body))
+        if isinstance(s, ir.While):
+            return [PNote("while loop (trip count unknown to the concrete engine)", s.span)]
+        return []
+
+    def _func_attr(self, attrs: dict) -> None:
+        if not isinstance(attrs, dict):
+            return
+        self.attrs.update(attrs)
+        te = attrs.get("thread_extent")
+        if isinstance(te, dict):
+            self.launch.threads = tuple(int(te.get(f"threadIdx.{a}", 1) or 1) for a in "xyz")
+            self.launch.blocks = tuple(int(te.get(f"blockIdx.{a}", 1) or 1) for a in "xyz")
+
+    def _assign(self, s: ir.Assign) -> list:
+        tgt, val = s.target, s.value
+        if isinstance(tgt, ir.Var) and isinstance(val, ir.Call) and self._declare(tgt.name, val, s.annotation):
+            return []
+        out: list = []
+        self._expr_effects(val, out)
+        if isinstance(tgt, ir.Subscript):
+            for i in tgt.indices:
+                for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
+                    if part is not None:
+                        self._expr_effects(part, out)
+            acc = self._subscript_access(tgt, AccessKind.WRITE, s.span)
+            if acc is not None:
+                out.append(acc)
+            return out
+        if isinstance(tgt, ir.Var):
+            view = self.view_of(val)
+            if view is not None:  # pointer alias: `p = buf.data`
+                self.views[tgt.name] = view
+                return out
+            return out + [PLet(tgt.name, s.span, self.compile(val))]
+        return out + [PNote("assignment to an unsupported target", s.span)]
+
+    def _for(self, s: ir.For) -> list:
+        it = s.iter
+        if not isinstance(it, ir.Call):
+            return [PNote("loop over a non-range iterable", s.span)]
+        name, args = it.name, it.args
+        if name in ("range", "T.serial", "T.unroll", "T.vectorized", "T.parallel") and 1 <= len(args) <= 2:
+            start = self.compile(args[0]) if len(args) == 2 else (lambda env: 0)
+            extent_expr = args[-1]
+            if len(args) == 2:
+                extent = self.compile(ir.BinOp("-", args[1], args[0], it.span))
+            else:
+                extent = self.compile(extent_expr)
+            if name == "range" and len(args) == 2:
+                pass
+            elif len(args) == 2:  # T.serial(start, extent) prints min and extent? TVMScript: (start, stop)
+                pass
+            body = self.block(s.body)
+            if len(s.names) != 1:
+                return [PNote("loop with several targets", s.span)]
+            return [PLoop(s.names[0], start, extent, body, s.span, _relevant(body))]
+        if name == "T.grid" and len(args) == len(s.names) and args:
+            body = self.block(s.body)
+            for var, ext in reversed(list(zip(s.names, args))):
+                loop = PLoop(var, lambda env: 0, self.compile(ext), body, s.span, _relevant(body))
+                body = (loop,)
+            return list(body)
+        if name == "T.thread_binding":
+            return [PNote("T.thread_binding loop (use launch_thread)", s.span)]
+        return [PNote(f"loop over {name or 'an expression'}", s.span)]
+
+
+def elaborate(func: ir.Function) -> Program:
+    el = Elaborator(func)
+    body = el.block(func.body)
+    el.layout.assign_bases()
+    return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
+                   el.barrier_regions, el.symbols)

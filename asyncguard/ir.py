@@ -1,0 +1,212 @@
+"""Typed syntax tree of a TVMScript file: frozen nodes, each with its source span.
+
+The parser (`asyncguard.parse`) builds these; nothing here knows what a TIR builtin means.
+That is the job of `asyncguard.models`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    start: int  # character offsets into the source text
+    end: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col}"
+
+
+NO_SPAN = Span(0, 0, 0, 0, 0, 0)
+
+
+# ---------------------------------------------------------------- expressions
+@dataclass(frozen=True)
+class Const:
+    value: Union[int, float, str, bool, None]
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * / // % << >> & | ^ ** < <= > >= == != and or
+    left: "Expr"
+    right: "Expr"
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    op: str  # - + ~ not
+    operand: "Expr"
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class IfExp:
+    cond: "Expr"
+    then: "Expr"
+    other: "Expr"
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class Attr:
+    value: "Expr"
+    name: str
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class Slice:
+    lo: Optional["Expr"]
+    hi: Optional["Expr"]
+    step: Optional["Expr"]
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class Subscript:
+    value: "Expr"
+    indices: tuple  # of Expr | Slice
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class Call:
+    func: "Expr"
+    args: tuple
+    kwargs: tuple  # ((name, Expr), ...)
+    span: Span = field(default=NO_SPAN, compare=False)
+
+    @property
+    def name(self) -> str:
+        """Dotted callee name (`T.ptx_cp_async`), or '' when the callee is not a name."""
+        return dotted(self.func) or ""
+
+    def kwarg(self, key: str):
+        for k, v in self.kwargs:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True)
+class TupleE:
+    items: tuple
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class ListE:
+    items: tuple
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True)
+class DictE:
+    items: tuple  # ((key Expr, value Expr), ...)
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+Expr = Union[Const, Var, BinOp, UnaryOp, IfExp, Attr, Subscript, Call, TupleE, ListE, DictE]
+
+
+def dotted(e) -> Optional[str]:
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Attr):
+        base = dotted(e.value)
+        return f"{base}.{e.name}" if base else None
+    return None
+
+
+# ---------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class ExprStmt:
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: Expr  # Var or Subscript
+    value: Expr
+    annotation: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class For:
+    names: tuple
+    iter: Expr
+    body: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple
+    other: tuple  # elif chains become a nested If in `other`
+    span: Span
+
+
+@dataclass(frozen=True)
+class With:
+    ctx: Expr
+    name: Optional[str]
+    body: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class While:
+    cond: Expr
+    body: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class Other:
+    """pass / return / assert / bare annotation: kept so nothing is silently dropped."""
+    kind: str
+    exprs: tuple
+    span: Span
+
+
+Stmt = Union[ExprStmt, Assign, For, If, With, While, Other]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    decorators: tuple  # dotted names
+    params: tuple
+    body: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class Module:
+    functions: tuple
+    source: str = field(repr=False, compare=False)
+    path: str = field(default="<string>", compare=False)

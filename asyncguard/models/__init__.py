@@ -1,0 +1,47 @@
+"""What each TIR operation does to shared memory, threads, groups and barriers.
+
+One module per hardware feature registers handlers in `OPS` (statement-level calls). A handler
+gets the elaboration context and the call, and returns `run(env, tids) -> [events]`, or raises
+`NotModelled` to make the call an `unsupported` finding. `PURE` lists calls known to have no
+shared-memory or synchronization effect.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+OPS: dict[str, Callable] = {}
+PURE: set[str] = set()
+
+
+class NotModelled(Exception):
+    """This call may touch shared memory or synchronization, and no model says how."""
+
+
+def op(*names: str):
+    def register(fn):
+        for n in names:
+            OPS[n] = fn
+        return fn
+    return register
+
+
+def per_thread(value, tids: np.ndarray) -> np.ndarray:
+    """A value (scalar or all-threads array) restricted to the executing threads."""
+    if isinstance(value, np.ndarray):
+        return value[tids].astype(np.int64, copy=False)
+    return np.full(len(tids), int(value), dtype=np.int64)
+
+
+def constant(value, what: str) -> int:
+    """A value that must be the same for every thread (a wait count, a barrier id...)."""
+    if isinstance(value, np.ndarray):
+        if value.size and (value == value.flat[0]).all():
+            return int(value.flat[0])
+        raise NotModelled(f"{what} differs between threads")
+    return int(value)
+
+
+# Import the feature modules so their handlers register.
+from . import pure, memory_ops, cp_async, barriers, extern, hopper  # noqa: E402,F401

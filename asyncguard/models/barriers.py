@@ -1,0 +1,54 @@
+"""Block barriers, named barriers and warp sync.
+
+`T.tvm_storage_sync("shared" | "shared.dyn")` is `__syncthreads()` (bar.sync 0, every thread);
+the 3-argument form `(scope, id, n)` is `bar.sync id, n`; `T.named_barrier_arrive(id, n)` is
+`bar.arrive id, n`. `("warp")` emits nothing in TVM's CUDA codegen, so it orders nothing;
+`T.tvm_warp_sync` style `__syncwarp()` is `WarpSync`.
+"""
+from __future__ import annotations
+
+from ..events import Barrier
+from . import NotModelled, constant, op
+
+
+@op("T.tvm_storage_sync")
+def storage_sync(ctx, call):
+    if not call.args:
+        raise NotModelled("T.tvm_storage_sync without a scope")
+    scope = ctx.literal(call.args[0])
+    if scope == "warp":
+        return None  # TVM's CUDA codegen emits nothing for it: no ordering at all
+    if scope not in ("shared", "shared.dyn", "global"):
+        raise NotModelled(f"T.tvm_storage_sync({scope!r})")
+    if scope == "global":
+        raise NotModelled("grid-wide sync")
+    if len(call.args) == 1:
+        return lambda env, tids: [Barrier(tids, 0, None)]
+    if len(call.args) != 3:
+        raise NotModelled(f"T.tvm_storage_sync with {len(call.args)} arguments")
+    id_fn, n_fn = ctx.compile(call.args[1]), ctx.compile(call.args[2])
+
+    def run(env, tids):
+        return [Barrier(tids, constant(id_fn(env), "barrier id"), constant(n_fn(env), "barrier count"))]
+    return run
+
+
+@op("T.named_barrier_arrive")
+def named_arrive(ctx, call):
+    if len(call.args) != 2:
+        raise NotModelled("T.named_barrier_arrive needs (id, count)")
+    id_fn, n_fn = ctx.compile(call.args[0]), ctx.compile(call.args[1])
+
+    def run(env, tids):
+        return [Barrier(tids, constant(id_fn(env), "barrier id"), constant(n_fn(env), "barrier count"),
+                        arrive_only=True)]
+    return run
+
+
+@op("T.named_barrier_sync")
+def named_sync(ctx, call):
+    if len(call.args) != 2:
+        raise NotModelled("T.named_barrier_sync needs (id, count)")
+    id_fn, n_fn = ctx.compile(call.args[0]), ctx.compile(call.args[1])
+    return lambda env, tids: [Barrier(tids, constant(id_fn(env), "barrier id"),
+                                      constant(n_fn(env), "barrier count"))]

@@ -1,0 +1,46 @@
+"""Threads of one block: extents, thread-id arrays, warps, and TileLang's elected lanes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+WARP = 32
+
+
+@dataclass
+class Launch:
+    threads: tuple = (1, 1, 1)        # threadIdx.x, .y, .z extents
+    blocks: tuple = (1, 1, 1)         # blockIdx.x, .y, .z extents (one block is analysed)
+    thread_vars: dict = field(default_factory=dict)   # source name -> "threadIdx.x" ...
+    block_vars: dict = field(default_factory=dict)
+
+    @property
+    def num_threads(self) -> int:
+        x, y, z = self.threads
+        return x * y * z
+
+    def tid(self) -> np.ndarray:
+        return np.arange(self.num_threads, dtype=np.int64)
+
+    def axis_values(self, axis: str) -> np.ndarray:
+        """threadIdx.{x,y,z} for every linear thread id (x fastest, as CUDA numbers warps)."""
+        x, y, _ = self.threads
+        t = self.tid()
+        return {"threadIdx.x": t % x, "threadIdx.y": t // x % y, "threadIdx.z": t // (x * y)}[axis]
+
+    def base_env(self) -> dict:
+        env = {name: self.axis_values(axis) for name, axis in self.thread_vars.items()}
+        env.update({name: 0 for name in self.block_vars})  # block 0: shared memory is per block
+        return env
+
+
+def shuffle_elect(num_threads: int, n: int) -> np.ndarray:
+    """`T.tl_shuffle_elect(n)`: lane 0 of each warp whose warp id is a multiple of ceil(n/32);
+    n == 0 means lane 0 of warp 0 only (tilelang src/tl_templates/cuda/intrin.h)."""
+    t = np.arange(num_threads)
+    lane, warp = t % WARP, t // WARP
+    if n == 0:
+        return (lane == 0) & (warp == 0)
+    group = -(-n // WARP)
+    return (lane == 0) & (warp % group == 0)

@@ -1,0 +1,290 @@
+"""TVMScript text -> typed syntax tree (`asyncguard.ir`), with source spans on every node.
+
+One Lark LALR parser, built once from `grammar/tir.lark`; an Indenter turns leading whitespace
+into INDENT/DEDENT. Every failure becomes an `InputError` carrying path:line:col, never a
+traceback.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+from importlib import resources
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+from lark.indenter import Indenter
+
+from . import ir
+
+
+class InputError(Exception):
+    """The file is not TVMScript we can read. Rendered as `path:line:col: error: message`."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 1, path: str = "<string>",
+                 context: str = ""):
+        super().__init__(message)
+        self.message, self.line, self.col, self.path, self.context = message, line, col, path, context
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: error: {self.message}"
+
+
+class TIRIndenter(Indenter):
+    NL_type = "_NEWLINE"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    text = resources.files("asyncguard.grammar").joinpath("tir.lark").read_text()
+    return Lark(text, parser="lalr", postlex=TIRIndenter(), propagate_positions=True,
+                maybe_placeholders=True, cache=False)
+
+
+def _span(meta) -> ir.Span:
+    if getattr(meta, "empty", True):
+        return ir.NO_SPAN
+    return ir.Span(meta.line, meta.column, meta.end_line, meta.end_column, meta.start_pos, meta.end_pos)
+
+
+def _tok_span(tok: Token) -> ir.Span:
+    return ir.Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column,
+                   tok.start_pos or 0, tok.end_pos or 0)
+
+
+_BIN = {"bitor_op": "|", "bitxor_op": "^", "bitand_op": "&", "or_op": "or", "and_op": "and",
+        "pow_op": "**"}
+
+
+@v_args(meta=True)
+class _ToIR(Transformer):
+    # ---- atoms
+    def var(self, meta, c):
+        return ir.Var(str(c[0]), _span(meta))
+
+    def number(self, meta, c):
+        text = str(c[0])
+        try:
+            value = int(text, 0) if not any(ch in text for ch in ".eE") or text.lower().startswith("0x") \
+                else float(text)
+        except ValueError:
+            value = float(text)
+        return ir.Const(value, _span(meta))
+
+    def string(self, meta, c):
+        return ir.Const("".join(ast.literal_eval(str(t)) for t in c), _span(meta))
+
+    def true(self, meta, c):
+        return ir.Const(True, _span(meta))
+
+    def false(self, meta, c):
+        return ir.Const(False, _span(meta))
+
+    def none(self, meta, c):
+        return ir.Const(None, _span(meta))
+
+    def tuple(self, meta, c):
+        return ir.TupleE(tuple(x for x in c if x is not None), _span(meta))
+
+    def list(self, meta, c):
+        return ir.ListE(tuple(x for x in c if x is not None), _span(meta))
+
+    def dict(self, meta, c):
+        return ir.DictE(tuple(x for x in c if x is not None), _span(meta))
+
+    def dict_item(self, meta, c):
+        return (c[0], c[1])
+
+    # ---- operators
+    def binop(self, meta, c):
+        return ir.BinOp(str(c[1]), c[0], c[2], _span(meta))
+
+    compare = binop
+
+    def __default__(self, data, children, meta):
+        if data in _BIN:
+            return ir.BinOp(_BIN[data], children[0], children[1], _span(meta))
+        return super().__default__(data, children, meta)
+
+    def unary(self, meta, c):
+        return ir.UnaryOp(str(c[0]), c[1], _span(meta))
+
+    def invert(self, meta, c):
+        return ir.UnaryOp("~", c[0], _span(meta))
+
+    def not_op(self, meta, c):
+        return ir.UnaryOp("not", c[0], _span(meta))
+
+    def ifexp(self, meta, c):
+        return ir.IfExp(c[1], c[0], c[2], _span(meta))
+
+    def getattr(self, meta, c):
+        return ir.Attr(c[0], str(c[1]), _span(meta))
+
+    def call(self, meta, c):
+        args, kwargs = [], []
+        for a in (c[1] or ()):
+            (kwargs.append(a) if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str)
+             else args.append(a))
+        return ir.Call(c[0], tuple(args), tuple(kwargs), _span(meta))
+
+    def arguments(self, meta, c):
+        return [x for x in c if x is not None]
+
+    def argument(self, meta, c):
+        if c[1] is None:
+            return c[0]
+        if not isinstance(c[0], ir.Var):
+            raise InputError("keyword argument name must be a plain name", meta.line, meta.column)
+        return (c[0].name, c[1])
+
+    def subscript(self, meta, c):
+        return ir.Subscript(c[0], tuple(c[1]), _span(meta))
+
+    def subscripts(self, meta, c):
+        return [x for x in c if x is not None]
+
+    def slice(self, meta, c):
+        return ir.Slice(c[0], c[1], c[2], _span(meta))
+
+    # ---- statements
+    def simple_stmt(self, meta, c):
+        return c[0]
+
+    def expr_stmt(self, meta, c):
+        return ir.ExprStmt(c[0], _span(meta))
+
+    def assign(self, meta, c):
+        return ir.Assign(c[0], c[1], None, _span(meta))
+
+    def annassign(self, meta, c):
+        return ir.Assign(c[0], c[2], c[1], _span(meta))
+
+    def declare(self, meta, c):
+        return ir.Other("declare", (c[0], c[1]), _span(meta))
+
+    def pass_stmt(self, meta, c):
+        return ir.Other("pass", (), _span(meta))
+
+    def return_stmt(self, meta, c):
+        return ir.Other("return", tuple(x for x in c if x is not None), _span(meta))
+
+    def assert_stmt(self, meta, c):
+        return ir.Other("assert", tuple(x for x in c if x is not None), _span(meta))
+
+    def suite(self, meta, c):
+        return tuple(c)
+
+    def for_targets(self, meta, c):
+        return tuple(str(t) for t in c if t is not None)
+
+    def for_stmt(self, meta, c):
+        return ir.For(c[0], c[1], c[2], _span(meta))
+
+    def elif_clause(self, meta, c):
+        return ("elif", c[0], c[1], _span(meta))
+
+    def else_clause(self, meta, c):
+        return ("else", c[0])
+
+    def if_stmt(self, meta, c):
+        cond, body, rest = c[0], c[1], [x for x in c[2:] if x is not None]
+        other: tuple = ()
+        for clause in reversed(rest):
+            if clause[0] == "else":
+                other = clause[1]
+            else:
+                other = (ir.If(clause[1], clause[2], other, clause[3]),)
+        return ir.If(cond, body, other, _span(meta))
+
+    def with_stmt(self, meta, c):
+        return ir.With(c[0], str(c[1]) if c[1] is not None else None, c[2], _span(meta))
+
+    def while_stmt(self, meta, c):
+        return ir.While(c[0], c[1], _span(meta))
+
+    # ---- definitions
+    def dotted_name(self, meta, c):
+        return ".".join(str(t) for t in c)
+
+    def decorator(self, meta, c):
+        return c[0]
+
+    def param(self, meta, c):
+        return ir.Param(str(c[0]), c[1], _span(meta))
+
+    def params(self, meta, c):
+        return tuple(x for x in c if x is not None)
+
+    def funcdef(self, meta, c):
+        decorators = tuple(x for x in c if isinstance(x, str) and not isinstance(x, Token))
+        rest = [x for x in c if not (isinstance(x, str) and not isinstance(x, Token))]
+        name, params, _ret, body = rest[0], rest[1], rest[2], rest[3]
+        return ir.Function(str(name), decorators, params or (), body, _span(meta))
+
+    def module(self, meta, c):
+        return [x for x in c if isinstance(x, ir.Function)]
+
+    def start(self, meta, c):
+        c = [x for x in c if x is not None]
+        item = c[-1]
+        return tuple(item) if isinstance(item, list) else (item,)
+
+
+_EXPECT_NAMES = {"_NEWLINE": "end of line", "_INDENT": "indented block", "_DEDENT": "end of block",
+                 "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "COLON": "':'", "NAME": "a name",
+                 "COMMA": "','", "EQUAL": "'='", "$END": "end of file"}
+
+
+def _describe_expected(expected) -> str:
+    names = sorted({_EXPECT_NAMES.get(e, e) for e in expected})
+    if len(names) > 6:
+        names = names[:6] + ["..."]
+    return ", ".join(names)
+
+
+def parse(text: str, path: str = "<string>") -> ir.Module:
+    """Parse TVMScript text. Raises InputError (with line and column) on anything else."""
+    if "\x00" in text:
+        pos = text.index("\x00")
+        line = text.count("\n", 0, pos) + 1
+        raise InputError("binary data (NUL byte): not a TVMScript text file", line,
+                         pos - (text.rfind("\n", 0, pos) + 1) + 1, path)
+    if not text.endswith("\n"):
+        text_for_parser = text + "\n"
+    else:
+        text_for_parser = text
+    try:
+        funcs = _ToIR().transform(_parser().parse(text_for_parser))
+    except InputError as e:
+        e.path = path
+        raise
+    except UnexpectedEOF as e:
+        line = text.count("\n") + 1
+        raise InputError(f"unexpected end of file (truncated?); expected {_describe_expected(e.expected)}",
+                         line, 1, path) from None
+    except UnexpectedCharacters as e:
+        raise InputError(f"unexpected character {text_for_parser[e.pos_in_stream]!r}",
+                         e.line, e.column, path, e.get_context(text_for_parser)) from None
+    except UnexpectedInput as e:
+        tok = getattr(e, "token", None)
+        if tok is not None and tok.type == "$END":
+            raise InputError("unexpected end of file (truncated?)", text.count("\n") + 1, 1, path) from None
+        what = f"unexpected {tok!r}" if tok is not None and str(tok).strip() else "unexpected token"
+        if tok is not None and tok.type in ("_INDENT", "_DEDENT"):
+            what = "unexpected indentation"
+        exp = getattr(e, "expected", None) or getattr(e, "accepts", None)
+        msg = what + (f"; expected {_describe_expected(exp)}" if exp else "")
+        raise InputError(msg, getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1, path,
+                         e.get_context(text_for_parser)) from None
+    except LarkError as e:  # e.g. DedentError from inconsistent indentation
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        line = getattr(e, "line", None) or 1
+        raise InputError(f"bad indentation or structure: {msg}", line, 1, path) from None
+    except RecursionError:
+        raise InputError("expression nested too deeply", 1, 1, path) from None
+    return ir.Module(tuple(funcs), text, path)
