@@ -22,6 +22,7 @@ class KernelReport:
     findings: list = field(default_factory=list)
     threads: int = 0
     steps: int = 0
+    blocks: list = field(default_factory=lambda: [{}])   # block indices checked
 
 
 @dataclass
@@ -45,10 +46,23 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None) 
     report = FileReport(path)
     for func in module.functions:
         program = elaborate(func)
-        machine = Machine(program, max_steps=limits.max_steps, max_threads=limits.max_threads)
-        for reason, span in program.notes:
-            machine._note(reason, span)
-        result = machine.run()
-        report.kernels.append(KernelReport(func.name, checks.run_all(result, path),
-                                           program.launch.num_threads, result.steps))
+        blocks = program.launch.sample_blocks() if program.block_dependent else [{}]
+        findings, seen, steps = [], set(), 0
+        for block in blocks:
+            machine = Machine(program, max_steps=limits.max_steps, max_threads=limits.max_threads,
+                              block=block)
+            for reason, span in program.notes:
+                machine._note(reason, span)
+            result = machine.run()
+            steps += result.steps
+            for f in checks.run_all(result, path):
+                key = (f.rule.code, f.line, f.col)
+                if key not in seen:
+                    seen.add(key)
+                    if block:
+                        f.witness["block"] = dict(block)
+                    findings.append(f)
+        findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
+        report.kernels.append(KernelReport(func.name, findings, program.launch.num_threads, steps,
+                                           blocks))
     return report

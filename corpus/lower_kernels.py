@@ -91,11 +91,12 @@ def gemm_dynamic_k(M, N, block_M, block_N, block_K, num_stages, threads, dtype="
 # --------------------------------------------------------------------------------------------
 
 
-def flashattn(batch, heads, seq_len, dim, is_causal, block_M=64, block_N=64, num_stages=1, threads=128):
+def flashattn(batch, heads, seq_len, dim, is_causal, block_M=64, block_N=64, num_stages=1, threads=128,
+              accum_dtype="float32"):
+    # accum_dtype=T.float (as in the upstream example) only changes the spelling T.infinity("float")
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
     shape = [batch, seq_len, heads, dim]
     dtype = "float16"
-    accum_dtype = "float32"
 
     @T.prim_func
     def main(
@@ -186,6 +187,24 @@ def reduce_rows_shared(M, N, block_M, threads, op="sum"):
                 T.reduce_sum(X_frag, s, dim=1)
             else:
                 T.reduce_max(X_frag, s, dim=1)
+            T.copy(s, Y[bx * block_M])
+
+    return main
+
+
+def reduce_sum_sample(M, N, block_M, threads):
+    """reduce_rows_shared(op="sum") with the buffer names of shared/corpus-samples/reduce_sum_shared_sm80."""
+    dtype = "float32"
+
+    @T.prim_func
+    def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((M,), dtype)):
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
+            X_shared = T.alloc_shared((block_M, N), dtype)
+            s = T.alloc_fragment((block_M,), dtype)
+            T.copy(X[bx * block_M, 0], X_shared)
+            X_shared_frag = T.alloc_fragment((block_M, N), dtype)
+            T.copy(X_shared, X_shared_frag)
+            T.reduce_sum(X_shared_frag, s, dim=1)
             T.copy(s, Y[bx * block_M])
 
     return main
@@ -465,7 +484,9 @@ for s in (2, 3):
         lambda s=s: gemm_dynamic_k(512, 512, 128, 128, 32, s, 128), 128,
         f"fp16 GEMM with symbolic K (T.dynamic), {s} stages: symbolic trip count")
 for s in (1, 2):
-    reg(f"fa_fwd_sm80_s{s}", "sm_80", lambda s=s: flashattn(1, 2, 256, 64, False, 64, 64, s, 128), 128,
+    # s2 with accum "float" (prints T.infinity("float")) reproduces shared/corpus-samples/fa_fwd_sm80_s2 exactly
+    reg(f"fa_fwd_sm80_s{s}", "sm_80",
+        lambda s=s: flashattn(1, 2, 256, 64, False, 64, 64, s, 128, "float" if s == 2 else "float32"), 128,
         f"flash-attention fwd, B1 H2 S256 D64, block 64x64, {s} stage(s)")
     reg(f"fa_fwd_causal_sm80_s{s}", "sm_80", lambda s=s: flashattn(1, 2, 256, 64, True, 64, 64, s, 128), 128,
         f"causal flash-attention fwd, B1 H2 S256 D64, block 64x64, {s} stage(s)")
@@ -480,6 +501,8 @@ for t in (128, 256):
         f"row max 256x512 fp32, 8 rows/block, reduce_max dim=1, {t} threads")
     reg(f"reduce_sum_to_shared_sm80_t{t}", "sm_80", lambda t=t: reduce_rows_to_shared(256, 512, 8, t, "sum"), t,
         f"row sum whose result is staged through a shared buffer, {t} threads")
+reg("reduce_sum_shared_sm80", "sm_80", lambda: reduce_sum_sample(256, 128, 8, 128), 128,
+    "row sum 256x128 fp32 (= shared/corpus-samples/reduce_sum_shared_sm80)")
 reg("reduce_sum_cols_sm80_t128", "sm_80", lambda: reduce_cols_shared(64, 1024, 32, 128), 128,
     "column sum (reduce_sum dim=0) of a 64x32 shared tile")
 for t in (128, 256):
@@ -536,6 +559,8 @@ reg("gemm_sm90a_ws_dynamic_k_s3_128x128x64", "sm_90a", lambda: gemm_dynamic_k(51
 for s in (2, 3, 4):
     reg(f"gemm_sm90a_nows_s{s}_128x128x64", "sm_90a", lambda s=s: gemm(512, 512, 512, 128, 128, 64, s, 128), 128,
         f"GEMM with tl.disable_warp_specialized: software pipeline ({s} stages) feeding wgmma", NOWS)
+reg("gemm_sm90a_nows_s3", "sm_90a", lambda: gemm(512, 512, 512, 128, 128, 64, 3, 128), 128,
+    "= gemm_sm90a_nows_s3_128x128x64 under the shared sample's name", NOWS)
 reg("gemm_sm90a_nows_s3_128x128x64_smemepi", "sm_90a",
     lambda: gemm(512, 512, 512, 128, 128, 64, 3, 128, smem_epilogue=True), 128,
     "non-warp-specialized GEMM with epilogue through shared", NOWS)
@@ -558,7 +583,7 @@ reg("fa_fwd_sm90a_nows_s2", "sm_90a", lambda: flashattn(1, 2, 256, 64, False, 64
 reg("fa_fwd_sm90a_nows_s2_128x128_t256", "sm_90a", lambda: flashattn(1, 2, 512, 128, False, 128, 128, 2, 256),
     256, "flash-attention fwd Hopper, no ws, D128, block 128x128, 256 threads, 2 stages", NOWS)
 for s in (2, 3):
-    reg(f"copy_pipelined_sm90a_s{s}", "sm_90a", lambda s=s: copy_pipelined(1024, 1024, 32, 128, s, 128), 256,
+    reg(f"copy_pipelined_sm90a_s{s}", "sm_90a", lambda s=s: copy_pipelined(256 if s == 2 else 1024, 1024, 32, 128, s, 128), 256,
         f"warp-specialized pipelined copy: TMA load producer, TMA store consumer, {s} stages")
 reg("copy_scale_pipelined_sm90a_s2", "sm_90a", lambda: copy_pipelined(1024, 1024, 32, 128, 2, 128, scale=True), 256,
     "pipelined copy with a shared->fragment*2->global consumer, 2 stages")
@@ -592,12 +617,77 @@ def lower_one(k, outdir):
             _, device_mod, _, _, _ = lower_to_host_device_ir(func, ctx)
             tir, cu = str(device_mod), None
             status = "tir-only: CUDA codegen failed: " + (str(e).strip().splitlines() or [""])[-1]
-    with open(os.path.join(outdir, k["name"] + ".tir"), "w") as f:
-        f.write(tir)
+    _write_if_changed(os.path.join(outdir, k["name"] + ".tir"), tir)
     if cu is not None:
-        with open(os.path.join(outdir, k["name"] + ".cu"), "w") as f:
-            f.write(cu)
+        _write_if_changed(os.path.join(outdir, k["name"] + ".cu"), cu)
     return status
+
+
+OVERWRITE = False
+
+
+def _write_if_changed(path, text):
+    # The corpus is lowered once and never edited: an existing file is kept unless --overwrite is given
+    # (a few kernels differ run to run only in which of two aliasing AllReduce workspaces gets which name).
+    if os.path.exists(path) and (not OVERWRITE or open(path).read() == text):
+        return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def write_manifest(outdir, results):
+    import re
+    rows = []
+    for k in KERNELS:
+        name = k["name"]
+        if name not in results:
+            continue
+        p = os.path.join(outdir, name + ".tir")
+        tir = open(p).read() if os.path.exists(p) else ""
+        m = re.search(r'"threadIdx.x": (\d+)', tir)
+        thr = m.group(1) if m else "?"
+        m = re.search(r'"dyn_shared_memory_buf": (\d+)', tir)
+        smem = m.group(1) if m else "0"
+        cfg = ", ".join(f"`{c}`" for c in k["cfg"]) or "(none)"
+        st = results[name]
+        files = "tir, cu" if st == "ok" else "tir only"
+        rows.append(f"| {name} | {k['arch']} | {thr} | {smem} | {k['desc']} | {tilelang.__version__} | {cfg} | {files} |")
+    hdr = [
+        "# Real TileLang output: lowered device TIR",
+        "",
+        f"Produced by `corpus/lower_kernels.py` with **tilelang {tilelang.__version__}** (PyPI wheel, bundled TVM),",
+        "lowered on a CPU-only machine through `tilelang.lower(func, target=Target({\"kind\": \"cuda\", \"arch\": ARCH}))`",
+        "inside `tvm.transform.PassContext(opt_level=3, config=PASS_CONFIGS)`. `NAME.tir` is",
+        "`str(artifact.device_mod)` and `NAME.cu` is `artifact.kernel_source`; nothing was edited.",
+        "",
+        "Threads = `threadIdx.x` extent of the lowered kernel (warp-specialized kernels get an extra producer",
+        "warpgroup: the kernel is written with 128/256 threads and lowers to 256/384). Smem = `dyn_shared_memory_buf`",
+        "bytes. Kernels with no pass config are believed race-free (TileLang inserted their synchronization);",
+        "the `_nosync` ones were lowered with `tl.disable_thread_storage_sync` and are expected to be racy",
+        "(TileLang's ThreadSync pass did not run: every `T.tvm_storage_sync` it would add is missing).",
+        "",
+        "\"tir only\": TileLang's TIR pipeline succeeded but its CUDA codegen raised",
+        "`TypeError: Downcast from tirx.Sub to ir.IntImm failed.` The TIR has a `T.ptx_wait_group(E)` whose",
+        "argument `E` is an expression of an unrolled epilogue loop variable (e.g. `T.ptx_wait_group(1 - k)` inside",
+        "`for k in T.unroll(2)`), which 0.1.15's CUDA codegen cannot print. The TIR is real compiler output",
+        "(taken from `tilelang.engine.lower.lower_to_host_device_ir`, the same step that produces `device_mod`).",
+        "",
+        "Notes:",
+        "- `gemm_sm80_s3_128x128x32`, `fa_fwd_sm80_s2` (up to `\"float\"` vs `\"float32\"` in `T.infinity`),",
+        "  `gemm_sm90a_ws_s3_128x128x64` and `gemm_sm90a_nows_s3_128x128x64` reproduce the shared samples",
+        "  (`shared/corpus-samples/`) byte for byte, which checks that this setup matches theirs.",
+        "- `softmax_rows_sm80_t256`: two AllReduce workspaces (`workspace`, `workspace_1`) alias offset 0 of the",
+        "  dynamic shared buffer; which name each AllReduce uses swaps from run to run (everything else is stable).",
+        "- Variants left out because they lowered to byte-identical TIR: `tl.disable_tma_lower` on a GEMM with a",
+        "  direct C_local -> C epilogue (the flag only affects TMA *stores* in 0.1.15), `tl.enable_async_copy=False`",
+        "  on pipelined sm_80 GEMM/copy (T.Pipelined still emits cp.async), and `tl.disable_thread_storage_sync` on",
+        "  the plain ws sm_90a GEMM (its only sync is the explicit one after mbarrier init, which stays).",
+        "",
+        "| name | arch | threads | smem | what it is | tilelang | pass configs | files |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    with open(os.path.join(outdir, "MANIFEST.md"), "w") as f:
+        f.write("\n".join(hdr + rows) + "\n")
 
 
 def main():
@@ -605,7 +695,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "real"))
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--overwrite", action="store_true", help="rewrite existing NAME.tir/NAME.cu files")
     args = ap.parse_args()
+    global OVERWRITE
+    OVERWRITE = args.overwrite
     os.makedirs(args.out, exist_ok=True)
     results = {}
     for k in KERNELS:
@@ -624,8 +717,12 @@ def main():
             print(f"FAIL {k['name']}: {msg}", flush=True)
             traceback.print_exc(file=sys.stderr)
     if not args.list:
-        with open(os.path.join(args.out, "_results.json"), "w") as f:
-            json.dump({"tilelang": tilelang.__version__, "results": results}, f, indent=1)
+        rp = os.path.join(args.out, "_results.json")
+        allres = json.load(open(rp))["results"] if os.path.exists(rp) else {}
+        allres.update(results)
+        with open(rp, "w") as f:
+            json.dump({"tilelang": tilelang.__version__, "results": allres}, f, indent=1)
+        write_manifest(args.out, allres)
 
 
 if __name__ == "__main__":

@@ -116,13 +116,16 @@ class _Join:
 
 
 class _Task:
-    __slots__ = ("mask", "tids", "frames", "env", "state", "where")
+    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending")
 
     def __init__(self, mask, frames, env):
         self.mask, self.frames, self.env, self.state, self.where = mask, frames, env, "run", None
         self.tids = np.flatnonzero(mask)
+        self.pending = []   # events of a multi-step operation left after a blocking barrier
 
     def key(self):
+        if self.pending:
+            return (id(self),)  # mid-operation: never merged
         return tuple((id(f.body), f.idx, f.it, id(f.join)) for f in self.frames)
 
     def loops(self) -> dict:
@@ -136,8 +139,10 @@ class _BarrierGen:
 
 
 class Machine:
-    def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024):
+    def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
+                 block: dict | None = None):
         self.p = program
+        self.block = block or {}
         self.T = program.launch.num_threads
         self.max_steps = max_steps
         self.result = RunResult(num_threads=self.T)
@@ -163,7 +168,7 @@ class Machine:
     def run(self) -> RunResult:
         if self.result.limit_hit:
             return self.result
-        env = self.p.launch.base_env()
+        env = self.p.launch.base_env(self.block)
         self.tasks = [_Task(np.ones(self.T, dtype=bool), [_Frame(self.p.body)], env)]
         while True:
             task = next((t for t in self.tasks if t.state == "run"), None)
@@ -191,6 +196,9 @@ class Machine:
     def _step(self, task: _Task) -> None:
         """Run `task` until it blocks, parks at a join, or finishes."""
         res = self.result
+        while task.pending and task.state == "run":
+            ev, s = task.pending.pop(0)
+            self._event(task, ev, s)
         while task.state == "run":
             frames = task.frames
             f = frames[-1]
@@ -222,8 +230,11 @@ class Machine:
                 except (NotModelled, NotConcrete) as err:
                     self._note(getattr(err, "reason", str(err)), s.span)
                     continue
-                for ev in events:
+                for k, ev in enumerate(events):
                     self._event(task, ev, s)
+                    if task.state != "run":  # blocked mid-operation: resume the rest later
+                        task.pending = [(e, s) for e in events[k + 1:]]
+                        break
             elif isinstance(s, PLoop):
                 if not s.relevant:
                     continue

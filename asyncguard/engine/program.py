@@ -82,6 +82,7 @@ class Program:
     views: dict = field(default_factory=dict)
     barrier_regions: list = field(default_factory=list)
     symbols: list = field(default_factory=list)    # scalar params (symbolic sizes)
+    block_dependent: bool = False   # control flow depends on blockIdx: check several blocks
 
 
 def _relevant(stmts) -> bool:
@@ -103,6 +104,8 @@ class Elaborator:
         self.notes: list = []
         self.symbols: list = []
         self.barrier_regions: list = []
+        self._in_extern = False
+        self.control_names: set = set()   # names that loop bounds / branches / lets depend on
         for p in func.params:
             ann = p.annotation
             if isinstance(ann, ir.Call) and ann.name == "T.handle":
@@ -144,6 +147,10 @@ class Elaborator:
                 return shuffle_elect(nthreads, int(n))
             return elect
         return None
+
+    def thread_x(self) -> np.ndarray:
+        """threadIdx.x of every linear thread id (what device templates call threadIdx.x)."""
+        return self.launch.axis_values("threadIdx.x")
 
     def view_of(self, e) -> View | None:
         if isinstance(e, ir.Var):
@@ -292,19 +299,24 @@ class Elaborator:
                 out.append(acc)
             return
         if isinstance(e, ir.Call):
+            name = e.name
+            outer, self._in_extern = self._in_extern, name == "T.call_extern"
             for a in e.args:
                 self._expr_effects(a, out)
             for _, a in e.kwargs:
                 self._expr_effects(a, out)
-            name = e.name
+            self._in_extern = outer
             if name == "T.call_extern":
                 try:
-                    extern_effect(self, e)
+                    run = extern_effect(self, e)
                 except NotModelled as err:
                     out.append(PNote(str(err), e.span))
+                else:
+                    if run is not None:
+                        out.append(POp("AllReduce", e.span, run))
             elif name in OPS:
                 out.append(PNote(f"{name} used as a value", e.span))
-            elif name == "T.tvm_access_ptr" and self._mentions_shared(e):
+            elif name == "T.tvm_access_ptr" and self._mentions_shared(e) and not self._in_extern:
                 out.append(PNote("pointer to shared memory passed to an unmodelled call", e.span))
             return
         if isinstance(e, (ir.BinOp,)):
@@ -365,6 +377,7 @@ class Elaborator:
         if isinstance(s, ir.If):
             cond_effects: list = []
             self._expr_effects(s.cond, cond_effects)
+            self.control_names |= free_names(s.cond)
             then, other = self.block(s.then), self.block(s.other)
             node = PIf(self.compile(s.cond), then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
                        _relevant(then) or _relevant(other), frozenset(free_names(s.cond)))
@@ -404,11 +417,13 @@ class Elaborator:
             if view is not None:  # pointer alias: `p = buf.data`
                 self.views[tgt.name] = view
                 return out
+            self.control_names |= free_names(val)
             return out + [PLet(tgt.name, s.span, self.compile(val))]
         return out + [PNote("assignment to an unsupported target", s.span)]
 
     def _for(self, s: ir.For) -> list:
         it = s.iter
+        self.control_names |= free_names(it)
         if not isinstance(it, ir.Call):
             return [PNote("loop over a non-range iterable", s.span)]
         name, args = it.name, it.args
@@ -443,4 +458,5 @@ def elaborate(func: ir.Function) -> Program:
     body = el.block(func.body)
     el.layout.assign_bases()
     return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
-                   el.barrier_regions, el.symbols)
+                   el.barrier_regions, el.symbols,
+                   block_dependent=bool(el.control_names & set(el.launch.block_vars)))

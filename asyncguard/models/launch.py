@@ -29,10 +29,26 @@ class Launch:
         t = self.tid()
         return {"threadIdx.x": t % x, "threadIdx.y": t // x % y, "threadIdx.z": t // (x * y)}[axis]
 
-    def base_env(self) -> dict:
+    def base_env(self, block: dict | None = None) -> dict:
+        """Thread ids for every thread; block indices from `block` (axis -> value), default 0."""
         env = {name: self.axis_values(axis) for name, axis in self.thread_vars.items()}
-        env.update({name: 0 for name in self.block_vars})  # block 0: shared memory is per block
+        env.update({name: (block or {}).get(axis, 0) for name, axis in self.block_vars.items()})
         return env
+
+    def sample_blocks(self, limit: int = 8) -> list[dict]:
+        """Blocks to check when control flow depends on blockIdx: all of them when there are at
+        most `limit`, else the first, second, middle and last index of each axis."""
+        axes = [(f"blockIdx.{a}", n) for a, n in zip("xyz", self.blocks) if n > 1]
+        picks = []
+        total = 1
+        for _, n in axes:
+            total *= n
+        for axis, n in axes:
+            picks.append((axis, list(range(n)) if total <= limit else sorted({0, 1, n // 2, n - 1})))
+        out = [{}]
+        for axis, values in picks:
+            out = [dict(b, **{axis: v}) for b in out for v in values]
+        return out
 
 
 def shuffle_elect(num_threads: int, n: int) -> np.ndarray:

@@ -1,0 +1,64 @@
+"""Regenerate the corpus's expectation files and single-bug variants.
+
+    python corpus/build.py            # writes corpus/variants/*.tir and every *.expect.json
+
+Expectations for real and hand-written kernels are written by hand (EXPECT below); variants are
+derived from the clean real kernels with `asyncguard.mutants`, and their expected findings are
+the checker's, reviewed when they change (git diff), and constrained by the mutation kind.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from asyncguard.analyze import check_text
+from asyncguard.mutants import EXPECTED_RULES, mutations
+
+HERE = Path(__file__).parent
+
+
+def findings_of(text: str, path: str) -> tuple[str, list]:
+    rep = check_text(text, path)
+    return rep.verdict, sorted({(f.rule.code, f.line) for f in rep.findings})
+
+
+def write_expect(tir: Path, verdict: str, findings, extra=None) -> None:
+    doc = {"verdict": verdict, "findings": [{"rule": r, "line": ln} for r, ln in findings]}
+    doc.update(extra or {})
+    tir.with_suffix(".expect.json").write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def main() -> int:
+    out, benign_dir = HERE / "variants", HERE / "redundant"
+    for d in (out, benign_dir):
+        d.mkdir(exist_ok=True)
+        for old in d.glob("*"):
+            old.unlink()
+    survivors = []
+    for src in sorted((HERE / "real").glob("*.tir")):
+        text = src.read_text()
+        verdict, _ = findings_of(text, str(src))
+        if verdict != "clean" or "ptx_cp_async" not in text and "tvm_storage_sync" not in text:
+            continue
+        for m in mutations(text):
+            name = f"{src.stem}__{m.kind}_L{m.line}.tir"
+            vtext = m.apply(text)
+            v, found = findings_of(vtext, name)
+            rules = {r for r, _ in found}
+            if v == "clean":   # the mutation removed a redundant sync: not a bug, kept as evidence
+                vpath = benign_dir / name
+            else:
+                vpath = out / name
+                if not rules & EXPECTED_RULES[m.kind]:
+                    survivors.append((name, v, found))
+            vpath.write_text(vtext)
+            write_expect(vpath, v, found, {"origin": f"real/{src.name}", "mutation": m.kind,
+                                           "mutated_line": m.line, "description": m.description})
+    for name, v, found in survivors:
+        print(f"not flagged as expected: {name}: {v} {found}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
