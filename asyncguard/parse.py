@@ -247,6 +247,25 @@ def _describe_expected(expected) -> str:
     return ", ".join(names)
 
 
+def _bad_dedent(text: str) -> tuple[int, int]:
+    """Line and column of the first dedent to a column no enclosing block started at."""
+    stack, depth = [0], 0
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip(" \t")
+        if depth == 0 and stripped and not stripped.startswith("#"):
+            indent = len(line) - len(stripped)
+            if indent > stack[-1]:
+                stack.append(indent)
+            else:
+                while indent < stack[-1]:
+                    stack.pop()
+                if indent != stack[-1]:
+                    return n, indent + 1
+        depth += sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+        depth = max(depth, 0)
+    return 1, 1
+
+
 def parse(text: str, path: str = "<string>") -> ir.Module:
     """Parse TVMScript text. Raises InputError (with line and column) on anything else."""
     if "\x00" in text:
@@ -272,8 +291,11 @@ def parse(text: str, path: str = "<string>") -> ir.Module:
                          e.line, e.column, path, e.get_context(text_for_parser)) from None
     except UnexpectedInput as e:
         tok = getattr(e, "token", None)
-        if tok is not None and tok.type == "$END":
-            raise InputError("unexpected end of file (truncated?)", text.count("\n") + 1, 1, path) from None
+        at_eof = tok is not None and (tok.type == "$END" or tok.type in ("_DEDENT", "_NEWLINE") and
+                                      not text_for_parser[tok.start_pos or 0:].strip())
+        if at_eof:
+            raise InputError("unexpected end of file (truncated?)", text_for_parser.count("\n") + 1, 1,
+                             path) from None
         what = f"unexpected {tok!r}" if tok is not None and str(tok).strip() else "unexpected token"
         if tok is not None and tok.type in ("_INDENT", "_DEDENT"):
             what = "unexpected indentation"
@@ -283,8 +305,8 @@ def parse(text: str, path: str = "<string>") -> ir.Module:
                          e.get_context(text_for_parser)) from None
     except LarkError as e:  # e.g. DedentError from inconsistent indentation
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        line = getattr(e, "line", None) or 1
-        raise InputError(f"bad indentation or structure: {msg}", line, 1, path) from None
+        line, col = _bad_dedent(text_for_parser)
+        raise InputError(f"inconsistent indentation: {msg}", line, col, path) from None
     except RecursionError:
         raise InputError("expression nested too deeply", 1, 1, path) from None
     return ir.Module(tuple(funcs), text, path)

@@ -1,0 +1,167 @@
+"""Semantics of the models and the machine, one rule at a time, on small kernels."""
+import textwrap
+
+import numpy as np
+
+from asyncguard.analyze import check_text
+from asyncguard.models.launch import shuffle_elect
+
+HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(A: T.handle("float16", "global"), C: T.handle("float16", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": {threads}, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    C_1 = T.decl_buffer((65536,), "float16", data=C)
+    tx = T.launch_thread("threadIdx.x", {threads})
+    S = T.alloc_buffer((4096,), "float16", scope="shared.dyn")
+'''
+COPY = ('T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), S.data, {off} + tx * 8, 1, 2), '
+        'T.tvm_access_ptr(T.type_annotation("float16"), A, tx * 8, 1, 1), 8)')
+
+
+def kernel(body: str, threads: int = 64) -> str:
+    return HEAD.format(threads=threads) + textwrap.indent(textwrap.dedent(body).strip() + "\n", "    ")
+
+
+def rules(text: str) -> list:
+    return [(f.rule.code, f.line) for f in check_text(text).findings]
+
+
+def test_wait_all_covers_copies_never_committed():
+    # T.ptx_wait_group(0) is cp.async.wait_all = commit_group; wait_group 0 (PTX ISA)
+    text = kernel(f"""
+        {COPY.format(off=0)}
+        T.ptx_wait_group(0)
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[(tx * 8 + 8) % 512]
+    """)
+    assert rules(text) == []
+
+
+def test_wait_one_does_not_cover_an_uncommitted_copy():
+    text = kernel(f"""
+        {COPY.format(off=0)}
+        T.ptx_wait_group(1)
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[(tx * 8 + 8) % 512]
+    """)
+    found = check_text(text).findings
+    codes = {f.rule.code for f in found}
+    assert "AG101" in codes
+    f = next(f for f in found if f.rule.code == "AG101")
+    assert f.line == 11 and "never committed" in f.witness["missing"]
+
+
+def test_empty_groups_count_toward_wait_group():
+    # copy, commit, then two EMPTY commits: wait_group(2) completes the copy's group
+    text = kernel(f"""
+        {COPY.format(off=0)}
+        T.ptx_commit_group()
+        T.ptx_commit_group()
+        T.ptx_commit_group()
+        T.ptx_wait_group(2)
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[(tx * 8 + 8) % 512]
+    """)
+    assert rules(text) == []
+    # ... and wait_group(3) does not
+    assert ("AG101", 14) in rules(text.replace("T.ptx_wait_group(2)", "T.ptx_wait_group(3)"))
+
+
+def test_witness_names_threads_loops_bytes_and_the_wait():
+    text = kernel(f"""
+        for k in T.serial(4):
+            T.tvm_storage_sync("shared")
+            {COPY.format(off="k % 2 * 1024")}
+            T.ptx_commit_group()
+            T.ptx_wait_group(1)
+            T.tvm_storage_sync("shared")
+            C_1[k * 64 + tx] = S[k % 2 * 1024 + (63 - tx) * 8]
+        T.ptx_wait_group(0)
+    """)
+    (f,) = check_text(text).findings
+    assert f.rule.code == "AG101" and f.rule.kind == "race" and f.line == 14
+    w = f.witness
+    assert w["first"]["line"] == 10 and w["first"]["op"] == "ptx_cp_async"
+    assert w["second"]["line"] == 14 and w["second"]["access"] == "read"
+    assert w["first"]["loops"] == {"k": 0} and w["second"]["loops"] == {"k": 0}
+    assert w["first"]["thread"] == 63 and w["second"]["thread"] == 0
+    assert w["second"]["bytes"] == [1008, 1010]          # (63 - 0) * 8 elements * 2 bytes
+    assert "ptx_wait_group(1) at line 12" in w["missing"]
+
+
+def test_issuer_reading_its_own_bytes_needs_no_barrier():
+    text = kernel(f"""
+        {COPY.format(off=0)}
+        T.ptx_commit_group()
+        T.ptx_wait_group(0)
+        C_1[tx] = S[tx * 8 + 3]
+    """)
+    assert rules(text) == []
+
+
+def test_shuffle_elect_lanes():
+    assert np.flatnonzero(shuffle_elect(256, 0)).tolist() == [0]
+    assert np.flatnonzero(shuffle_elect(256, 128)).tolist() == [0, 128]
+    assert np.flatnonzero(shuffle_elect(256, 32)).tolist() == list(range(0, 256, 32))
+
+
+def test_elected_writer_then_barrier_then_broadcast_read_is_clean():
+    text = kernel("""
+        if T.tl_shuffle_elect(0):
+            S[0] = T.float16(1.0)
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[0]
+    """)
+    assert rules(text) == []
+    assert [c for c, _ in rules(text.replace('    T.tvm_storage_sync("shared")\n', ""))] == ["AG201"]
+
+
+def test_same_statement_write_write_by_two_threads():
+    text = kernel("""
+        S[tx // 2] = T.float16(0.0)
+    """)
+    (f,) = check_text(text).findings
+    assert f.rule.code == "AG201" and f.witness["pattern"] == "write-after-write"
+
+
+def test_loop_bound_on_block_index_is_checked_for_several_blocks():
+    text = kernel(f"""
+        for k in T.serial(bx):
+            {COPY.format(off=0)}
+            T.ptx_commit_group()
+            C_1[tx] = S[tx * 8]
+        T.ptx_wait_group(0)
+    """).replace('"threadIdx.x": 64,', '"blockIdx.x": 3, "threadIdx.x": 64,').replace(
+        '    tx = T.launch_thread', '    bx = T.launch_thread("blockIdx.x", 3)\n    tx = T.launch_thread')
+    (f,) = [f for f in check_text(text).findings if f.rule.code == "AG101"]
+    assert f.witness["block"] == {"blockIdx.x": 1}
+
+
+def test_data_dependent_branch_is_unknown_not_clean():
+    text = kernel("""
+        if S[0] > T.float16(0.0):
+            T.tvm_storage_sync("shared")
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "unknown"
+    assert any(f.rule.code == "AG001" and f.line == 8 for f in rep.findings)
+
+
+def test_unknown_builtin_with_shared_pointer_is_unsupported():
+    text = kernel("""
+        T.some_future_op(T.tvm_access_ptr(T.type_annotation("float16"), S.data, 0, 64, 3))
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "unknown" and rep.findings[0].line == 8
+
+
+def test_too_many_steps_says_so_quickly():
+    text = kernel("""
+        for k in T.serial(1000000000):
+            S[tx] = T.float16(0.0)
+            T.tvm_storage_sync("shared")
+    """)
+    from asyncguard.analyze import Limits
+    rep = check_text(text, limits=Limits(max_steps=10_000))
+    assert rep.verdict == "unknown"
+    assert any(f.rule.code == "AG002" for f in rep.findings)

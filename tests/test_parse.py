@@ -1,0 +1,61 @@
+"""Frontend: every real sample parses with spans; bad input is one clear error, never a traceback."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asyncguard import ir
+from asyncguard.parse import InputError, parse
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def test_all_real_kernels_parse_with_spans():
+    for tir in sorted((CORPUS / "real").glob("*.tir")):
+        mod = parse(tir.read_text(), str(tir))
+        assert len(mod.functions) == 1
+        func = mod.functions[0]
+        assert func.body and all(s.span.line > 0 for s in func.body), tir.name
+
+
+def test_call_spans_point_at_the_call():
+    text = (CORPUS / "real" / "gemm_sm80_s3_128x128x32.tir").read_text()
+    mod = parse(text)
+    lines = text.splitlines()
+    stack = list(mod.functions[0].body)
+    calls = 0
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call):
+            span = s.expr.span
+            assert lines[span.line - 1][span.col - 1:].startswith(s.expr.name), s.expr.name
+            calls += 1
+        for attr in ("body", "then", "other"):
+            stack.extend(getattr(s, attr, ()) or ())
+    assert calls > 20
+
+
+@pytest.mark.parametrize("text,line", [
+    ("@T.prim_func\ndef f():\n    x = (1,\n", 4),                    # truncated
+    ("@T.prim_func\ndef f():\n    x = 1 +* 2\n", 3),                 # syntax error
+    ("@T.prim_func\ndef f():\n      x = 1\n    y = 2\n", 4),         # bad dedent
+    ("hello world\n", 1),                                             # not TIR
+])
+def test_bad_input_has_line_and_column(text, line):
+    with pytest.raises(InputError) as e:
+        parse(text, "k.tir")
+    assert e.value.line == line
+    assert str(e.value).startswith(f"k.tir:{line}:")
+
+
+@pytest.mark.parametrize("data", [b"\x00\x01\x02binary", b"\xff\xfe\x00garbage", b"@T.prim_func\ndef f(:\n",
+                                  b"", b"def f():\n    pass\n"])
+def test_cli_bad_input_exit_2_without_traceback(tmp_path, data):
+    f = tmp_path / "bad.tir"
+    f.write_bytes(data)
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "check", str(f)], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr + p.stdout
+    first = p.stderr.strip().splitlines()[0]
+    assert first.startswith(f"{f}:") and first.split(":")[1].isdigit() and first.split(":")[2].isdigit()
