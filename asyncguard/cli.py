@@ -10,6 +10,10 @@ from .analyze import Limits, check_text
 from .diagnostics import RULES
 from .parse import InputError
 from .report import render_json, render_text
+from .config import ConfigError, Resolver
+from .report.sarif import render_sarif
+from .report.text import use_colour
+from .runner import check_paths
 
 
 def _collect(paths: list[str]) -> list[Path]:
@@ -37,31 +41,48 @@ def _read(path: Path) -> str:
         raise InputError("not UTF-8 text (binary file?)", line, col, str(path)) from None
 
 
+def _selectors(values) -> list[str] | None:
+    if not values:
+        return None
+    return [s.strip() for v in values for s in v.split(",") if s.strip()]
+
+
 def cmd_check(args) -> int:
     limits = Limits(max_steps=args.max_steps)
-    reports, errors, sources = [], [], {}
-    for path in _collect(args.files):
-        try:
-            text = _read(path)
-            sources[str(path)] = text.splitlines()
-            reports.append(check_text(text, str(path), limits))
-        except InputError as e:
-            e.path = str(path)
-            errors.append(e)
+    try:  # config per file (pyproject.toml [tool.asyncguard], or --config); flags override it
+        resolver = Resolver(args.config, _selectors(args.select), _selectors(args.ignore),
+                            getattr(args, "arch", None))
+        results, cfg_errors = check_paths(args.files, limits, resolver, jobs=args.jobs,
+                                          progress=False if args.no_progress else None)
+    except ConfigError as e:
+        cfg_errors = [e]
+    if cfg_errors:
+        for e in cfg_errors:
+            print(str(e), file=sys.stderr)
+        return 2
+    reports = [r.report for r in results if r.report is not None]
+    errors = [InputError(*r.error, r.path) for r in results if r.error]
+    sources = {r.path: r.lines for r in results}
     if args.format == "json":
         print(render_json(reports, errors))
+    elif args.format == "sarif":
+        print(render_sarif(reports, errors, sources))
     else:
         for e in errors:
             print(str(e), file=sys.stderr)
         if reports:
-            print(render_text(reports, sources))
+            print(render_text(reports, sources, use_colour(sys.stdout, args.color)))
+    if args.witness_svg:
+        from .report.witness_svg import write_witness_pictures
+        for written in write_witness_pictures(reports, sources, args.witness_svg):
+            print(f"asyncguard: wrote {written}", file=sys.stderr)
     if errors:
         return 2
     return 1 if any(r.findings for r in reports) else 0
 
 
 def cmd_rules(args) -> int:
-    for r in RULES.values():
+    for r in sorted(RULES.values(), key=lambda r: r.code):
         print(f"{r.code}  {r.name:<28} {r.kind:<12} {r.severity:<8} {r.summary}")
     return 0
 
@@ -82,7 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="check TIR files for shared-memory synchronization bugs")
     c.add_argument("files", nargs="+", help="TIR files or directories (recursing over *.tir)")
-    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    c.add_argument("--select", action="append", metavar="RULES",
+                   help="only these rules (codes, prefixes such as AG1, names, ALL; comma-separated)")
+    c.add_argument("--ignore", action="append", metavar="RULES", help="skip these rules")
+    c.add_argument("--config", metavar="PYPROJECT",
+                   help="use this pyproject.toml's [tool.asyncguard] instead of the nearest one")
+    c.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="check files in N worker processes (0: one per CPU)")
+    c.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text output (auto: on a terminal unless NO_COLOR is set)")
+    c.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr (shown on a terminal for more than 8 files)")
+    c.add_argument("--witness-svg", metavar="FILE",
+                   help="draw each finding's witness: FILE.svg (then FILE-2.svg, ...) or one FILE.html")
     c.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
     c.set_defaults(fn=cmd_check)
