@@ -80,3 +80,24 @@ def test_hook_skips_when_no_tir_files(tmp_path):
     repo = make_repo(tmp_path, {"README.md": "# kernels\n"})
     p = sh(PRE_COMMIT, "run", "--all-files", cwd=repo, env=env)
     assert p.returncode == 0 and "(no files to check)Skipped" in p.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="try-repo needs this checkout's git history")
+def test_published_hook_via_try_repo(tmp_path):
+    """The hook exactly as published (`language: python`): pre-commit builds its own virtualenv
+    from this checkout's HEAD and runs it, as a user's `repo:` entry would."""
+    env = env_for(tmp_path)
+    repo = tmp_path / "user"
+    repo.mkdir()
+    sh("git", "init", "-q", cwd=repo)
+    (repo / "racy.tir").write_text(racy())
+    (repo / "ok.tir").write_text(CLEAN)
+    sh("git", "add", ".", cwd=repo)
+    p = sh(PRE_COMMIT, "try-repo", str(ROOT), "asyncguard", "--ref", "HEAD", "--all-files",
+           cwd=repo, env=env)
+    out = p.stdout + p.stderr
+    if "An unexpected error has occurred" in out or "CalledProcessError" in out:
+        pytest.skip("pre-commit could not build the hook's virtualenv (no package registry?)")
+    assert p.returncode == 1, out
+    assert "- hook id: asyncguard" in out and "racy.tir:12:" in out and "ok.tir: clean" in out
