@@ -151,3 +151,16 @@ def test_directory_recursion_only_tir(tmp_path):
     (tmp_path / "a" / "notes.txt").write_text("no")
     doc = json.loads(run("check", "--format", "json", tmp_path).stdout)
     assert [f["path"] for f in doc["files"]] == [str(tmp_path / "a" / "b" / "k.tir")]
+
+
+def test_witness_shows_where_a_copy_landed(tmp_path):
+    """AG102: the copy did land (wait_group(0)); what is missing is the barrier after it."""
+    kernel = CORPUS / "variants" / "gemm_sm80_s1_128x128x32__drop-barrier-after-wait_L30.tir"
+    run("check", "--witness-svg", tmp_path / "g.svg", kernel)
+    text = svg_text(tmp_path / "g.svg")
+    assert "the copy lands here" in text and "copy in flight until this wait" in text
+    assert "wait_group(0)" in text and "thread 4" in text and "thread 1" in text
+    ring = tmp_path / "r.svg"
+    run("check", "--witness-svg", ring, RING)
+    assert "copy in flight (not yet landed)" in svg_text(tmp_path / "r-2.svg")
+    assert "the copy lands here" not in svg_text(tmp_path / "r-2.svg")

@@ -94,13 +94,25 @@ def _replay(text: str, path: str, w: dict) -> list[Ev] | None:
                         self.trace.append(Ev(seq, lane, "barrier", name, line, loops,
                                              obj=extra.strip()))
             super()._event(task, ev, s)
+            # the machine's own record of the first access: when did its copy land?
+            if isinstance(ev, Access) and self.trace and self.trace[-1].seq == seq \
+                    and any(e.role == "first" and e.kind == "async-write" for e in self.trace
+                            if e.seq == seq) and self.first_rec is None:
+                t = a["thread"]
+                self.first_rec = next((r for r in reversed(self.async_live)
+                                       if r.span.line == a["line"] and t in set(r.tids.tolist())), None)
+            elif isinstance(ev, WaitGroup) and self.first_rec is not None and self.landed is None:
+                r = self.first_rec
+                i = np.flatnonzero(r.tids == a["thread"])
+                if i.size and r.done is not None and int(r.done[i[0]]) >= 0:
+                    self.landed = seq
 
     try:
         module = parse(text, path)
         for func in module.functions:
             program = elaborate(func)
             m = Tracing(program, block=w.get("block") or {})
-            m.trace = []
+            m.trace, m.first_rec, m.landed = [], None, None
             m.run()
             roles = [e for e in m.trace if e.role]
             firsts = [e for e in roles if e.role == "first"]
@@ -108,7 +120,12 @@ def _replay(text: str, path: str, w: dict) -> list[Ev] | None:
             if firsts and seconds:
                 lo = firsts[0].seq
                 hi = next((e.seq for e in seconds if e.seq >= lo), seconds[-1].seq)
-                return [e for e in m.trace if lo <= e.seq <= hi]
+                out = [e for e in m.trace if lo <= e.seq <= hi]
+                if m.landed is not None and lo <= m.landed <= hi:
+                    for e in out:
+                        if e.seq == m.landed and e.kind == "wait" and e.lane == lanes.index(a["thread"]):
+                            e.role = "landed"
+                return out
     except Exception:   # the picture must never break the check: fall back to the witness
         return None
     return None
@@ -170,8 +187,8 @@ def draw(finding, events: list[Ev], lane_names: list[str], missing: str, note: s
     height = lanes_top + len(lane_names) * LANE_H + 40 + 16 * len(miss) + 13 * 3 + 30
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">',
-           '<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" '
-           'markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+           '<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="13" '
+           'markerHeight="13" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
            'fill="#d1495b"/></marker>'
            '<marker id="arrg" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
            'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#adb5bd"/></marker></defs>',
@@ -205,12 +222,15 @@ def draw(finding, events: list[Ev], lane_names: list[str], missing: str, note: s
     for e in events:
         if e.role == "first" and e.kind == "async-write" and e.seq in col:
             x0 = LEFT + col[e.seq] * COL_W + COL_W / 2
-            x1 = LEFT + (ncols - 1) * COL_W + COL_W / 2
+            landed = next((x for x in events if x.role == "landed" and x.seq in col), None)
+            x1 = LEFT + ((col[landed.seq] if landed else ncols - 1)) * COL_W + COL_W / 2
             y = lane_y[e.lane] + BOX_H / 2 + 8
             out.append(f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 4):.1f}" height="8" '
                        'rx="4" fill="#7b2cbf" fill-opacity="0.35"/>')
-            out.append(_t((x0 + x1) / 2, y + 20, "copy in flight (not yet landed)", 10, "middle",
-                          fill="#7b2cbf"))
+            lx = (x0 + x1) / 2 if same_lane_arc else x0 + 4   # clear of the missing edge's label
+            out.append(_t(lx, y + 20, "copy in flight" + (" until this wait" if landed else
+                                                          " (not yet landed)"), 10,
+                          "middle" if same_lane_arc else "start", fill="#7b2cbf"))
     # barriers that several lanes reach in one step: a bar across the lanes
     by_seq: dict[int, list[Ev]] = {}
     for e in events:
@@ -228,7 +248,7 @@ def draw(finding, events: list[Ev], lane_names: list[str], missing: str, note: s
         x = LEFT + col[e.seq] * COL_W + (COL_W - BOX_W) / 2
         y = lane_y[e.lane] - BOX_H / 2
         colour = COLOURS.get(e.kind, "#495057")
-        strong = bool(e.role) or e.kind == "never"
+        strong = e.role in ("first", "second") or e.kind == "never"
         out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{BOX_W}" height="{BOX_H}" rx="7" '
                    f'fill="{colour if strong else "white"}" stroke="{colour}" '
                    f'stroke-width="{3 if strong else 1.5}"/>')
@@ -244,8 +264,12 @@ def draw(finding, events: list[Ev], lane_names: list[str], missing: str, note: s
         for k, (txt, size, weight) in enumerate(rows):
             out.append(_t(x + BOX_W / 2, y0 + 14 * k, txt, size, "middle", weight, fg))
         if e.role:
-            out.append(_t(x + 2, y - 6, e.role + " access", 10, "start", "bold", colour))
-        pos[(e.role or e.kind, e.lane, e.seq)] = (x, y)
+            tag = "the copy lands here" if e.role == "landed" else e.role + " access"
+            out.append(_t(x + 2, y - 6, tag, 10, "start", "bold", colour))
+        if e.role == "landed":
+            out.append(f'<rect x="{x - 2:.1f}" y="{y - 2:.1f}" width="{BOX_W + 4}" '
+                       f'height="{BOX_H + 4}" rx="9" fill="none" stroke="#7b2cbf" stroke-width="2"/>')
+        pos[(e.role if e.role in ("first", "second") else e.kind, e.lane, e.seq)] = (x, y)
     # the missing ordering edge: dashed red arrow from the first access to the second
     f_ = next(((k, v) for k, v in pos.items() if k[0] == "first"), None)
     s_ = next(((k, v) for k, v in pos.items() if k[0] in ("second", "barrier")
@@ -255,8 +279,8 @@ def draw(finding, events: list[Ev], lane_names: list[str], missing: str, note: s
         f_, s_ = n_, next(((k, v) for k, v in pos.items() if k[0] == "barrier"), None)
     if f_ and s_:
         (fx, fy), (sx, sy) = f_[1], s_[1]
-        x1, y1 = fx + BOX_W * 0.82, fy + BOX_H
-        x2, y2 = sx + BOX_W * 0.82, sy + BOX_H
+        x1, y1 = fx + BOX_W * 0.85, fy + BOX_H
+        x2, y2 = sx + BOX_W * 0.85, sy + BOX_H
         if f_[0][2] == s_[0][2]:    # same step (one statement): a loop under the box
             x1, x2 = fx + BOX_W * 0.3, fx + BOX_W * 0.7
         if abs(y1 - y2) < 1:
