@@ -14,7 +14,13 @@ import numpy as np
 class AccessKind(str, Enum):
     READ = "read"
     WRITE = "write"
-    ASYNC_WRITE = "async-write"   # cp.async: lands at the issuer's covering wait_group
+    ASYNC_WRITE = "async-write"   # cp.async / TMA load: lands at a covering wait (group or mbarrier phase)
+    ASYNC_READ = "async-read"     # wgmma operands, TMA store source: read until a covering wait
+
+
+class Proxy(str, Enum):
+    GENERIC = "generic"
+    ASYNC = "async"               # TMA, wgmma, bulk copies (PTX "async proxy")
 
 
 @dataclass
@@ -27,17 +33,65 @@ class Access:
     region_base: int      # flat address of the buffer view's byte 0, to print element offsets
     elem_size: int
     via: str = ""         # the operation: "load", "store", "ptx_cp_async", "ptx_ldmatrix", ...
+    group_kind: str = "cp.async"   # async accesses: which commit/wait family completes them
+    mbarrier: object = None        # TMA load: barrier ids (per thread) whose phase it completes on
+    proxy: Proxy = Proxy.GENERIC
+    collective: bool = False       # one operation of all `tids` (wgmma): any thread's wait completes it
 
 
 @dataclass
 class CommitGroup:
     tids: np.ndarray
+    kind: str = "cp.async"     # "cp.async" | "bulk" (TMA store) | "wgmma"
 
 
 @dataclass
 class WaitGroup:
     tids: np.ndarray
     n: int
+    kind: str = "cp.async"
+
+
+@dataclass
+class MbarInit:
+    tids: np.ndarray
+    bar: np.ndarray            # barrier ids, per thread
+    count: int
+
+
+@dataclass
+class MbarFenceInit:
+    tids: np.ndarray
+
+
+@dataclass
+class MbarArrive:
+    """mbarrier.arrive (arrive=True) and/or expect_tx (tx > 0), one per executing thread."""
+    tids: np.ndarray
+    bar: np.ndarray
+    tx: int = 0
+    arrive: bool = True
+
+
+@dataclass
+class MbarWait:
+    tids: np.ndarray
+    bar: np.ndarray
+    parity: np.ndarray
+
+
+@dataclass
+class ProxyFence:
+    tids: np.ndarray
+
+
+@dataclass
+class SetDescriptor:
+    """A wgmma shared-memory descriptor's start address (flat bytes), per thread."""
+    tids: np.ndarray
+    key: str
+    value: object
+    add: bool = False
 
 
 @dataclass
@@ -61,4 +115,5 @@ class Unsupported:
     tids: np.ndarray | None = None
 
 
-Event = Access | CommitGroup | WaitGroup | Barrier | WarpSync | Unsupported
+Event = (Access | CommitGroup | WaitGroup | Barrier | WarpSync | Unsupported | MbarInit | MbarFenceInit
+         | MbarArrive | MbarWait | ProxyFence | SetDescriptor)

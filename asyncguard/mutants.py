@@ -14,15 +14,64 @@ _COMMIT = re.compile(r"^\s*T\.ptx_commit_group\(\)\s*$")
 _SYNC = re.compile(r"^\s*T\.tvm_storage_sync\(\"shared(\.dyn)?\"\)\s*$")
 _LOOP = re.compile(r"^\s*for .* in T\.serial\(.*tl_pipelined_num_stages|^\s*for .* in (T\.serial|range)\(")
 
+_PARITY = re.compile(r"^(\s*)T\.mbarrier_wait_parity\((.*)\)\s*$")
+_INIT = re.compile(r"^(\s*)T\.ptx_init_barrier_thread_count\((.*), (\d+)\)\s*$")
+_EXPECT = re.compile(r"^(\s*)T\.(mbarrier_expect_tx|ptx_arrive_barrier_expect_tx)\((.*), (\d+)\)\s*$")
+_DROP = {  # whole-line statements whose removal is a classic Hopper bug
+    "drop-arrive": re.compile(r"^\s*T\.ptx_arrive_barrier\([^,]*\)\s*$"),
+    "drop-warpgroup-wait": re.compile(r"^\s*T\.warpgroup_wait\(0\)\s*$"),
+    "drop-fence-barrier-init": re.compile(r"^\s*T\.ptx_fence_barrier_init\(\)\s*$"),
+    "drop-mbarrier-wait": re.compile(r"^\s*T\.mbarrier_wait_parity\(.*\)\s*$"),
+    "drop-proxy-fence": re.compile(r"^\s*T\.fence_proxy_async\(\)\s*$"),
+}
+
 # What each mutation is expected to break, as rule codes a checker must report (any of them).
 EXPECTED_RULES = {
+    "flip-parity": {"AG409", "AG401", "AG408", "AG103", "AG402", "AG410"},
+    "init-count-plus-one": {"AG408", "AG406"},
+    "expect-tx-halved": {"AG401", "AG407", "AG408", "AG406"},
+    "expect-tx-plus-1024": {"AG407", "AG408"},
+    "drop-arrive": {"AG408", "AG406"},
+    "drop-warpgroup-wait": {"AG402", "AG411"},
+    "drop-fence-barrier-init": {"AG404"},
+    "drop-mbarrier-wait": {"AG401", "AG402", "AG103", "AG408", "AG410", "AG409"},
+    "drop-proxy-fence": {"AG405"},
     "drop-wait": {"AG101", "AG104"},
     "raise-wait": {"AG101", "AG103"},
     "drop-commit": {"AG101", "AG103"},
     "drop-barrier-after-wait": {"AG102", "AG101"},
-    "drop-loop-head-barrier": {"AG103", "AG201"},
-    "drop-barrier": {"AG102", "AG103", "AG201"},
+    "drop-loop-head-barrier": {"AG103", "AG201", "AG402"},
+    "drop-barrier": {"AG102", "AG103", "AG201", "AG403", "AG401", "AG402", "AG405"},
 }
+
+
+def split_args(text: str) -> list[str]:
+    """Split a call's argument text at its top-level commas."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur.strip())
+    return parts
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _only_statement(lines: list, i: int) -> bool:
+    code = [j for j, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
+    pos = code.index(i)
+    prev_opens = pos > 0 and lines[code[pos - 1]].rstrip().endswith(":")
+    next_closes = pos + 1 >= len(code) or _indent(lines[code[pos + 1]]) < _indent(lines[i])
+    return prev_opens and next_closes
 
 
 @dataclass(frozen=True)
@@ -34,10 +83,26 @@ class Mutation:
     def apply(self, text: str) -> str:
         lines = text.splitlines(keepends=True)
         i = self.line - 1
+        body = lines[i].rstrip("\r\n")
+        end = lines[i][len(body):]
         if self.kind == "raise-wait":
-            m = _WAIT.match(lines[i].rstrip("\r\n"))
-            end = lines[i][len(lines[i].rstrip("\r\n")):]
+            m = _WAIT.match(body)
             lines[i] = f"{m.group(1)}T.ptx_wait_group({int(m.group(2)) + 1}){end}"
+        elif self.kind == "flip-parity":
+            m = _PARITY.match(body)
+            bar, parity = split_args(m.group(2))
+            lines[i] = f"{m.group(1)}T.mbarrier_wait_parity({bar}, T.bitwise_xor({parity}, 1)){end}"
+        elif self.kind == "init-count-plus-one":
+            m = _INIT.match(body)
+            lines[i] = f"{m.group(1)}T.ptx_init_barrier_thread_count({m.group(2)}, {int(m.group(3)) + 1}){end}"
+        elif self.kind in ("expect-tx-halved", "expect-tx-plus-1024"):
+            m = _EXPECT.match(body)
+            n = int(m.group(4))
+            n = n // 2 if self.kind == "expect-tx-halved" else n + 1024
+            lines[i] = f"{m.group(1)}T.{m.group(2)}({m.group(3)}, {n}){end}"
+        elif _only_statement(lines, i):   # keep the block valid: TVMScript's no-op statement
+            indent = body[: len(body) - len(body.lstrip())]
+            lines[i] = f"{indent}T.evaluate(0){end}"
         else:
             del lines[i]
         return "".join(lines)
@@ -61,6 +126,17 @@ def mutations(text: str) -> list[Mutation]:
             out.append(Mutation("drop-wait", n, f"drop T.ptx_wait_group({m.group(2)}) at line {n}"))
             out.append(Mutation("raise-wait", n, f"raise T.ptx_wait_group({m.group(2)}) to "
                                                  f"{int(m.group(2)) + 1} at line {n}"))
+        elif _PARITY.match(line):
+            out.append(Mutation("flip-parity", n, f"flip the parity of the mbarrier wait at line {n}"))
+            out.append(Mutation("drop-mbarrier-wait", n, f"drop the mbarrier wait at line {n}"))
+        elif _INIT.match(line):
+            out.append(Mutation("init-count-plus-one", n, f"init count + 1 at line {n}"))
+        elif _EXPECT.match(line):
+            out.append(Mutation("expect-tx-halved", n, f"halve the expect_tx bytes at line {n}"))
+            out.append(Mutation("expect-tx-plus-1024", n, f"expect_tx + 1024 bytes at line {n}"))
+        elif any(rx.match(line) for k, rx in _DROP.items() if k != "drop-mbarrier-wait"):
+            kind = next(k for k, rx in _DROP.items() if rx.match(line))
+            out.append(Mutation(kind, n, f"{kind.replace('-', ' ')} at line {n}"))
         elif _COMMIT.match(line):
             out.append(Mutation("drop-commit", n, f"drop T.ptx_commit_group() at line {n}"))
         elif _SYNC.match(line):

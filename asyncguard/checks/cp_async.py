@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..diagnostics import Finding, rule
 from ..engine.machine import Race, RunResult
 from ..events import AccessKind
+from .classify import READS, family, is_tma
 from .witness import access, byte_text, where
 
 READ_BEFORE_WAIT = rule("AG101", "cp-async-read-before-wait", "race", "error",
@@ -155,41 +156,47 @@ def _missing_wait_text(race: Race) -> str:
 def check(result: RunResult, path: str) -> list[Finding]:
     out = []
     for race in result.races:
-        a, b = race.first, race.second
-        if a.kind != AccessKind.ASYNC_WRITE and b.kind != AccessKind.ASYNC_WRITE:
+        code = family(race)
+        if code not in ("AG101", "AG102", "AG103"):
             continue
+        a, b = race.first, race.second
         wit = {"first": access(a, race.t_first, race.lo, race.hi),
                "second": access(b, race.t_second, race.lo, race.hi)}
         what = byte_text(b.buffer, race.lo, race.hi, b.region_base, max(b.elem_size, 1))
-        if b.kind == AccessKind.ASYNC_WRITE and a is not b and not race.first_pending:
-            verb = "reads" if a.kind == AccessKind.READ else "writes"
-            wit["missing"] = (f"a barrier between thread {race.t_first}'s access at "
-                              f"{where(a)} and thread {race.t_second}'s cp.async issue at {where(b)}")
-            msg = (f"cp.async by thread {race.t_second} at {where(b)} overwrites {what}, which thread "
-                   f"{race.t_first} {verb} at {where(a)} with no barrier in between")
+        verb_a = "reads" if a.kind in READS else "writes"
+        verb_b = "reads" if b.kind in READS else "writes"
+        copy_b = "TMA load" if is_tma(b) else "cp.async"
+        if code == "AG103" and b.kind == AccessKind.ASYNC_WRITE and not race.first_pending:
+            wit["missing"] = (f"a barrier (or a release/acquire) between thread {race.t_first}'s access "
+                              f"at {where(a)} and thread {race.t_second}'s {copy_b} issue at {where(b)}")
+            msg = (f"{copy_b} by thread {race.t_second} at {where(b)} overwrites {what}, which thread "
+                   f"{race.t_first} {verb_a} at {where(a)} with nothing ordering the two")
             out.append(Finding(OVERWRITE_LIVE, b.span.line, b.span.col, msg, wit, path))
-        elif race.first_pending and b.kind == AccessKind.READ:
+        elif code == "AG103":
+            wit["missing"] = _missing_wait_text(race) if not is_tma(a) else \
+                f"the TMA load at line {a.span.line} has not landed (its mbarrier phase is not complete)"
+            msg = (f"thread {race.t_second} {verb_b} {what} at {where(b)} while "
+                   f"{'thread ' + str(race.t_first) + chr(39) + 's' if not is_tma(a) else 'the'} "
+                   f"{'TMA load' if is_tma(a) else 'cp.async'} at {where(a)} is still writing it")
+            out.append(Finding(OVERWRITE_LIVE, b.span.line, b.span.col, msg, wit, path))
+        elif code == "AG101":
             wit["missing"] = _missing_wait_text(race)
             who = ("its own" if race.t_first == race.t_second else f"thread {race.t_first}'s")
-            msg = (f"thread {race.t_second} reads {what} at {where(b)} before {who} cp.async at "
+            msg = (f"thread {race.t_second} {verb_b} {what} at {where(b)} before {who} cp.async at "
                    f"{where(a)} has landed: {wit['missing']}")
             out.append(Finding(READ_BEFORE_WAIT, b.span.line, b.span.col, msg, wit, path))
-        elif race.first_pending:
-            wit["missing"] = _missing_wait_text(race)
-            msg = (f"thread {race.t_second} writes {what} at {where(b)} while thread {race.t_first}'s "
-                   f"cp.async at {where(a)} is still writing it")
-            out.append(Finding(OVERWRITE_LIVE, b.span.line, b.span.col, msg, wit, path))
         else:
             wait = a.wait_span.line if a.wait_span else "?"
             wit["missing"] = (f"a barrier after thread {race.t_first}'s wait_group at line {wait} "
                               f"and before thread {race.t_second}'s access at {where(b)}")
-            verb = "reads" if b.kind == AccessKind.READ else "writes"
-            msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, written by thread "
+            msg = (f"thread {race.t_second} {verb_b} {what} at {where(b)}, written by thread "
                    f"{race.t_first}'s cp.async at {where(a)}, with no barrier after the issuer's "
                    f"wait_group at line {wait}")
             out.append(Finding(MISSING_BARRIER, b.span.line, b.span.col, msg, wit, path))
     for p in result.pending:
         r = p.record
+        if r.group_kind != "cp.async":
+            continue
         wit = {"copy": access(r, int(p.tids[0]), int(r.lo[0]), int(r.hi[0])),
                "threads": [int(t) for t in p.tids[:8]], "count": int(len(p.tids))}
         msg = (f"{len(p.tids)} thread(s) exit with the cp.async at {where(r)} still in flight "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
-from ..events import AccessKind
+from .classify import READS, family
 from .witness import access, byte_text, where
 
 SHARED_RACE = rule("AG201", "shared-memory-race", "race", "error",
@@ -39,11 +39,10 @@ def check(result: RunResult, path: str) -> list[Finding]:
     out = []
     for race in result.races:
         a, b = race.first, race.second
-        if AccessKind.ASYNC_WRITE in (a.kind, b.kind):
+        if family(race) != "AG201":
             continue
-        pattern = {(AccessKind.WRITE, AccessKind.READ): "read-after-write",
-                   (AccessKind.READ, AccessKind.WRITE): "write-after-read",
-                   (AccessKind.WRITE, AccessKind.WRITE): "write-after-write"}[(a.kind, b.kind)]
+        pattern = ("write-after-write" if a.kind not in READS and b.kind not in READS else
+                   "read-after-write" if b.kind in READS else "write-after-read")
         what = byte_text(b.buffer, race.lo, race.hi, b.region_base, max(b.elem_size, 1))
         wit = {"first": access(a, race.t_first, race.lo, race.hi),
                "second": access(b, race.t_second, race.lo, race.hi), "pattern": pattern}

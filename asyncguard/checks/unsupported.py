@@ -57,4 +57,32 @@ def check(result: RunResult, path: str) -> list[Finding]:
     if result.limit_hit:
         out.append(Finding(ENGINE_LIMIT, 1, 1, result.limit_hit,
                            {"reason": result.limit_hit, "steps": result.steps}, path))
-    return out
+    return out + check_internal(result, path)
+
+
+INTERNAL_ERROR = rule("AG003", "internal-error", "unsupported", "warning",
+                      "the engine failed on this kernel; nothing after the failure was checked", """
+## What it does
+Reports that a model or the engine raised an unexpected error while executing the kernel.
+
+## Why is this bad?
+The kernel was not fully checked, so its verdict is `unknown`. Please report it with the file.
+
+## Example
+```python
+# any input that triggers a bug in asyncguard
+```
+
+## Use instead
+Nothing to change in the kernel; the finding carries the error message for the bug report.
+
+## Witness
+The error type and message.
+""")
+
+
+def check_internal(result: RunResult, path: str) -> list[Finding]:
+    if not result.internal_error:
+        return []
+    return [Finding(INTERNAL_ERROR, 1, 1, f"internal error: {result.internal_error}",
+                    {"error": result.internal_error}, path)]

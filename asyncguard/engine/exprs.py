@@ -96,6 +96,11 @@ INT_CASTS = {"T.int8", "T.int16", "T.int32", "T.int64", "T.uint8", "T.uint16", "
              "T.uint64", "T.bool"}
 
 
+def _arity(fn) -> int:
+    import inspect
+    return len(inspect.signature(fn).parameters)
+
+
 def _select(c, a, b):
     if isinstance(c, np.ndarray):
         return np.where(c, a, b)
@@ -144,6 +149,8 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
         if name in CALLS:
             fn = CALLS[name]
             args = [compile_expr(a, call_hook) for a in e.args]
+            if len(args) != _arity(fn):
+                return _fail(f"{name} with {len(args)} argument(s)", e.span)
             return lambda env: fn(*(a(env) for a in args))
         if name in SELECTS and len(e.args) == 3:
             c, a, b = (compile_expr(x, call_hook) for x in e.args)

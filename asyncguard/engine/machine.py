@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir
-from ..events import Access, AccessKind, Barrier, CommitGroup, Unsupported, WaitGroup, WarpSync
+from ..events import (Access, AccessKind, Barrier, CommitGroup, MbarArrive, MbarFenceInit, MbarInit,
+                      MbarWait, Proxy, ProxyFence, SetDescriptor, Unsupported, WaitGroup, WarpSync)
 from ..models import NotModelled
 from ..models.launch import WARP
 from .exprs import NotConcrete
@@ -42,11 +43,18 @@ class Record:
     region_base: int
     elem_size: int
     loops: dict
-    done: np.ndarray | None = None     # cp.async: clock at the covering wait, PENDING before
-    group: np.ndarray | None = None    # cp.async: group index per thread, -1 while open
-    wait_span: ir.Span | None = None   # cp.async: the wait that completed it (first thread)
+    done: np.ndarray | None = None     # async: owner's clock when it completed, PENDING before
+    group: np.ndarray | None = None    # cp.async / bulk / wgmma: group index per thread, -1 while open
+    wait_span: ir.Span | None = None   # async: the wait that completed it (first thread)
     lo_min: int = 0
     hi_max: int = 0
+    owner: np.ndarray | None = None    # vector-clock column that completes it (TMA: the mbarrier's)
+    group_kind: str = ""
+    proxy: Proxy = Proxy.GENERIC
+    fence_clk: np.ndarray | None = None  # generic writes: writer's clock at its next proxy fence
+    mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
+    phase: int = -1
+    collective: bool = False           # wgmma: one operation; a wait by any owner completes it
 
 
 @dataclass
@@ -73,6 +81,40 @@ class BarrierProblem:
 
 
 @dataclass
+class ProxyProblem:
+    """A generic-proxy write read by an async-proxy operation with no proxy fence between."""
+    write: Record
+    read: Record
+    t_write: int
+    t_read: int
+    lo: int
+    hi: int
+
+
+@dataclass
+class MbarProblem:
+    kind: str          # "uninitialized" | "init-unpublished" | "init-unfenced" | "overflow" |
+                       # "stale-parity" | "aliasing" | "tx-mismatch" | "reinit"
+    barrier: str       # "mbarrier_1[2]"
+    span: ir.Span
+    tids: np.ndarray
+    detail: dict
+
+
+@dataclass
+class StuckWait:
+    """A wait that never returns: an mbarrier phase that never completes."""
+    barrier: str
+    span: ir.Span
+    tids: np.ndarray
+    parity: int
+    phase: int
+    pending_arrivals: int
+    tx: int
+    others: list       # [(what, span, tids)] every other blocked wait: the cycle
+
+
+@dataclass
 class PendingAtExit:
     record: Record
     tids: np.ndarray
@@ -89,9 +131,13 @@ class RunResult:
     races: list = field(default_factory=list)
     barrier_problems: list = field(default_factory=list)
     pending: list = field(default_factory=list)
+    proxy_problems: list = field(default_factory=list)
+    mbar_problems: list = field(default_factory=list)
+    stuck: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     steps: int = 0
     limit_hit: str | None = None
+    internal_error: str | None = None
     num_threads: int = 0
 
 
@@ -132,10 +178,36 @@ class _Task:
         return {f.loop.var: f.start + f.it for f in self.frames if f.loop is not None}
 
 
+class _Mbar:
+    """One mbarrier: the phase in progress, its pending arrivals and tx-count, its history."""
+
+    def __init__(self, name: str, ncols: int):
+        self.name, self.count, self.phase, self.pending, self.tx = name, None, 0, 0, 0
+        self.init = None            # (tid, clock, span)
+        self.fence_clk = None       # initializer's clock at fence.mbarrier_init
+        self.rel_vc = np.zeros(ncols, dtype=np.int64)
+        self.completed: list = []   # per completed phase: the released vector clock
+        self.delivered: list = []   # TMA records delivering into the phase in progress
+        self.expected, self.bytes_in = 0, 0
+        self.arrivals: list = []    # (span, n) this phase
+        self.waiters: list = []     # (task, parity, span)
+        self.observations: list = []  # (phase observed, tids, clocks after the wait, span)
+
+
 class _BarrierGen:
     def __init__(self):
         self.arrivals = []      # (task, tids, span, arrive_only)
         self.count = 0
+
+
+def _uses(body, names) -> bool:
+    for s in body:
+        if isinstance(s, POp) and s.name in names:
+            return True
+        if isinstance(s, PLoop) and _uses(s.body, names) or \
+                isinstance(s, PIf) and (_uses(s.then, names) or _uses(s.other, names)):
+            return True
+    return False
 
 
 class Machine:
@@ -151,13 +223,23 @@ class Machine:
                                      "the concrete engine (and CUDA) allow")
             return
         T = self.T
-        self.vc = np.zeros((T, T), dtype=np.int64)
+        names = [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
+        self.NB = len(names)
+        # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired
+        self.vc = np.zeros((T, T + self.NB), dtype=np.int64)
         self.vc[np.arange(T), np.arange(T)] = 1
+        self.fence_vc = np.full((T, T + self.NB), -1, dtype=np.int64)  # knowledge at last proxy fence
+        self.mbars = [_Mbar(n, T + self.NB) for n in names]
         self.alive = np.ones(T, dtype=bool)
-        self.committed = np.zeros(T, dtype=np.int64)
+        self.acted = np.zeros(T, dtype=bool)   # touched shared memory or arrived somewhere
+        self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
         self.last_wait: dict = {}       # tid -> (span, n) of its latest wait_group (witness)
         self.live: list[Record] = []
         self.async_live: list[Record] = []
+        # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
+        # (wgmma, TMA store) of them later still needs a fence.proxy.async
+        self.unfenced: list[Record] = []
+        self.async_readers = _uses(program.body, ("ptx_wgmma_ss", "ptx_wgmma_rs", "tma_store"))
         self.barriers: dict[int, _BarrierGen] = {}
         self.tasks: list[_Task] = []
         self.next_id = 0
@@ -180,7 +262,14 @@ class Machine:
                         t.where.broken = True
                     continue
                 break
-            self._step(task)
+            try:
+                self._step(task)
+            except (NotModelled, NotConcrete) as err:   # raised mid-event: stop honestly
+                self._note(getattr(err, "reason", str(err)), ir.NO_SPAN)
+                self.result.limit_hit = f"stopped: {getattr(err, 'reason', err)}"
+            except Exception as err:  # noqa: BLE001 -- a model bug must never become a traceback or "clean"
+                self.result.internal_error = f"{type(err).__name__}: {err}"
+                break
             if self.result.limit_hit:
                 break
             self.tasks = [t for t in self.tasks if t.state != "gone"]
@@ -313,11 +402,27 @@ class Machine:
         if isinstance(ev, Access):
             self._access(task, ev, s)
         elif isinstance(ev, CommitGroup):
+            committed = self.committed[ev.kind]
             for r in self.async_live:
+                if r.group_kind != ev.kind:
+                    continue
                 sel = np.isin(r.tids, ev.tids) & (r.group == -1)
                 if sel.any():
-                    r.group[sel] = self.committed[r.tids[sel]]
-            self.committed[ev.tids] += 1
+                    r.group[sel] = committed[r.tids[sel]]
+            committed[ev.tids] += 1
+        elif isinstance(ev, (MbarInit, MbarFenceInit, MbarArrive, MbarWait)):
+            self._mbarrier(task, ev, s)
+        elif isinstance(ev, ProxyFence):
+            self._proxy_fence(ev.tids)
+        elif isinstance(ev, SetDescriptor):
+            old = task.env.get(ev.key, 0) if ev.add else 0
+            full = np.zeros(self.T, dtype=np.int64)
+            if isinstance(old, np.ndarray):
+                full[:] = old
+            else:
+                full[:] = old
+            full[ev.tids] = (full[ev.tids] if ev.add else 0) + ev.value
+            task.env[ev.key] = full
         elif isinstance(ev, WaitGroup):
             self._wait_group(ev, s)
         elif isinstance(ev, Barrier):
@@ -329,14 +434,19 @@ class Machine:
             self._note(ev.reason, s.span)
 
     def _wait_group(self, ev: WaitGroup, s: POp) -> None:
-        for tid in ev.tids.tolist():
-            self.last_wait[tid] = (s.span, ev.n)
+        if ev.kind == "cp.async":
+            for tid in ev.tids.tolist():
+                self.last_wait[tid] = (s.span, ev.n)
         keep = []
+        committed = self.committed[ev.kind]
         for r in self.async_live:
+            if r.group_kind != ev.kind:
+                keep.append(r)
+                continue
             sel = np.isin(r.tids, ev.tids) & (r.done == PENDING) & (r.group >= 0)
             if sel.any():
                 issuers = r.tids[sel]
-                landed = r.group[sel] < self.committed[issuers] - ev.n
+                landed = r.group[sel] < committed[issuers] - ev.n
                 idx = np.flatnonzero(sel)[landed]
                 if idx.size:
                     r.done[idx] = self.vc[r.tids[idx], r.tids[idx]]
@@ -379,14 +489,7 @@ class Machine:
             if not ao and task.state == "barrier":
                 task.state, task.where = "run", None
                 released.append(task)
-        # tasks released at the same program position run on as one
-        by_key: dict = {}
-        for t in released:
-            k = t.key()
-            if k in by_key:
-                self._merge_into(by_key[k], t)
-            else:
-                by_key[k] = t
+        self._merge_released(released)   # tasks released at one program position run on as one
         self._retire()
 
     def _sync(self, waiters: np.ndarray, arrivers: np.ndarray) -> None:
@@ -409,8 +512,10 @@ class Machine:
         keep = []
         for r in self.live:
             when = r.done if r.done is not None else r.clk
-            if (when == PENDING).any() or not (known[r.tids] >= when).all():
+            if (when == PENDING).any() or not (known[r.owner] >= when).all():
                 keep.append(r)
+            elif self.async_readers and r.fence_clk is not None and (r.fence_clk == PENDING).any():
+                self.unfenced.append(r)
         self.live = keep
 
     # ------------------------------------------------------------ the race check
@@ -418,34 +523,263 @@ class Machine:
         if ev.tids.size == 0:
             return
         tids = ev.tids.astype(np.int64, copy=False)
+        self.acted[tids] = True
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
                      self.vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
-                     ev.elem_size, task.loops())
+                     ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
+                     collective=ev.collective)
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
-        writes = ev.kind != AccessKind.READ
+        writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
         for old in self.live:
-            if old.kind == AccessKind.READ and not writes:
+            if not writes and old.kind in (AccessKind.READ, AccessKind.ASYNC_READ):
                 continue
             if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
                 continue
             self._check_pair(old, rec)
+            if ev.proxy == Proxy.ASYNC and old.proxy == Proxy.GENERIC and old.fence_clk is not None:
+                self._check_proxy(old, rec)
+        if ev.proxy == Proxy.ASYNC:
+            for old in self.unfenced:
+                if old.hi_max > rec.lo_min and rec.hi_max > old.lo_min:
+                    self._check_proxy(old, rec)
         if writes:
             self._check_self(rec)
-        if ev.kind == AccessKind.ASYNC_WRITE:
+        if ev.proxy == Proxy.GENERIC and writes:
+            rec.fence_clk = np.full(len(tids), PENDING, dtype=np.int64)
+        if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
             rec.group = np.full(len(tids), -1, dtype=np.int64)
-            self.async_live.append(rec)
+            if ev.mbarrier is not None:
+                self._tma_deliver(task, rec, ev, s)
+            else:
+                self.async_live.append(rec)
         self.live.append(rec)
+
+    def _check_proxy(self, old: Record, new: Record) -> None:
+        """Generic writes read through the async proxy need fence.proxy.async: by the writer
+        before the release the reader acquired, or by the reader after acquiring the write."""
+        ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
+        if not ov.any():
+            return
+        rows, cols = np.nonzero(ov)
+        t_new, t_old = new.tids[rows], old.owner[cols]
+        when = old.done[cols] if old.done is not None else old.clk[cols]
+        if (when == PENDING).any():
+            return  # unordered: the race check reports it
+        ordered = (t_new == t_old) | (self.vc[t_new, t_old] >= when)
+        writer_fenced = (old.fence_clk[cols] != PENDING) & (self.vc[t_new, t_old] >= old.fence_clk[cols])
+        reader_fenced = self.fence_vc[t_new, t_old] >= when
+        bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
+        if bad.size == 0:
+            return
+        key = ("proxy", old.span.start, new.span.start)
+        if key in self.seen_pairs:
+            return
+        self.seen_pairs.add(key)
+        k = bad[0]
+        i, j = rows[k], cols[k]
+        self.result.proxy_problems.append(ProxyProblem(
+            old, new, int(old.tids[j]), int(new.tids[i]), int(max(new.lo[i], old.lo[j])),
+            int(min(new.hi[i], old.hi[j]))))
+
+    def _proxy_fence(self, tids: np.ndarray) -> None:
+        self.fence_vc[tids] = self.vc[tids]
+        self.unfenced = [r for r in self.unfenced if (r.fence_clk == PENDING).any()]
+        for r in self.live + self.unfenced:
+            if r.fence_clk is None:
+                continue
+            # covers the thread's generic writes issued before the fence, cp.async still in
+            # flight included (TileLang's InjectFenceProxy model; docs/model.md)
+            sel = np.isin(r.tids, tids) & (r.fence_clk == PENDING)
+            if sel.any():
+                r.fence_clk[sel] = self.vc[r.tids[sel], r.tids[sel]]
+
+    # ------------------------------------------------------------ mbarriers
+    def _mbar_ids(self, bar: np.ndarray, s: POp) -> int | None:
+        ids = np.unique(bar)
+        if ids.size != 1 or not 0 <= int(ids[0]) < self.NB:
+            self._note("mbarrier index differs between threads or is out of range", s.span)
+            return None
+        return int(ids[0])
+
+    def _check_init(self, tids: np.ndarray, b: int, s: POp) -> None:
+        m = self.mbars[b]
+        if m.init is None:
+            self.result.mbar_problems.append(MbarProblem(
+                "uninitialized", m.name, s.span, tids, {}))
+            return
+        t0, c0, span0 = m.init
+        others = tids[tids != t0]
+        if others.size == 0:
+            return
+        knows = self.vc[others, t0]
+        if not (knows >= c0).all():
+            self.result.mbar_problems.append(MbarProblem(
+                "init-unpublished", m.name, s.span, others[knows < c0],
+                {"init_line": span0.line, "init_thread": int(t0)}))
+        elif m.fence_clk is None or not (knows >= m.fence_clk).all():
+            self.result.mbar_problems.append(MbarProblem(
+                "init-unfenced", m.name, s.span, others, {"init_line": span0.line, "init_thread": int(t0)}))
+
+    def _mbarrier(self, task: _Task, ev, s: POp) -> None:
+        if isinstance(ev, MbarFenceInit):
+            for m in self.mbars:
+                if m.init is not None and m.fence_clk is None and np.isin(m.init[0], ev.tids):
+                    m.fence_clk = int(self.vc[m.init[0], m.init[0]])
+            return
+        b = self._mbar_ids(ev.bar, s)
+        if b is None:
+            return
+        m = self.mbars[b]
+        if isinstance(ev, MbarInit):
+            if m.init is not None:
+                self.result.mbar_problems.append(MbarProblem(
+                    "reinit", m.name, s.span, ev.tids, {"first_line": m.init[2].line}))
+            t0 = int(ev.tids[0])
+            m.init, m.count, m.pending, m.fence_clk = (t0, int(self.vc[t0, t0]), s.span), ev.count, ev.count, None
+            return
+        self._check_init(ev.tids, b, s)
+        if isinstance(ev, MbarArrive):
+            self._arrive(task, m, b, ev, s)
+        else:
+            self._wait_parity(task, m, b, ev, s)
+
+    def _arrive(self, task: _Task, m: _Mbar, b: int, ev: MbarArrive, s: POp) -> None:
+        m.tx += ev.tx * len(ev.tids)
+        m.expected += ev.tx * len(ev.tids)
+        if not ev.arrive:
+            if m.count is not None and m.pending == 0 and m.tx == 0:
+                self._complete_phase(m, b)
+            return
+        tids = ev.tids
+        self.acted[tids] = True
+        m.rel_vc = np.maximum(m.rel_vc, self.vc[tids].max(axis=0))
+        self.vc[tids, tids] += 1   # later accesses are not covered by this release
+        n = len(tids)
+        m.arrivals.append((s.span, n))
+        if m.count is None:
+            return
+        while n > 0:
+            if m.pending == 0:
+                self.result.mbar_problems.append(MbarProblem(
+                    "overflow", m.name, s.span, tids,
+                    {"count": m.count, "arrivals": [(sp.line, k) for sp, k in m.arrivals],
+                     "tx": m.tx, "phase": m.phase}))
+                return
+            take = min(n, m.pending)
+            m.pending -= take
+            n -= take
+            if m.pending == 0 and m.tx == 0:
+                completed = self._complete_phase(m, b)
+                if n > 0:
+                    self.result.mbar_problems.append(MbarProblem(
+                        "overflow", m.name, s.span, tids,
+                        {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
+                         "spill": n}))
+
+    def _tma_deliver(self, task: _Task, rec: Record, ev: Access, s: POp) -> None:
+        b = self._mbar_ids(ev.mbarrier, s)
+        if b is None:
+            return
+        m = self.mbars[b]
+        self._check_init(rec.tids, b, s)
+        rec.owner = np.full(len(rec.tids), self.T + b, dtype=np.int64)
+        rec.mbarrier = b
+        nbytes = int((rec.hi - rec.lo).sum())
+        m.tx -= nbytes
+        m.bytes_in += nbytes
+        m.delivered.append(rec)
+        if m.count is not None and m.pending == 0 and m.tx == 0:
+            self._complete_phase(m, b)
+
+    def _complete_phase(self, m: _Mbar, b: int) -> int:
+        phase = m.phase
+        vc = m.rel_vc.copy()
+        vc[self.T + b] = phase + 1
+        m.completed.append(vc)
+        if m.bytes_in != m.expected:
+            self.result.mbar_problems.append(MbarProblem(
+                "tx-mismatch", m.name, m.arrivals[-1][0] if m.arrivals else ir.NO_SPAN, np.array([]),
+                {"phase": phase, "expected": m.expected, "delivered": m.bytes_in}))
+        for r in m.delivered:
+            r.done[:] = phase + 1
+            r.phase = phase
+        m.phase, m.pending, m.tx = phase + 1, m.count, 0
+        m.rel_vc = np.zeros_like(m.rel_vc)
+        m.delivered, m.expected, m.bytes_in, m.arrivals = [], 0, 0, []
+        released = []
+        still = []
+        for task, parity, span in m.waiters:
+            if parity == phase % 2:
+                self._acquire(task.tids, m, phase, span)
+                task.state, task.where = "run", None
+                released.append(task)
+            else:
+                still.append((task, parity, span))
+        m.waiters = still
+        self._merge_released(released)
+        self._retire()
+        return phase
+
+    def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
+        if phase >= 0:
+            self.vc[tids] = np.maximum(self.vc[tids], m.completed[phase])
+        m.observations.append((phase, tids, self.vc[tids, tids].copy(), span))
+
+    def _wait_parity(self, task: _Task, m: _Mbar, b: int, ev: MbarWait, s: POp) -> None:
+        ps = np.unique(ev.parity)
+        if ps.size != 1:
+            self._note("mbarrier wait parity differs between threads of one path", s.span)
+            return
+        p = int(ps[0])
+        # The earliest phase this wait can find the barrier in: phases whose completion the
+        # waiter already knows of. A different answer there means a schedule observes a stale phase.
+        known = 0
+        mine = self.vc[ev.tids]
+        while known < len(m.completed) and (mine[:, : self.T] >= m.completed[known][: self.T]).all():
+            known += 1
+        early = known - 1 if known % 2 != p else known
+        if m.phase % 2 != p:     # the phase with parity p has completed: return at once
+            observed = m.phase - 1
+            self._acquire(ev.tids, m, observed, s.span)
+        else:
+            observed = m.phase
+            task.state, task.where = "mbar", (b, s.span, p)
+            m.waiters.append((task, p, s.span))
+        if early != observed:
+            self.result.mbar_problems.append(MbarProblem(
+                "stale-parity", m.name, s.span, ev.tids,
+                {"parity": p, "phase_observed": observed, "phase_possible": early,
+                 "phases_known_complete": known}))
+
+    def _merge_released(self, released: list) -> None:
+        by_key: dict = {}
+        for t in released:
+            if t.state != "run":
+                continue
+            k = t.key()
+            if k in by_key:
+                self._merge_into(by_key[k], t)
+            else:
+                by_key[k] = t
 
     def _check_pair(self, old: Record, new: Record) -> None:
         ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
         if not ov.any():
             return
         rows, cols = np.nonzero(ov)
-        t_new, t_old = new.tids[rows], old.tids[cols]
+        t_new, t_old = new.tids[rows], old.owner[cols]
         known = self.vc[t_new, t_old]
-        if old.done is not None:
+        if old.collective:
+            # one operation: ordered once ANY of its threads' waits happens-before the access
+            landed = old.done != PENDING
+            seen = (self.vc[np.ix_(t_new, old.owner)] >= old.done[None, :]) | \
+                (t_new[:, None] == old.owner[None, :])
+            ok = (seen & landed[None, :]).any(axis=1)
+            pending = ~landed[cols] & ~ok
+            ordered = ok
+        elif old.done is not None:
             done = old.done[cols]
             pending = done == PENDING
             ordered = ~pending & ((t_new == t_old) | (known >= done))
@@ -465,8 +799,9 @@ class Machine:
         i, j = rows[k], cols[k]
         lo, hi = max(new.lo[i], old.lo[j]), min(new.hi[i], old.hi[j])
         issuer = int(t_old[k])
+        issuer = int(old.tids[cols[k]])
         self.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
-                                      bool(pending[k]), int(self.committed[issuer]),
+                                      bool(pending[k]), int(self.committed["cp.async"][issuer]),
                                       self.last_wait.get(issuer)))
 
     def _check_self(self, rec: Record) -> None:
@@ -492,6 +827,26 @@ class Machine:
     # ------------------------------------------------------------ the end of the kernel
     def _finish(self) -> None:
         res = self.result
+        blocked = [t for t in self.tasks if t.state in ("mbar", "barrier")]
+        for t in blocked:
+            if t.state != "mbar":
+                continue
+            b, span, p = t.where
+            m = self.mbars[b]
+            others = [("mbarrier" if o.state == "mbar" else "barrier", o.where[1], o.tids)
+                      for o in blocked if o is not t]
+            res.stuck.append(StuckWait(m.name, span, t.tids, p, m.phase, m.pending, m.tx, others))
+        for b, m in enumerate(self.mbars):
+            for phase, tids, clocks, span in m.observations:
+                # a waiter that never touches shared memory nor arrives guards nothing: skip it
+                keep = self.acted[tids]
+                tids, clocks = tids[keep], clocks[keep]
+                if tids.size and phase + 1 < len(m.completed):
+                    nxt = m.completed[phase + 1]
+                    if not (nxt[tids] >= clocks).all():
+                        res.mbar_problems.append(MbarProblem(
+                            "aliasing", m.name, span, tids[nxt[tids] < clocks],
+                            {"phase_observed": phase, "next_phase": phase + 1}))
         for r in self.async_live:
             still = r.done == PENDING
             if still.any():

@@ -178,6 +178,45 @@ class Elaborator:
         size = dtype_bytes(str(dtype)) if dtype else view.elem_size
         return self.make_ptr(view, off, size, ext, rw)
 
+    def access_ptr_or_none(self, e) -> AccessPtr | None:
+        try:
+            return self.access_ptr(e)
+        except NotModelled:
+            return None
+
+    def address(self, e):
+        """A pointer expression -> (view, fn(env) -> flat byte address). Understands
+        T.tvm_access_ptr, T.handle_add_byte_offset(p, bytes) and plain buffer data."""
+        if isinstance(e, ir.Call) and e.name == "T.handle_add_byte_offset" and len(e.args) == 2:
+            inner = self.address(e.args[0])
+            if inner is None:
+                return None
+            view, base = inner
+            off = self.compile(e.args[1])
+            return view, lambda env: base(env) + off(env)
+        ptr = self.access_ptr_or_none(e)
+        if ptr is not None:
+            return ptr.view, lambda env: ptr.view.flat_base + ptr.offset(env) * ptr.elem_size
+        view = self.view_of(e)
+        if view is not None:
+            return view, lambda env: view.flat_base
+        return None
+
+    def barrier_ref(self, e):
+        """`mbarrier_1[k % 3]` (or an access_ptr into a shared.barrier buffer) -> fn(env) giving
+        global barrier ids; None when `e` does not name an mbarrier."""
+        if isinstance(e, ir.Subscript) and len(e.indices) == 1 and not isinstance(e.indices[0], ir.Slice):
+            view, idx = self.view_of(e.value), e.indices[0]
+        elif isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
+            view, idx = self.view_of(e.args[1]), e.args[2]
+        else:
+            return None
+        if view is None or not view.is_barrier:
+            return None
+        region, fn = view.region, self.compile(idx)
+        shift = view.byte_offset // 8
+        return lambda env: region.barrier_base + shift + fn(env)
+
     def _mentions_shared(self, e) -> bool:
         return any((v := self.views.get(n)) is not None and (v.is_shared or v.is_barrier)
                    for n in free_names(e))
@@ -234,6 +273,7 @@ class Elaborator:
             if scope in SHARED_SCOPES:
                 self.layout.add(region)
             elif scope in BARRIER_SCOPES:
+                region.barrier_base = sum(r.nbytes // 8 for r in self.barrier_regions)
                 self.barrier_regions.append(region)
             self.views[name] = View(name, str(dtype), region, 0, tuple(shape), scope)
             return True

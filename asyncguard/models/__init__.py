@@ -44,4 +44,4 @@ def constant(value, what: str) -> int:
 
 
 # Import the feature modules so their handlers register.
-from . import pure, memory_ops, cp_async, barriers, extern, hopper  # noqa: E402,F401
+from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, hopper  # noqa: E402,F401

@@ -37,6 +37,7 @@ class Region:
     line: int = 0
     elem_dtype: str = "uint8"
     shape: tuple = ()
+    barrier_base: int = 0   # shared.barrier regions: global id of their first mbarrier
 
 
 @dataclass

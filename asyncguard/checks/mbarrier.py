@@ -1,0 +1,244 @@
+"""Hopper pipelines: mbarrier phases and pairing, TMA, wgmma and the async proxy."""
+from __future__ import annotations
+
+from ..diagnostics import Finding, rule
+from ..engine.machine import RunResult
+from .barriers import _groups
+from .classify import READS, family, is_tma
+from .witness import access, byte_text, where
+
+
+def _doc(what: str, why: str, bad: str, good: str, witness: str) -> str:
+    return (f"## What it does\n{what}\n\n## Why is this bad?\n{why}\n\n## Example\n```python\n{bad}\n```\n\n"
+            f"## Use instead\n```python\n{good}\n```\n\n## Witness\n{witness}")
+
+
+TMA_NOT_ACQUIRED = rule("AG401", "tma-read-before-phase", "race", "error",
+                        "bytes a TMA load delivers are accessed without acquiring the mbarrier phase that completes it", _doc(
+    "Flags an access to shared bytes written by a TMA load (`T.tma_load`) when the accessing thread has not "
+    "waited on the mbarrier phase the load completes on: the consumer's full-barrier wait is missing, or "
+    "uses a parity that returns on another phase.",
+    "A TMA load lands at an unknown time; only a wait that observes the completion of its phase "
+    "(`T.mbarrier_wait_parity(bar, p)` with the right p) guarantees the bytes are there.",
+    "T.tma_load(desc, mbarrier_1[k % 2], ptr_to_stage(k % 2), ...)\n# consumer, no wait on mbarrier_1[k % 2]\n"
+    "T.ptx_wgmma_ss(...)",
+    "T.mbarrier_wait_parity(mbarrier_1[k % 2], k // 2 % 2)\nT.ptx_wgmma_ss(...)",
+    "The TMA load (line, issuing thread, loop values, mbarrier and phase) and the access; the wait that "
+    "would acquire that phase is missing or observes another phase."))
+
+ASYNC_READ_OVERWRITTEN = rule("AG402", "async-read-overwritten", "race", "error",
+                              "shared bytes a wgmma or TMA store is still reading are overwritten", _doc(
+    "Flags a write (plain store, cp.async, TMA load) to bytes that an asynchronous reader may still be "
+    "reading: a wgmma whose batch no `warpgroup_wait` has completed, or a TMA store whose bulk group no "
+    "`tma_store_wait` has completed. Typical causes: the consumer releases its stage (arrive on the empty "
+    "barrier) before `warpgroup_wait`, or a TMA store's source is rewritten before `tma_store_wait`.",
+    "wgmma and TMA stores read shared memory asynchronously until their wait; overwriting the bytes "
+    "earlier corrupts the operand or the stored data.",
+    "T.warpgroup_commit_batch()\nT.ptx_arrive_barrier(empty[k % 3])   # released too early\nT.warpgroup_wait(0)",
+    "T.warpgroup_commit_batch()\nT.warpgroup_wait(0)\nT.ptx_arrive_barrier(empty[k % 3])",
+    "The asynchronous read (line, threads, loop values, bytes) and the overwrite; the wait that should "
+    "have completed the read before the release or the write."))
+
+INIT_UNPUBLISHED = rule("AG403", "mbarrier-init-not-published", "invalid", "error",
+                        "an mbarrier is used before its initialization is ordered before the use", _doc(
+    "Flags an arrive, expect_tx, wait or TMA completion on an mbarrier that was never initialized, was "
+    "initialized twice, or whose `T.ptx_init_barrier_thread_count` does not happen-before the use "
+    "(no block barrier between the init and another thread's use).",
+    "The barrier's state is undefined until the init is visible: arrivals may be lost and waits may "
+    "return at once or never.",
+    "if T.tl_shuffle_elect(0):\n    T.ptx_init_barrier_thread_count(mbarrier_1[0], 128)\nT.ptx_arrive_barrier(mbarrier_1[0])",
+    "if T.tl_shuffle_elect(0):\n    T.ptx_init_barrier_thread_count(mbarrier_1[0], 128)\n"
+    "T.ptx_fence_barrier_init()\nT.tvm_storage_sync(\"shared\")\nT.ptx_arrive_barrier(mbarrier_1[0])",
+    "The init (line, thread) and the first use that is not ordered after it."))
+
+INIT_UNFENCED = rule("AG404", "mbarrier-init-not-fenced", "invalid", "error",
+                     "an mbarrier init is published by a barrier but without fence.mbarrier_init", _doc(
+    "Flags an mbarrier used by other threads when the initializing thread did not execute "
+    "`T.ptx_fence_barrier_init()` (fence.mbarrier_init.release.cluster) between the init and the barrier "
+    "that publishes it.",
+    "TileLang and CUTLASS publish inits with the fence and a block barrier; the fence is what makes the "
+    "init visible to the async proxy (TMA completions) and to other CTAs of a cluster. Without it the "
+    "barrier may be observed uninitialized.",
+    "T.ptx_init_barrier_thread_count(mbarrier_1[0], 1)\nT.tvm_storage_sync(\"shared\")",
+    "T.ptx_init_barrier_thread_count(mbarrier_1[0], 1)\nT.ptx_fence_barrier_init()\nT.tvm_storage_sync(\"shared\")",
+    "The init (line, thread) and the use that relies on it."))
+
+MISSING_PROXY_FENCE = rule("AG405", "missing-proxy-fence", "race", "error",
+                           "generic-proxy shared writes read by a TMA store or wgmma without fence.proxy.async", _doc(
+    "Flags shared bytes written through the generic proxy (stores, stmatrix, cp.async) and then read "
+    "through the async proxy (TMA store, wgmma) with no `T.fence_proxy_async()` between: neither the "
+    "writer fenced before the release the reader acquired, nor the reader fenced after acquiring.",
+    "The async proxy does not see generic-proxy writes in program or barrier order; without the proxy "
+    "fence the TMA store or wgmma may read stale bytes.",
+    "C_shared[i] = x\nT.tvm_storage_sync(\"shared\")\nT.tma_store(desc, ptr_to(C_shared), ...)",
+    "C_shared[i] = x\nT.fence_proxy_async()\nT.tvm_storage_sync(\"shared\")\nT.tma_store(desc, ptr_to(C_shared), ...)",
+    "The generic write (line, thread) and the async-proxy read (line, thread, bytes)."))
+
+ARRIVAL_COUNT = rule("AG406", "mbarrier-arrival-count", "hang", "error",
+                     "the arrivals in a phase do not match the mbarrier's init count", _doc(
+    "Flags an mbarrier phase that receives more arrivals than its init count from one statement "
+    "(the surplus completes the next phase early), or arrivals beyond a phase that is only waiting "
+    "for transaction bytes.",
+    "A phase completes when `count` arrivals and all expected bytes are in. Extra arrivals complete the "
+    "next phase before its real partners arrive (a race); too few leave it incomplete (a hang, reported "
+    "with its cycle by AG408).",
+    "T.ptx_init_barrier_thread_count(mbarrier_1[1], 64)\n# 128 consumer threads arrive on mbarrier_1[1]",
+    "T.ptx_init_barrier_thread_count(mbarrier_1[1], 128)",
+    "The barrier, its count, the arrivals of the phase (lines and thread counts) and the spill."))
+
+TX_MISMATCH = rule("AG407", "expect-tx-mismatch", "hang", "error",
+                   "expect_tx bytes differ from the bytes TMA delivers in the phase", _doc(
+    "Flags an mbarrier phase whose transaction count does not balance: the bytes announced with "
+    "`mbarrier_expect_tx` / `ptx_arrive_barrier_expect_tx` differ from the bytes the TMA loads naming "
+    "the barrier deliver. compute-sanitizer reports nothing for this bug.",
+    "Too many expected bytes: the phase never completes (hang). Too few: it completes before every load "
+    "landed (consumers read missing bytes), and the late bytes corrupt the next phase's count.",
+    "T.mbarrier_expect_tx(mbarrier_1[0], 8192)      # two 8192-byte loads follow\n"
+    "T.tma_load(desc, mbarrier_1[0], ptr0, ...)\nT.tma_load(desc, mbarrier_1[0], ptr1, ...)",
+    "T.mbarrier_expect_tx(mbarrier_1[0], 16384)",
+    "The barrier, the phase, bytes expected and bytes delivered."))
+
+DEADLOCK = rule("AG408", "mbarrier-deadlock", "hang", "error",
+                "an mbarrier wait that no schedule lets return", _doc(
+    "Flags a `T.mbarrier_wait_parity` that never returns: its phase is missing arrivals or bytes that "
+    "nobody left will provide. The witness lists every other blocked wait: the cycle.",
+    "The kernel hangs on the GPU.",
+    "# producer waits on empty[s], consumer never arrives on empty[s]",
+    "# consumer: T.ptx_arrive_barrier(empty[s]) after it is done with stage s",
+    "The blocked wait (line, threads, barrier, phase, parity, pending arrivals and bytes) and the other "
+    "blocked waits."))
+
+STALE_PARITY = rule("AG409", "mbarrier-stale-parity", "race", "error",
+                    "a wait whose parity lets it return on a stale (already completed) phase", _doc(
+    "Flags a `T.mbarrier_wait_parity(bar, p)` that, in some schedule the synchronization allows, "
+    "returns at once because the phase with parity p that completed is an older one than the phase the "
+    "waiter needs: a flipped parity, or a wait on a fresh barrier with parity 1.",
+    "The wait passes before the data it guards has landed: the consumer reads stale shared memory.",
+    "T.mbarrier_wait_parity(full[k % 2], T.bitwise_xor(k // 2 % 2, 1))",
+    "T.mbarrier_wait_parity(full[k % 2], k // 2 % 2)",
+    "The wait (line, threads, loop values), the phase it observed in the analysed schedule and the "
+    "earlier phase it can observe in another."))
+
+ALIASING = rule("AG410", "mbarrier-parity-aliasing", "race", "error",
+                "a waiter can fall two phases behind, so its parity names the wrong phase", _doc(
+    "Flags a wait after which the barrier's next phase can complete without depending on the waiter: "
+    "the barrier may run two phases ahead and the 1-bit parity no longer identifies the phase.",
+    "The waiter observes a later phase than the one it needs (stale data, or a hang).",
+    "# producer never waits on the empty barrier: it refills stage s twice before the consumer looks",
+    "T.mbarrier_wait_parity(empty[s], parity)   # before refilling stage s",
+    "The wait (line, threads), the phase it observed and the next phase that can complete without it."))
+
+ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
+                             "a wgmma or TMA store still reading shared memory when the kernel ends", _doc(
+    "Flags wgmma batches or TMA stores that no `warpgroup_wait` / `tma_store_wait` completes before the "
+    "issuing threads exit.",
+    "The block's shared memory is released at exit; an asynchronous reader may read memory that already "
+    "belongs to the next block.",
+    "T.tma_store(desc, ptr, ...)\nT.tma_store_arrive()\n# exit",
+    "T.tma_store(desc, ptr, ...)\nT.tma_store_arrive()\nT.tma_store_wait(0)",
+    "The operation (line, threads, loop values)."))
+
+
+def _race_findings(result: RunResult, path: str) -> list[Finding]:
+    out = []
+    for race in result.races:
+        code = family(race)
+        if code not in ("AG401", "AG402"):
+            continue
+        a, b = race.first, race.second
+        wit = {"first": access(a, race.t_first, race.lo, race.hi),
+               "second": access(b, race.t_second, race.lo, race.hi)}
+        what = byte_text(b.buffer, race.lo, race.hi, b.region_base, max(b.elem_size, 1))
+        verb = "reads" if b.kind in READS else "writes"
+        if code == "AG401":
+            phase = f"phase {a.phase}" if a.phase >= 0 else "its phase (not yet complete)"
+            wit["missing"] = (f"a wait by thread {race.t_second} that acquires {phase} of the mbarrier "
+                              f"the TMA load at line {a.span.line} completes on")
+            msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
+                   f"{where(a)}, without acquiring the mbarrier phase that completes the load")
+            out.append(Finding(TMA_NOT_ACQUIRED, b.span.line, b.span.col, msg, wit, path))
+        else:
+            kind = "wgmma" if a.group_kind == "wgmma" else "TMA store"
+            waitname = "warpgroup_wait" if kind == "wgmma" else "tma_store_wait"
+            wit["missing"] = (f"a {waitname} completing the {kind} at {where(a)} before its bytes are "
+                              f"released or overwritten")
+            msg = (f"{'TMA load' if is_tma(b) else 'thread ' + str(race.t_second)} {verb} {what} at "
+                   f"{where(b)} while the {kind} at {where(a)} may still be reading it "
+                   f"(no {waitname} completed it before the release)")
+            out.append(Finding(ASYNC_READ_OVERWRITTEN, b.span.line, b.span.col, msg, wit, path))
+    return out
+
+
+def check(result: RunResult, path: str) -> list[Finding]:
+    out = _race_findings(result, path)
+    for p in result.proxy_problems:
+        w, r = p.write, p.read
+        wit = {"first": access(w, p.t_write, p.lo, p.hi), "second": access(r, p.t_read, p.lo, p.hi),
+               "missing": (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line} (before "
+                           f"the barrier), or by thread {p.t_read} before line {r.span.line}")}
+        what = byte_text(r.buffer, p.lo, p.hi, r.region_base, max(r.elem_size, 1))
+        msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; thread {p.t_write} wrote "
+               f"them at {where(w)} through the generic proxy and no fence.proxy.async orders the two")
+        out.append(Finding(MISSING_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
+    seen = set()
+    for p in result.mbar_problems:
+        key = (p.kind, p.span.line, p.barrier.split("[")[0])
+        if key in seen:
+            continue
+        seen.add(key)
+        wit = {"barrier": p.barrier, "threads": _groups(p.tids), **p.detail}
+        line, col = p.span.line or 1, p.span.col or 1
+        if p.kind in ("uninitialized", "init-unpublished", "reinit"):
+            text = {"uninitialized": f"{p.barrier} is used at line {line} but never initialized",
+                    "reinit": f"{p.barrier} is initialized again at line {line} (first at line "
+                              f"{p.detail.get('first_line')})",
+                    "init-unpublished": f"threads {_groups(p.tids)} use {p.barrier} at line {line} before its "
+                                        f"init at line {p.detail.get('init_line')} (thread "
+                                        f"{p.detail.get('init_thread')}) is ordered before the use"}[p.kind]
+            out.append(Finding(INIT_UNPUBLISHED, line, col, text, wit, path))
+        elif p.kind == "init-unfenced":
+            msg = (f"{p.barrier} initialized at line {p.detail['init_line']} is used at line {line} by "
+                   f"other threads, but no T.ptx_fence_barrier_init() follows the init")
+            out.append(Finding(INIT_UNFENCED, line, col, msg, wit, path))
+        elif p.kind == "overflow":
+            msg = (f"arrivals at line {line} on {p.barrier} exceed its init count {p.detail['count']}: "
+                   f"the phase completes and the surplus counts toward the next one")
+            out.append(Finding(ARRIVAL_COUNT, line, col, msg, wit, path))
+        elif p.kind == "tx-mismatch":
+            msg = (f"phase {p.detail['phase']} of {p.barrier} completed with {p.detail['delivered']} bytes "
+                   f"delivered by TMA but {p.detail['expected']} announced by expect_tx")
+            out.append(Finding(TX_MISMATCH, line, col, msg, wit, path))
+        elif p.kind == "stale-parity":
+            msg = (f"the wait on {p.barrier} with parity {p.detail['parity']} at line {line} can return on "
+                   f"phase {p.detail['phase_possible']} (stale) instead of phase {p.detail['phase_observed']}: "
+                   f"only {p.detail['phases_known_complete']} phase(s) are known complete when it starts")
+            out.append(Finding(STALE_PARITY, line, col, msg, wit, path))
+        elif p.kind == "aliasing":
+            msg = (f"after the wait on {p.barrier} at line {line} (phase {p.detail['phase_observed']}), "
+                   f"phase {p.detail['next_phase']} can complete without this waiter: it may fall two "
+                   "phases behind and its parity then names the wrong phase")
+            out.append(Finding(ALIASING, line, col, msg, wit, path))
+    for st in result.stuck:
+        wit = {"barrier": st.barrier, "threads": _groups(st.tids), "parity": st.parity, "phase": st.phase,
+               "pending_arrivals": st.pending_arrivals, "tx_bytes_outstanding": st.tx,
+               "cycle": [{"wait": w, "line": sp.line if sp else None, "threads": _groups(t)}
+                         for w, sp, t in st.others]}
+        if st.pending_arrivals == 0 and st.tx != 0:
+            msg = (f"the wait on {st.barrier} at line {st.span.line} never returns: phase {st.phase} has all "
+                   f"its arrivals but waits for {st.tx} more transaction bytes that no TMA delivers")
+            out.append(Finding(TX_MISMATCH, st.span.line, st.span.col, msg, wit, path))
+        else:
+            cyc = "; ".join(f"{c['wait']} wait at line {c['line']} (threads {c['threads']})" for c in wit["cycle"])
+            msg = (f"threads {_groups(st.tids)} wait forever on {st.barrier} at line {st.span.line} (phase "
+                   f"{st.phase}, parity {st.parity}, {st.pending_arrivals} arrival(s) and {st.tx} byte(s) "
+                   f"missing)" + (f"; also blocked: {cyc}" if cyc else ""))
+            out.append(Finding(DEADLOCK, st.span.line, st.span.col, msg, wit, path))
+    for p in result.pending:
+        r = p.record
+        if r.group_kind == "cp.async":
+            continue
+        wit = {"operation": access(r, int(p.tids[0]), int(r.lo[0]), int(r.hi[0])),
+               "threads": _groups(p.tids)}
+        msg = f"{len(p.tids)} thread(s) exit with the {r.via} at {where(r)} still reading shared memory"
+        out.append(Finding(ASYNC_PENDING_AT_EXIT, r.span.line, r.span.col, msg, wit, path))
+    return out

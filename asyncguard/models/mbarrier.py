@@ -1,0 +1,76 @@
+"""mbarrier objects (sm_80+, transaction counts sm_90+). PTX ISA "mbarrier".
+
+A barrier is a word in a `shared.barrier` buffer, named in TIR as `mbarrier_1[k % 3]`.
+`init(count)` sets the arrivals each phase needs; `arrive` takes one arrival per executing
+thread and releases its prior accesses; `expect_tx(b)` raises the phase's transaction count;
+a TMA load naming the barrier lowers it by the bytes it delivers. A phase completes when its
+pending arrivals and its tx-count are both 0. `try_wait.parity(p)` returns once the phase with
+parity p has completed, i.e. while the current phase's parity is !p (engine/machine.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..events import MbarArrive, MbarFenceInit, MbarInit, MbarWait
+from . import NotModelled, constant, op, per_thread
+
+
+def _bar(ctx, call, index=0):
+    if len(call.args) <= index:
+        raise NotModelled(f"{call.name}: no barrier argument")
+    ref = ctx.barrier_ref(call.args[index])
+    if ref is None:
+        raise NotModelled(f"{call.name}: barrier is not an element of a shared.barrier buffer")
+    return ref
+
+
+@op("T.ptx_init_barrier_thread_count")
+def init(ctx, call):
+    bar = _bar(ctx, call)
+    count_fn = ctx.compile(call.args[1])
+
+    def run(env, tids):
+        return [MbarInit(tids, per_thread(bar(env), tids), constant(count_fn(env), "mbarrier count"))]
+    return run
+
+
+@op("T.ptx_fence_barrier_init")
+def fence_init(ctx, call):
+    return lambda env, tids: [MbarFenceInit(tids)]
+
+
+@op("T.mbarrier_expect_tx")
+def expect_tx(ctx, call):
+    bar, n_fn = _bar(ctx, call), ctx.compile(call.args[1])
+    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids),
+                                         constant(n_fn(env), "expect_tx bytes"), arrive=False)]
+
+
+@op("T.ptx_arrive_barrier")
+def arrive(ctx, call):
+    if len(call.args) != 1:
+        raise NotModelled("T.ptx_arrive_barrier with a cluster / predicate argument")
+    bar = _bar(ctx, call)
+    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids))]
+
+
+@op("T.ptx_arrive_barrier_expect_tx")
+def arrive_expect_tx(ctx, call):
+    if len(call.args) != 2:
+        raise NotModelled("T.ptx_arrive_barrier_expect_tx with a cluster / predicate argument")
+    bar, n_fn = _bar(ctx, call), ctx.compile(call.args[1])
+    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids),
+                                         constant(n_fn(env), "expect_tx bytes"))]
+
+
+@op("T.mbarrier_wait_parity")
+def wait_parity(ctx, call):
+    bar, p_fn = _bar(ctx, call), ctx.compile(call.args[1])
+
+    def run(env, tids):
+        return [MbarWait(tids, per_thread(bar(env), tids), per_thread(p_fn(env), tids) & 1)]
+    return run
+
+
+def barrier_ids(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64)

@@ -1,0 +1,65 @@
+"""TMA (cp.async.bulk.tensor) and bulk copies, sm_90+. Issued by the executing thread(s).
+
+Loads write a box of shared bytes through the async proxy and complete on an mbarrier (the
+bytes count against its tx-count). The destination is a `T.tvm_access_ptr` whose extent is
+the element count (TileLang TIR), so bytes = extent * sizeof(dtype). Stores READ shared memory
+asynchronously until `tma_store_wait` (cp.async.bulk.wait_group.read) covers their bulk group,
+committed by `tma_store_arrive` (cp.async.bulk.commit_group).
+"""
+from __future__ import annotations
+
+from ..events import Access, AccessKind, CommitGroup, Proxy, WaitGroup
+from . import NotModelled, constant, op, per_thread
+
+
+def _box(ctx, call, ptr_arg):
+    ptr = ctx.access_ptr(call.args[ptr_arg]) if len(call.args) > ptr_arg else None
+    if ptr is None or not ptr.view.is_shared:
+        raise NotModelled(f"{call.name}: shared destination is not a T.tvm_access_ptr")
+    return ptr
+
+
+@op("T.tma_load", "T.tma_load_multicast", "T.tma_load_im2col")
+def tma_load(ctx, call):
+    if len(call.args) >= 4 and ctx.access_ptr_or_none(call.args[0]) is not None:
+        # 1-D bulk form: (smem_ptr, gmem_ptr, mbar, bytes[, policy])
+        ptr, bar, n_fn, unit = _box(ctx, call, 0), ctx.barrier_ref(call.args[2]), ctx.compile(call.args[3]), 1
+    else:
+        ptr, bar = _box(ctx, call, 2), ctx.barrier_ref(call.args[1])
+        n_fn, unit = ptr.extent, ptr.elem_size
+    if bar is None:
+        raise NotModelled(f"{call.name}: completion barrier is not a shared.barrier element")
+    name = call.name.removeprefix("T.")
+
+    def run(env, tids):
+        nbytes = constant(n_fn(env), "TMA box size") * unit
+        lo = ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size
+        return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
+                       ptr.elem_size, name, group_kind="mbarrier", mbarrier=per_thread(bar(env), tids),
+                       proxy=Proxy.ASYNC)]
+    return run
+
+
+@op("T.tma_store")
+def tma_store(ctx, call):
+    ptr = _box(ctx, call, 1)
+    first_is_ptr = ctx.access_ptr_or_none(call.args[0]) is not None
+    n_fn, unit = (ctx.compile(call.args[2]), 1) if first_is_ptr else (ptr.extent, ptr.elem_size)
+
+    def run(env, tids):
+        nbytes = constant(n_fn(env), "TMA store size") * unit
+        lo = ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size
+        return [Access(AccessKind.ASYNC_READ, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
+                       ptr.elem_size, "tma_store", group_kind="bulk", proxy=Proxy.ASYNC)]
+    return run
+
+
+@op("T.tma_store_arrive")
+def tma_store_arrive(ctx, call):
+    return lambda env, tids: [CommitGroup(tids, "bulk")]
+
+
+@op("T.tma_store_wait")
+def tma_store_wait(ctx, call):
+    n_fn = ctx.compile(call.args[0]) if call.args else (lambda env: 0)
+    return lambda env, tids: [WaitGroup(tids, constant(n_fn(env), "tma_store_wait count"), "bulk")]

@@ -1,0 +1,98 @@
+"""wgmma (sm_90): warpgroup matrix multiply reading shared memory asynchronously.
+
+Operands in shared memory are named by 64-bit descriptors: `initialize_wgmma_descriptor(desc,
+ptr, ...)` stores the start address, `increase_descriptor_offset(desc, bytes)` advances it,
+and `ptx_wgmma_ss/_rs(..., desc.data, offset, ...)` adds `offset` 16-byte units. Each wgmma
+reads its operands until a `warpgroup_wait(n)` completes its batch (committed by
+`warpgroup_commit_batch`). Footprint: a contiguous run of the operand's size (rows * 32
+bytes: k16 fp16, k8 tf32, k32 fp8) from its start address. With swizzled layouts the bytes
+really read are spread over the same stage tile, so this stays inside the stage the
+descriptor names (docs/model.md states the approximation).
+"""
+from __future__ import annotations
+
+import re
+
+from ..events import Access, AccessKind, CommitGroup, Proxy, SetDescriptor, WaitGroup
+from . import NotModelled, constant, op, per_thread
+
+_SHAPE = re.compile(r"m(\d+)n(\d+)k(\d+)")
+K_BYTES = 32  # bytes of one operand row along K for every wgmma dtype (16 x 2, 8 x 4, 32 x 1)
+
+
+def desc_key(ctx, expr) -> str:
+    view = ctx.view_of(expr)
+    if view is None or view.region is None:
+        raise NotModelled("wgmma descriptor is not a known buffer")
+    return f"__wgmma_desc__{view.region.name}"
+
+
+@op("T.initialize_wgmma_descriptor")
+def init_desc(ctx, call):
+    key = desc_key(ctx, call.args[0].value if hasattr(call.args[0], "value") else call.args[0])
+    addr = ctx.address(call.args[1])
+    if addr is None or not addr[0].is_shared:
+        raise NotModelled("wgmma descriptor over a pointer that is not shared memory")
+    start = addr[1]
+
+    def run(env, tids):
+        return [SetDescriptor(tids, key, per_thread(start(env), tids))]
+    return run
+
+
+@op("T.increase_descriptor_offset")
+def increase(ctx, call):
+    key = desc_key(ctx, call.args[0].value if hasattr(call.args[0], "value") else call.args[0])
+    off_fn = ctx.compile(call.args[1])
+    return lambda env, tids: [SetDescriptor(tids, key, per_thread(off_fn(env), tids), add=True)]
+
+
+def _wgmma(ctx, call, operands):
+    shape = ctx.literal(call.args[0])
+    m = _SHAPE.fullmatch(str(shape))
+    if not m:
+        raise NotModelled(f"wgmma shape {shape!r}")
+    rows = {"a": int(m.group(1)), "b": int(m.group(2))}
+    parts = [(name, desc_key(ctx, call.args[d]), ctx.compile(call.args[d + 1])) for name, d in operands]
+
+    def run(env, tids):
+        out = []
+        for name, key, off_fn in parts:
+            if key not in env:
+                raise NotModelled("wgmma descriptor used before initialize_wgmma_descriptor")
+            start = per_thread(env[key], tids) + per_thread(off_fn(env), tids) * 16
+            out.append(Access(AccessKind.ASYNC_READ, tids, start, start + rows[name] * K_BYTES,
+                              f"wgmma {name.upper()} operand", 0, 1, call.name.removeprefix("T."),
+                              group_kind="wgmma", proxy=Proxy.ASYNC, collective=True))
+        return out
+    return run
+
+
+@op("T.ptx_wgmma_ss")
+def wgmma_ss(ctx, call):
+    if len(call.args) != 15:
+        raise NotModelled(f"T.ptx_wgmma_ss with {len(call.args)} arguments")
+    return _wgmma(ctx, call, [("a", 6), ("b", 8)])
+
+
+@op("T.ptx_wgmma_rs")
+def wgmma_rs(ctx, call):
+    if len(call.args) != 14:
+        raise NotModelled(f"T.ptx_wgmma_rs with {len(call.args)} arguments")
+    return _wgmma(ctx, call, [("b", 7)])
+
+
+@op("T.warpgroup_arrive")
+def warpgroup_arrive(ctx, call):
+    return None  # wgmma.fence: orders register operands; no shared-memory effect of its own
+
+
+@op("T.warpgroup_commit_batch")
+def commit_batch(ctx, call):
+    return lambda env, tids: [CommitGroup(tids, "wgmma")]
+
+
+@op("T.warpgroup_wait", "T.wait_wgmma")
+def warpgroup_wait(ctx, call):
+    n_fn = ctx.compile(call.args[0])
+    return lambda env, tids: [WaitGroup(tids, constant(n_fn(env), "warpgroup_wait count"), "wgmma")]
