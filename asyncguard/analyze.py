@@ -7,6 +7,7 @@ from . import checks
 from .diagnostics import Finding, verdict
 from .engine.machine import Machine
 from .engine.program import elaborate
+from .checks.resources import KernelContext
 from .parse import parse
 
 
@@ -23,6 +24,7 @@ class KernelReport:
     threads: int = 0
     steps: int = 0
     blocks: list = field(default_factory=lambda: [{}])   # block indices checked
+    resources: dict = field(default_factory=dict)   # shared-memory budget (checks/resources.py)
 
 
 @dataclass
@@ -39,13 +41,15 @@ class FileReport:
         return verdict(self.findings)
 
 
-def check_text(text: str, path: str = "<string>", limits: Limits | None = None) -> FileReport:
+def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
+               arch: str | None = None) -> FileReport:
     """Check every prim_func in a TVMScript text. Raises parse.InputError for bad input."""
     limits = limits or Limits()
     module = parse(text, path)
     report = FileReport(path)
     for func in module.functions:
         program = elaborate(func)
+        kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
         blocks = program.launch.sample_blocks() if program.block_dependent else [{}]
         findings, seen, steps = [], set(), 0
         for block in blocks:
@@ -53,9 +57,10 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None) 
                               block=block)
             for reason, span in program.notes:
                 machine._note(reason, span)
+            kernel.observe(machine)
             result = machine.run()
             steps += result.steps
-            for f in checks.run_all(result, path):
+            for f in checks.run_all(result, path, kernel=kernel):
                 key = (f.rule.code, f.line, f.col)
                 if key not in seen:
                     seen.add(key)
@@ -64,5 +69,5 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None) 
                     findings.append(f)
         findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
         report.kernels.append(KernelReport(func.name, findings, program.launch.num_threads, steps,
-                                           blocks))
+                                           blocks, kernel.row()))
     return report

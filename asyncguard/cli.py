@@ -72,6 +72,9 @@ def cmd_check(args) -> int:
             print(str(e), file=sys.stderr)
         if reports:
             print(render_text(reports, sources, use_colour(sys.stdout, args.color)))
+    if getattr(args, "resources", False) and args.format == "text":
+        from .checks.resources import render_table
+        print(render_table([dict(k.resources, path=r.path) for r in reports for k in r.kernels]))
     if args.witness_svg:
         from .report.witness_svg import write_witness_pictures
         for written in write_witness_pictures(reports, sources, args.witness_svg):
@@ -117,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bar on stderr (shown on a terminal for more than 8 files)")
     c.add_argument("--witness-svg", metavar="FILE",
                    help="draw each finding's witness: FILE.svg (then FILE-2.svg, ...) or one FILE.html")
+    c.add_argument("--arch", metavar="SM",
+                   help="target architecture for the resource checks (sm_75 ... sm_100a); "
+                        "overrides the TIR's target attr")
+    c.add_argument("--resources", action="store_true",
+                   help="print each kernel's shared-memory budget and occupancy table")
     c.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
     c.set_defaults(fn=cmd_check)

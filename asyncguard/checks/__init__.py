@@ -1,12 +1,15 @@
 """One module per bug family. Each turns the machine's results into findings; none prints."""
 from . import barriers, cp_async, shared_race, unsupported
+from . import resources
 
 FAMILIES = (unsupported, cp_async, shared_race, barriers)
 
 
-def run_all(result, path: str) -> list:
+def run_all(result, path: str, kernel=None) -> list:
     out = []
     for family in FAMILIES:
         out.extend(family.check(result, path))
+    if kernel is not None:   # resources.KernelContext: program, syntax tree, source, --arch
+        out.extend(resources.check(result, path, kernel))
     out.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return out

@@ -1,0 +1,171 @@
+"""Per-architecture launch and shared-memory facts, one frozen record per compute capability.
+
+Sources (cited per field below):
+  [PG-T30]  CUDA C++ Programming Guide, sec. 5.1.3 "Compute Capabilities", Table 30 "Device and
+            SM Information per Compute Capability".
+  [PG-T31]  same section, Table 31 "Memory Information per Compute Capability" ("KB and K ...
+            correspond to 1024 bytes and 1024"); footnote [3]: "Kernels relying on shared memory
+            allocations over 48 KB per block must use dynamic shared memory and require an
+            explicit opt-in".
+  [PG-T32]  same section, Table 32: the shared-memory carveout sizes an SM supports.
+  [PG-1KB]  the per-capability sections of the older Programming Guide (sec. 20.7.3 for CC 8.x,
+            20.8 for 9.0, and the 12.0 section): "The 1 KB of shared memory not made available to
+            a thread block is reserved for system use."  The runtime reports it as
+            cudaDevAttrReservedSharedMemoryPerBlock (introduced in CUDA 11 for CC 8.0).
+  [OCC]     CUDA Occupancy Calculator (Nsight Compute's occupancy calculator, formerly the
+            spreadsheet): "Shared Memory Allocation Unit Size" 256 B for CC 7.x, 128 B for CC 8.x
+            and 9.0.
+  [H200]    measured on an H200 (CC 9.0), CUDA 13.0, driver 580, bench/resources/*.cu:
+            sharedMemPerMultiprocessor 233472, sharedMemPerBlockOptin 232448,
+            reservedSharedMemPerBlock 1024, maxThreadsPerMultiProcessor 2048,
+            maxBlocksPerMultiProcessor 32, regsPerBlock = regsPerMultiprocessor = 65536; a kernel
+            that never raised cudaFuncAttributeMaxDynamicSharedMemorySize launches with 49152 B
+            of dynamic shared memory and fails ("invalid argument") with 49153; static > 48 KiB is
+            rejected by ptxas for sm_75/86/89/90/100 ("uses too much shared data (0xc010 bytes,
+            0xc000 max)") and accepted for the architecture-specific targets sm_90a and sm_100a.
+  Cross-checked against /work/notes/semantics-check.md item 10.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KIB = 1024
+STATIC_CAP = 48 * KIB        # [PG-T31] footnote [3]; default max dynamic size without opt-in [H200]
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str                      # "sm_80"
+    cc: tuple                      # (8, 0)
+    smem_per_sm: int               # bytes: maximum shared memory per SM (largest carveout)
+    smem_per_block_optin: int      # bytes: maximum shared memory per block with opt-in
+    reserved_per_block: int        # bytes the system reserves per resident block
+    carveouts_kib: tuple           # supported shared-memory capacities per SM, KiB
+    max_threads_per_block: int
+    max_threads_per_sm: int
+    max_blocks_per_sm: int
+    regs_per_sm: int
+    regs_per_block: int
+    regs_per_thread: int
+    smem_alloc_unit: int           # allocation granularity of shared memory per block
+    static_cap: int = STATIC_CAP   # ptxas limit on static __shared__ per block
+    arch_specific: bool = False    # sm_90a / sm_100a: ptxas accepts static shared above 48 KiB
+
+    @property
+    def static_cap_applies(self) -> bool:
+        return not self.arch_specific
+
+    def carveout_bytes(self, percent: int) -> int:
+        """cudaFuncAttributePreferredSharedMemoryCarveout (percent of the maximum) -> the capacity
+        the driver picks: the smallest supported size at least that large (measured on H200:
+        50% of 228 KiB -> 132 KiB, 25% -> 64 KiB)."""
+        want = self.smem_per_sm * max(0, min(100, percent)) / 100
+        for kib in sorted(self.carveouts_kib):
+            if kib * KIB >= want:
+                return kib * KIB
+        return self.smem_per_sm
+
+
+# ---------------------------------------------------------------- the table
+# Every figure: [PG-T30] (threads, blocks, registers), [PG-T31] (shared per SM / per block),
+# [PG-T32] (carveouts), [PG-1KB] (reserve), [OCC] (allocation unit), unless noted.
+SM75 = Arch(
+    "sm_75", (7, 5),
+    smem_per_sm=64 * KIB,            # [PG-T31] 7.5: 64 KB per SM
+    smem_per_block_optin=64 * KIB,   # [PG-T31] 7.5: 64 KB per block (opt-in)
+    reserved_per_block=0,            # [PG-1KB] documents the 1 KB reserve for CC 8.x+ only; Turing
+                                     # devices report reservedSharedMemPerBlock = 0 (not measured here)
+    carveouts_kib=(32, 64),          # [PG-T32] 7.5: 32 or 64 KB
+    max_threads_per_block=1024,      # [PG-T30]
+    max_threads_per_sm=1024,         # [PG-T30] 7.5: 1024 resident threads per SM
+    max_blocks_per_sm=16,            # [PG-T30] 7.5: 16 resident blocks per SM
+    regs_per_sm=64 * KIB,            # [PG-T30] 64 K 32-bit registers per SM
+    regs_per_block=64 * KIB,         # [PG-T30] 64 K per block
+    regs_per_thread=255,             # [PG-T30]
+    smem_alloc_unit=256,             # [OCC] CC 7.x
+)
+SM80 = Arch(
+    "sm_80", (8, 0),
+    smem_per_sm=164 * KIB,           # [PG-T31] 8.0: 164 KB per SM
+    smem_per_block_optin=163 * KIB,  # [PG-T31] 8.0: 163 KB = 166912 B per block (opt-in)
+    reserved_per_block=KIB,          # [PG-1KB]
+    carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164),   # [PG-T32] 8.0
+    max_threads_per_block=1024,      # [PG-T30]
+    max_threads_per_sm=2048,         # [PG-T30] 8.0
+    max_blocks_per_sm=32,            # [PG-T30] 8.0
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]
+    smem_alloc_unit=128,             # [OCC] CC 8.x
+)
+SM86 = Arch(
+    "sm_86", (8, 6),
+    smem_per_sm=100 * KIB,           # [PG-T31] 8.6: 100 KB per SM
+    smem_per_block_optin=99 * KIB,   # [PG-T31] 8.6: 99 KB = 101376 B per block (opt-in)
+    reserved_per_block=KIB,          # [PG-1KB]
+    carveouts_kib=(0, 8, 16, 32, 64, 100),             # [PG-T32] 8.6
+    max_threads_per_block=1024,      # [PG-T30]
+    max_threads_per_sm=1536,         # [PG-T30] 8.6
+    max_blocks_per_sm=16,            # [PG-T30] 8.6
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]
+    smem_alloc_unit=128,             # [OCC] CC 8.x
+)
+SM89 = Arch(
+    "sm_89", (8, 9),
+    smem_per_sm=100 * KIB,           # [PG-T31] 8.9: 100 KB per SM
+    smem_per_block_optin=99 * KIB,   # [PG-T31] 8.9: 99 KB = 101376 B per block (opt-in)
+    reserved_per_block=KIB,          # [PG-1KB]
+    carveouts_kib=(0, 8, 16, 32, 64, 100),             # [PG-T32] 8.9
+    max_threads_per_block=1024,      # [PG-T30]
+    max_threads_per_sm=1536,         # [PG-T30] 8.9
+    max_blocks_per_sm=24,            # [PG-T30] 8.9
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]
+    smem_alloc_unit=128,             # [OCC] CC 8.x
+)
+SM90 = Arch(
+    "sm_90", (9, 0),
+    smem_per_sm=228 * KIB,           # [PG-T31] 9.0: 228 KB = 233472 B per SM; [H200] 233472
+    smem_per_block_optin=227 * KIB,  # [PG-T31] 9.0: 227 KB = 232448 B per block; [H200] 232448
+    reserved_per_block=KIB,          # [PG-1KB]; [H200] reservedSharedMemPerBlock 1024
+    carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),   # [PG-T32] 9.0
+    max_threads_per_block=1024,      # [PG-T30]; [H200]
+    max_threads_per_sm=2048,         # [PG-T30] 9.0; [H200]
+    max_blocks_per_sm=32,            # [PG-T30] 9.0; [H200]
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]; [H200]
+    smem_alloc_unit=128,             # [OCC] 9.0; [H200] occupancy matches with 128-B rounding
+)
+SM100 = Arch(
+    "sm_100", (10, 0),
+    smem_per_sm=228 * KIB,           # [PG-T31] 10.x: 228 KB per SM (a third-party paraphrase of the
+                                     # old guide says 99 KB per block for 10.0: the table wins)
+    smem_per_block_optin=227 * KIB,  # [PG-T31] 10.x: 227 KB = 232448 B per block
+    reserved_per_block=KIB,          # [PG-1KB]
+    carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228),   # [PG-T32] 10.x
+    max_threads_per_block=1024,      # [PG-T30]
+    max_threads_per_sm=2048,         # [PG-T30] 10.x
+    max_blocks_per_sm=32,            # [PG-T30] 10.x
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]
+    smem_alloc_unit=128,             # [OCC] assumed as for 9.0
+)
+
+ARCHS = {a.name: a for a in (SM75, SM80, SM86, SM89, SM90, SM100)}
+
+
+def lookup(name) -> Arch | None:
+    """`"sm_90a"`, `"sm90"`, `"90"`, `"9.0"`, a TIR target dict (`{"arch": "sm_90a", ...}`) ->
+    its Arch, or None. The `a` suffix keeps the numbers and marks the target architecture-specific
+    (ptxas then accepts static shared memory above 48 KiB [H200])."""
+    if isinstance(name, dict):
+        name = name.get("arch")
+    if not isinstance(name, str):
+        return None
+    s = name.strip().lower()
+    m = re.fullmatch(r"(?:sm_?|compute_?)?(\d+)(?:\.(\d))?([af]?)", s)
+    if not m:
+        return None
+    digits = m.group(1) + (m.group(2) or "")
+    base = ARCHS.get(f"sm_{digits}")
+    if base is None:
+        return None
+    if m.group(3) == "a":
+        return Arch(**{**base.__dict__, "name": base.name + "a", "arch_specific": True})
+    return base
