@@ -14,6 +14,8 @@ from .config import ConfigError, Resolver
 from .report.sarif import render_sarif
 from .report.text import use_colour
 from .runner import check_paths
+from .checks import redundant as _redundant  # noqa: F401  (AG6xx rules: opt-in lint)
+from .repair.cli import add_fix_parser
 
 
 def _collect(paths: list[str]) -> list[Path]:
@@ -52,14 +54,18 @@ def cmd_check(args) -> int:
     try:  # config per file (pyproject.toml [tool.asyncguard], or --config); flags override it
         resolver = Resolver(args.config, _selectors(args.select), _selectors(args.ignore),
                             getattr(args, "arch", None))
+        extra = {"assumptions": list(args.assume)} if getattr(args, "assume", None) else None
         results, cfg_errors = check_paths(args.files, limits, resolver, jobs=args.jobs,
-                                          progress=False if args.no_progress else None)
+                                          progress=False if args.no_progress else None,
+                                          check_kwargs=extra)
     except ConfigError as e:
         cfg_errors = [e]
     if cfg_errors:
         for e in cfg_errors:
             print(str(e), file=sys.stderr)
         return 2
+    if getattr(args, "redundant", False):   # opt-in: one more checker run per sync statement
+        _redundant.add_to_results(results, limits)
     reports = [r.report for r in results if r.report is not None]
     errors = [InputError(*r.error, r.path) for r in results if r.error]
     sources = {r.path: r.lines for r in results}
@@ -100,6 +106,11 @@ def cmd_explain(args) -> int:
     return 0
 
 
+def cmd_sanitize(args) -> int:
+    from .emit.gate import main as sanitize_main   # GPU gate: needs cuda-python, imported lazily
+    return sanitize_main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="asyncguard", description=__doc__)
     ap.add_argument("--version", action="version", version=f"asyncguard {__version__}")
@@ -120,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bar on stderr (shown on a terminal for more than 8 files)")
     c.add_argument("--witness-svg", metavar="FILE",
                    help="draw each finding's witness: FILE.svg (then FILE-2.svg, ...) or one FILE.html")
+    c.add_argument("--assume", action="append", metavar="EXPR",
+                   help="a fact about a symbolic size, e.g. 'K >= 1' or 'K % 32 == 0' (repeatable; "
+                        "overrides [tool.asyncguard.assumptions])")
     c.add_argument("--arch", metavar="SM",
                    help="target architecture for the resource checks (sm_75 ... sm_100a); "
                         "overrides the TIR's target attr")
@@ -127,12 +141,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print each kernel's shared-memory budget and occupancy table")
     c.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
+    c.add_argument("--redundant", action="store_true",
+                   help="also report syncs whose removal leaves the kernel race-free (AG601-AG603; "
+                        "re-runs the checker per sync)")
     c.set_defaults(fn=cmd_check)
     r = sub.add_parser("rules", help="list every rule")
     r.set_defaults(fn=cmd_rules)
     e = sub.add_parser("explain", help="print a rule's documentation")
     e.add_argument("rule")
     e.set_defaults(fn=cmd_explain)
+    add_fix_parser(sub)
+    z = sub.add_parser("sanitize", help="run each kernel's synchronization skeleton on a GPU under "
+                                         "compute-sanitizer (exit 0 pass, 1 failure, 2 no GPU / no sanitizer)")
+    z.add_argument("files", nargs="*", help="TIR files or directories (recursing over *.tir)")
+    z.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    z.add_argument("--json", metavar="FILE", help="write every kernel's results as JSON")
+    z.add_argument("--keep", metavar="DIR", help="keep the emitted .cu, cubins and sanitizer logs in DIR")
+    z.add_argument("--no-sanitizer", action="store_true",
+                   help="trace check and launch attributes only (no compute-sanitizer runs)")
+    z.add_argument("--sanitizer-timeout", type=int, default=120, metavar="S",
+                   help="seconds each compute-sanitizer run (one kernel, one tool) may take")
+    z.add_argument("--sanitizer-jobs", type=int, default=6, metavar="N",
+                   help="compute-sanitizer processes run at once (one per kernel and tool)")
+    z.add_argument("--child", help=argparse.SUPPRESS)
+    z.set_defaults(fn=cmd_sanitize)
     return ap
 
 

@@ -74,6 +74,18 @@ def _only_statement(lines: list, i: int) -> bool:
     return prev_opens and next_closes
 
 
+# The kind of finding each mutation must produce (race / hang / invalid).
+EXPECTED_KINDS = {
+    "drop-wait": {"race"}, "raise-wait": {"race"}, "drop-commit": {"race"},
+    "drop-barrier-after-wait": {"race"}, "drop-loop-head-barrier": {"race"},
+    "drop-barrier": {"race", "invalid"}, "flip-parity": {"race", "hang"},
+    "init-count-plus-one": {"hang"}, "expect-tx-halved": {"race", "hang"},
+    "expect-tx-plus-1024": {"hang"}, "drop-arrive": {"hang"}, "drop-warpgroup-wait": {"race"},
+    "drop-fence-barrier-init": {"invalid"}, "drop-mbarrier-wait": {"race", "hang"},
+    "drop-proxy-fence": {"race"},
+}
+
+
 @dataclass(frozen=True)
 class Mutation:
     kind: str

@@ -156,12 +156,24 @@ def test_unknown_builtin_with_shared_pointer_is_unsupported():
 
 
 def test_too_many_steps_says_so_quickly():
+    # period 2 * 10^6: too long to skip by periodicity, so the step limit decides
     text = kernel("""
         for k in T.serial(1000000000):
-            S[tx] = T.float16(0.0)
+            S[tx + k // 1000000 % 2] = T.float16(0.0)
             T.tvm_storage_sync("shared")
     """)
     from asyncguard.analyze import Limits
     rep = check_text(text, limits=Limits(max_steps=10_000))
     assert rep.verdict == "unknown"
     assert any(f.rule.code == "AG002" for f in rep.findings)
+
+
+def test_a_billion_periodic_iterations_are_proved_not_run():
+    text = kernel("""
+        for k in T.serial(1000000000):
+            S[tx + k % 2 * 64] = T.float16(0.0)
+            T.tvm_storage_sync("shared")
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "clean" and rep.kernels[0].steps < 1000
+    assert any("skipped, proved periodic" in s for s in rep.kernels[0].scope)

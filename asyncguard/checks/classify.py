@@ -19,6 +19,8 @@ def family(race: Race) -> str:
             if b.kind in READS:
                 return "AG401" if is_tma(a) else "AG101"
             return "AG103"
+        if b.kind not in READS and b.kind == AccessKind.ASYNC_WRITE:
+            return "AG103"
         return "AG401" if is_tma(a) else "AG102"
     if a.kind == AccessKind.ASYNC_READ and b.kind not in READS and b is not a:
         return "AG402"

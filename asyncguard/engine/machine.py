@@ -21,6 +21,7 @@ from ..events import (Access, AccessKind, Barrier, CommitGroup, MbarArrive, Mbar
                       MbarWait, Proxy, ProxyFence, SetDescriptor, Unsupported, WaitGroup, WarpSync)
 from ..models import NotModelled
 from ..models.launch import WARP
+from . import accelerate
 from .exprs import NotConcrete
 from .program import PIf, PLet, PLoop, PNote, POp, Program
 
@@ -138,19 +139,21 @@ class RunResult:
     steps: int = 0
     limit_hit: str | None = None
     internal_error: str | None = None
+    accelerated: list = field(default_factory=list)   # (loop span, trips, skipped from, to, how)
     num_threads: int = 0
 
 
 # ---------------------------------------------------------------- scheduler state
 class _Frame:
-    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join")
+    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "sig")
 
     def __init__(self, body, loop=None, n=0, start=0, join=None):
         self.body, self.idx, self.loop, self.it, self.n, self.start, self.join = body, 0, loop, 0, n, start, join
+        self.plan, self.sig = None, None
 
     def copy(self):
         f = _Frame(self.body, self.loop, self.n, self.start, self.join)
-        f.idx, f.it = self.idx, self.it
+        f.idx, f.it, f.plan, f.sig = self.idx, self.it, self.plan, self.sig
         return f
 
 
@@ -212,8 +215,10 @@ def _uses(body, names) -> bool:
 
 class Machine:
     def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
-                 block: dict | None = None):
+                 block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None):
         self.p = program
+        self.sizes = sizes or {}    # values of symbolic kernel parameters for this run
+        self.accelerate_above = accelerate_above
         self.block = block or {}
         self.T = program.launch.num_threads
         self.max_steps = max_steps
@@ -251,6 +256,7 @@ class Machine:
         if self.result.limit_hit:
             return self.result
         env = self.p.launch.base_env(self.block)
+        env.update(self.sizes)
         self.tasks = [_Task(np.ones(self.T, dtype=bool), [_Frame(self.p.body)], env)]
         while True:
             task = next((t for t in self.tasks if t.state == "run"), None)
@@ -294,6 +300,8 @@ class Machine:
             if f.idx >= len(f.body):
                 if f.loop is not None and f.it + 1 < f.n:
                     f.it += 1
+                    if f.plan is not None and f.plan.jump_to is not None:
+                        self._maybe_jump(f)
                     f.idx = 0
                     task.env[f.loop.var] = f.start + f.it
                     continue
@@ -337,7 +345,13 @@ class Machine:
                 if n <= 0:
                     continue
                 task.env[s.var] = int(start)
-                frames.append(_Frame(s.body, s, int(n), int(start)))
+                frame = _Frame(s.body, s, int(n), int(start))
+                if n > self.accelerate_above:
+                    frame.plan = self._plan(s, int(n), int(start))
+                    if frame.plan.jump_to is None:
+                        self.result.accelerated.append((s.span, int(n), None, None,
+                                                        f"not skipped: {frame.plan.reason}"))
+                frames.append(frame)
             elif isinstance(s, PIf):
                 if not s.relevant:
                     continue
@@ -349,6 +363,41 @@ class Machine:
                     task.env.pop(s.name, None)
             elif isinstance(s, PNote):
                 self._note(s.reason, s.span)
+
+    def _plan(self, loop: PLoop, n: int, start: int):
+        key = (n, start)
+        cache = loop.plan if isinstance(loop.plan, dict) else {}
+        if key not in cache:
+            try:
+                cache[key] = accelerate.plan(loop, n, start, self.p)
+            except Exception as err:  # noqa: BLE001 -- a failed proof only means "no skipping"
+                cache[key] = accelerate.Plan(0, 0, None, f"unknown: {type(err).__name__}: {err}")
+            loop.plan = cache
+        return cache[key]
+
+    def _signature(self):
+        mb = tuple((m.pending, m.tx, m.phase % 2, len(m.waiters)) for m in self.mbars)
+        pend = tuple(sorted((r.span.start, r.lo_min, r.hi_max, int((r.done == PENDING).sum()),
+                             int(self.committed[r.group_kind][r.tids[0]] - r.group[0]))
+                            for r in self.async_live))
+        live = tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live))
+        return mb, pend, live
+
+    def _maybe_jump(self, f: _Frame) -> None:
+        """At the period boundaries before the jump, compare the synchronization state; when it
+        repeats, skip whole periods (engine/accelerate.py states the argument)."""
+        plan = f.plan
+        if f.it == plan.warm - plan.shift:
+            f.sig = self._signature()
+        elif f.it == plan.warm:
+            if f.sig is not None and f.sig == self._signature():
+                self.result.accelerated.append((f.loop.span, f.n, f.start + f.it, f.start + plan.jump_to,
+                                                plan.reason))
+                f.it = plan.jump_to
+            else:
+                self.result.accelerated.append((f.loop.span, f.n, None, None,
+                                                "not skipped: the state did not repeat after one period"))
+            f.plan = None
 
     def _branch(self, task: _Task, s: PIf) -> None:
         try:
@@ -827,6 +876,8 @@ class Machine:
     # ------------------------------------------------------------ the end of the kernel
     def _finish(self) -> None:
         res = self.result
+        if res.limit_hit or res.internal_error:
+            return   # the kernel did not run to its end: nothing can be said about the end
         blocked = [t for t in self.tasks if t.state in ("mbar", "barrier")]
         for t in blocked:
             if t.state != "mbar":

@@ -26,6 +26,7 @@ class POp:
     name: str
     span: ir.Span
     run: Callable  # (env, tids) -> list[Event]
+    src: object = None   # the syntax it came from (for the symbolic prover)
 
 
 @dataclass
@@ -33,6 +34,7 @@ class PLet:
     name: str
     span: ir.Span
     value: Callable
+    src: object = None
 
 
 @dataclass
@@ -43,6 +45,8 @@ class PLoop:
     body: tuple
     span: ir.Span
     relevant: bool = True
+    src: tuple = ()      # (start, extent) expressions
+    plan: object = None  # acceleration plan cached by the prover (engine/accelerate.py)
 
 
 @dataclass
@@ -53,6 +57,7 @@ class PIf:
     span: ir.Span
     relevant: bool = True
     names: frozenset = frozenset()
+    src: object = None
 
 
 @dataclass
@@ -83,6 +88,7 @@ class Program:
     barrier_regions: list = field(default_factory=list)
     symbols: list = field(default_factory=list)    # scalar params (symbolic sizes)
     block_dependent: bool = False   # control flow depends on blockIdx: check several blocks
+    control_names: set = field(default_factory=set)  # names loop bounds / branches / lets use
 
 
 def _relevant(stmts) -> bool:
@@ -325,7 +331,7 @@ class Elaborator:
             base = view.flat_base
             return [Access(kind, tids, base + lo * esize, base + hi * esize, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store")]
-        return POp("load" if kind == AccessKind.READ else "store", span, run)
+        return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
 
     def _expr_effects(self, e, out: list) -> None:
         """Shared loads and extern calls inside an expression, in evaluation order."""
@@ -353,7 +359,7 @@ class Elaborator:
                     out.append(PNote(str(err), e.span))
                 else:
                     if run is not None:
-                        out.append(POp("AllReduce", e.span, run))
+                        out.append(POp("AllReduce", e.span, run, e))
             elif name in OPS:
                 out.append(PNote(f"{name} used as a value", e.span))
             elif name == "T.tvm_access_ptr" and self._mentions_shared(e) and not self._in_extern:
@@ -389,7 +395,7 @@ class Elaborator:
                 return [PNote(str(err), call.span)]
             except NotConcrete as err:
                 return [PNote(err.reason, call.span)]
-            return [POp(name.removeprefix("T."), call.span, run)] if run is not None else []
+            return [POp(name.removeprefix("T."), call.span, run, call)] if run is not None else []
         # An unknown call: harmless only if it cannot reach shared memory or synchronize.
         for a in call.args:
             self._expr_effects(a, out)
@@ -420,7 +426,7 @@ class Elaborator:
             self.control_names |= free_names(s.cond)
             then, other = self.block(s.then), self.block(s.other)
             node = PIf(self.compile(s.cond), then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
-                       _relevant(then) or _relevant(other), frozenset(free_names(s.cond)))
+                       _relevant(then) or _relevant(other), frozenset(free_names(s.cond)), s.cond)
             return cond_effects + [node]
         if isinstance(s, ir.With):
             return list(self.block(s.body))
@@ -458,7 +464,7 @@ class Elaborator:
                 self.views[tgt.name] = view
                 return out
             self.control_names |= free_names(val)
-            return out + [PLet(tgt.name, s.span, self.compile(val))]
+            return out + [PLet(tgt.name, s.span, self.compile(val), val)]
         return out + [PNote("assignment to an unsupported target", s.span)]
 
     def _for(self, s: ir.For) -> list:
@@ -481,11 +487,15 @@ class Elaborator:
             body = self.block(s.body)
             if len(s.names) != 1:
                 return [PNote("loop with several targets", s.span)]
-            return [PLoop(s.names[0], start, extent, body, s.span, _relevant(body))]
+            start_expr = args[0] if len(args) == 2 else ir.Const(0)
+            extent_expr = ir.BinOp("-", args[1], args[0]) if len(args) == 2 else args[0]
+            return [PLoop(s.names[0], start, extent, body, s.span, _relevant(body),
+                          (start_expr, extent_expr))]
         if name == "T.grid" and len(args) == len(s.names) and args:
             body = self.block(s.body)
             for var, ext in reversed(list(zip(s.names, args))):
-                loop = PLoop(var, lambda env: 0, self.compile(ext), body, s.span, _relevant(body))
+                loop = PLoop(var, lambda env: 0, self.compile(ext), body, s.span, _relevant(body),
+                             (ir.Const(0), ext))
                 body = (loop,)
             return list(body)
         if name == "T.thread_binding":
@@ -499,4 +509,5 @@ def elaborate(func: ir.Function) -> Program:
     el.layout.assign_bases()
     return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                    el.barrier_regions, el.symbols,
-                   block_dependent=bool(el.control_names & set(el.launch.block_vars)))
+                   block_dependent=bool(el.control_names & set(el.launch.block_vars)),
+                   control_names=set(el.control_names))

@@ -58,5 +58,8 @@ def render_text(reports, sources: dict | None = None, colour: bool = False) -> s
     for rep in reports:
         style = {"buggy": "red", "clean": "green", "unknown": "yellow", "warnings": "yellow"}
         summary.append(f"{rep.path}: {_c(rep.verdict, style.get(rep.verdict, 'bold'), colour)}")
+        for k in rep.kernels:   # what the verdict covers, when it is more than the launch as written
+            summary.extend(f"  scope: {line}" for line in getattr(k, "scope", [])
+                           if line != "the launch as written")
     chunks.append("\n".join(summary))
     return "\n".join(chunks)

@@ -1,0 +1,160 @@
+"""Loop acceleration: skip whole periods of a long pipelined loop, with a proof.
+
+A loop `for k in ...` whose body touches shared memory or synchronizes may skip iterations
+[warm, warm + m * shift) when two things hold:
+1. z3 proves every expression of the body that decides shared addresses, barriers, parities,
+   wait counts, branches and inner loop bounds takes the same value `shift` iterations later,
+   for every thread and every value of the other variables, over the skipped range
+   (`prover.prove_equal_under_shift`); global-memory addresses are left out: they do not
+   touch shared memory;
+2. the machine's synchronization state (mbarrier pending counts, tx-counts and phase parities,
+   pending async groups, live shared-access records relative to the loop) is the same at the
+   two period boundaries before the jump, so the skipped periods would repeat the same
+   transitions (checked concretely when the jump is taken).
+The iterations before the jump and from the jump to the end run for real, with their real `k`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .. import ir
+from .exprs import free_names
+
+MAX_PERIOD = 512
+# TMA coordinates and similar arguments name global memory: they never decide shared bytes.
+# So do cp.async's zero-fill predicate (a false predicate still writes the bytes) and the
+# element offsets of register operands.
+_GLOBAL_ARGS = {"T.tma_load": 3, "T.tma_load_multicast": 4, "T.tma_load_im2col": 3, "T.tma_store": 2,
+                "T.ptx_cp_async": 3}
+
+
+@dataclass
+class Plan:
+    shift: int
+    warm: int
+    jump_to: int | None
+    reason: str
+
+
+def _shared_exprs(node, views, out: list) -> None:
+    """Sub-expressions of `node` that can decide shared bytes or synchronization."""
+    if isinstance(node, ir.Call):
+        if node.name == "T.tvm_access_ptr" and len(node.args) == 5:
+            data = node.args[1]
+            name = data.value.name if isinstance(data, ir.Attr) and isinstance(data.value, ir.Var) \
+                else data.name if isinstance(data, ir.Var) else None
+            v = views.get(name)
+            if v is not None and (v.is_shared or v.is_barrier):
+                out.extend(node.args[2:4])
+            return
+        limit = _GLOBAL_ARGS.get(node.name, len(node.args))
+        for a in node.args[:limit]:
+            _shared_exprs(a, views, out)
+        return
+    if isinstance(node, ir.Subscript):
+        v = views.get(node.value.name) if isinstance(node.value, ir.Var) else None
+        if v is not None and (v.is_shared or v.is_barrier):
+            for i in node.indices:
+                out.extend(x for x in ((i.lo, i.hi) if isinstance(i, ir.Slice) else (i,)) if x is not None)
+        return
+    if isinstance(node, (ir.BinOp, ir.UnaryOp, ir.IfExp, ir.Const, ir.Var)):
+        out.append(node)
+
+
+def collect(body, views, out: list, inner: dict) -> None:
+    from .program import PIf, PLet, PLoop, POp
+    for s in body:
+        if isinstance(s, POp) and s.src is not None:
+            _shared_exprs(s.src, views, out)
+        elif isinstance(s, PIf):
+            if s.src is not None:
+                out.append(s.src)
+            collect(s.then, views, out, inner)
+            collect(s.other, views, out, inner)
+        elif isinstance(s, PLet) and s.src is not None:
+            out.append(s.src)
+        elif isinstance(s, PLoop):
+            out.extend(s.src)
+            ext = s.src[1] if s.src else None
+            inner[s.var] = (0, ext.value) if isinstance(ext, ir.Const) and isinstance(ext.value, int) else None
+            collect(s.body, views, out, inner)
+
+
+def k_parts(e, var: str, out: list) -> None:
+    """The smallest sub-terms carrying `var`: a sum or product is periodic when its terms that
+    mention `var` are (a sufficient condition, so proofs stay sound and small)."""
+    if var not in free_names(e):
+        return
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        left, right = var in free_names(e.left), var in free_names(e.right)
+        if left != right:
+            k_parts(e.left if left else e.right, var, out)
+            return
+    if isinstance(e, ir.UnaryOp) and e.op in ("-", "+"):
+        k_parts(e.operand, var, out)
+        return
+    if e not in out:
+        out.append(e)
+
+
+def period_of(exprs, var: str) -> int:
+    """lcm of the divisors, moduli and bit widths that act on terms mentioning `var`."""
+    p = 1
+    stack = [e for e in exprs if var in free_names(e)]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.BinOp):
+            if e.op in ("//", "%") and isinstance(e.right, ir.Const) and isinstance(e.right.value, int) \
+                    and e.right.value > 0 and var in free_names(e.left):
+                p = math.lcm(p, e.right.value)
+            if e.op in ("&", "^") and var in free_names(e.left):
+                p = math.lcm(p, 2)
+            stack += [e.left, e.right]
+        elif isinstance(e, ir.Call):
+            if e.name in ("T.floordiv", "T.floormod") and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
+                p = math.lcm(p, int(e.args[1].value))
+            if e.name in ("T.bitwise_xor", "T.bitwise_and") and len(e.args) == 2:
+                p = math.lcm(p, 2)
+            if e.name == "T.shift_right" and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
+                p = math.lcm(p, 2 ** int(e.args[1].value))
+            stack += list(e.args)
+        elif isinstance(e, ir.UnaryOp):
+            stack.append(e.operand)
+        elif isinstance(e, ir.IfExp):
+            stack += [e.cond, e.then, e.other]
+        if p > MAX_PERIOD:
+            return 0
+    return p
+
+
+def plan(loop, n: int, start: int, program) -> Plan:
+    """Where (if anywhere) iterations of `loop` with `n` trips can be skipped."""
+    from ..prover.periodic import prove_equal_under_shift
+    exprs: list = []
+    inner: dict = {}
+    collect(loop.body, program.views, exprs, inner)
+    parts: list = []
+    for e in exprs:
+        k_parts(e, loop.var, parts)
+    exprs = parts
+    p = period_of(exprs, loop.var)
+    if p == 0:
+        return Plan(0, 0, None, "period too long")
+    shift = 2 * p
+    warm = 2 * shift
+    m = (n - warm - 2 * shift) // shift
+    if m < 1:
+        return Plan(shift, warm, None, "too few iterations to skip")
+    launch = program.launch
+    ranges = {name: (0, launch.threads["xyz".index(axis[-1])]) for name, axis in launch.thread_vars.items()}
+    ranges.update({name: (0, launch.blocks["xyz".index(axis[-1])]) for name, axis in launch.block_vars.items()})
+    ranges.update(inner)
+    names = set().union(*(free_names(e) for e in exprs)) if exprs else set()
+    for nm in names - set(ranges) - {loop.var}:
+        ranges[nm] = None   # let values, outer loops, symbolic sizes: any value
+    region = (start + warm - shift, start + warm + (m - 1) * shift)
+    v = prove_equal_under_shift(exprs, loop.var, shift, ranges, region)
+    if v.status != "proved":
+        return Plan(shift, warm, None, f"{v.status}: {v.reason}")
+    return Plan(shift, warm, warm + m * shift, f"proved periodic with period {shift}")

@@ -1,0 +1,121 @@
+"""TIR integer expressions -> z3, exactly: `//` and `%` are floor division and floor modulo
+(as TVMScript prints FloorDiv/FloorMod); bit operations only where they are arithmetic
+(`x >> c`, `x << c`, `x & 1`, `x ^ 1`)."""
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from .. import ir
+
+
+class Unencodable(Exception):
+    """A term the encoding cannot express exactly."""
+
+
+_fresh = itertools.count()
+
+
+class Encoder:
+    def __init__(self, env: dict):
+        self.env = env            # name -> z3 term
+        self.side: list = []      # constraints defining fresh quotient variables
+
+    def floordiv(self, a, c: int):
+        if c == 0:
+            raise Unencodable("division by zero")
+        if c < 0:
+            return self.floordiv(-a, -c)
+        q = z3.Int(f"q{next(_fresh)}")
+        self.side += [c * q <= a, a < c * q + c]
+        return q
+
+    def expr(self, e):
+        if isinstance(e, ir.Const):
+            if isinstance(e.value, bool):
+                return z3.BoolVal(e.value)
+            if isinstance(e.value, int):
+                return z3.IntVal(e.value)
+            raise Unencodable(f"constant {e.value!r}")
+        if isinstance(e, ir.Var):
+            if e.name not in self.env:
+                raise Unencodable(f"unknown name {e.name}")
+            return self.env[e.name]
+        if isinstance(e, ir.UnaryOp):
+            v = self.expr(e.operand)
+            if e.op == "-":
+                return -v
+            if e.op == "not":
+                return z3.Not(v)
+            if e.op == "+":
+                return v
+            raise Unencodable(f"unary {e.op}")
+        if isinstance(e, ir.BinOp):
+            a, b = self.expr(e.left), self.expr(e.right)
+            return self.binop(e.op, a, b, e.right)
+        if isinstance(e, ir.Call):
+            return self.call(e)
+        if isinstance(e, ir.IfExp):
+            return z3.If(self.expr(e.cond), self.expr(e.then), self.expr(e.other))
+        raise Unencodable(type(e).__name__)
+
+    def _const(self, e) -> int:
+        if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            return e.value
+        if isinstance(e, ir.Call) and e.name in ("T.int32", "T.int64") and e.args:
+            return self._const(e.args[0])
+        raise Unencodable("non-constant divisor, modulus or shift")
+
+    def binop(self, op, a, b, right):
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op in ("//", "/"):
+            return self.floordiv(a, self._const(right))
+        if op == "%":
+            c = self._const(right)
+            return a - c * self.floordiv(a, c)
+        if op == ">>":
+            return self.floordiv(a, 2 ** self._const(right))
+        if op == "<<":
+            return a * 2 ** self._const(right)
+        if op == "&" and self._const(right) == 1:
+            return a - 2 * self.floordiv(a, 2)
+        if op == "^" and self._const(right) == 1:
+            return a + 1 - 2 * (a - 2 * self.floordiv(a, 2))
+        cmp = {"<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b,
+               "==": lambda: a == b, "!=": lambda: a != b,
+               "and": lambda: z3.And(a, b), "or": lambda: z3.Or(a, b)}
+        if op in cmp:
+            return cmp[op]()
+        raise Unencodable(f"operator {op}")
+
+    def call(self, e: ir.Call):
+        name, args = e.name, e.args
+        two = {"T.floordiv": "//", "T.floormod": "%", "T.shift_right": ">>", "T.shift_left": "<<",
+               "T.bitwise_and": "&", "T.bitwise_xor": "^"}
+        if name in two and len(args) == 2:
+            return self.binop(two[name], self.expr(args[0]), self.expr(args[1]), args[1])
+        if name in ("T.int32", "T.int64", "T.uint32", "T.bool", "T.likely") and len(args) == 1:
+            return self.expr(args[0])
+        if name == "T.Cast" and len(args) == 2:
+            return self.expr(args[1])
+        if name in ("T.min", "T.max") and len(args) == 2:
+            a, b = self.expr(args[0]), self.expr(args[1])
+            return z3.If(a <= b, a, b) if name == "T.min" else z3.If(a >= b, a, b)
+        if name in ("T.Select", "T.if_then_else") and len(args) == 3:
+            return z3.If(self.expr(args[0]), self.expr(args[1]), self.expr(args[2]))
+        if name == "T.ceildiv" and len(args) == 2:
+            return -self.floordiv(-self.expr(args[0]), self._const(args[1]))
+        raise Unencodable(f"call {name or '?'}")
+
+
+def encode(e, env: dict):
+    """(term, side constraints) for expression `e` with free names bound by `env`."""
+    enc = Encoder(env)
+    term = enc.expr(e)
+    return term, enc.side

@@ -1,0 +1,152 @@
+"""Symbolic kernel parameters (a dynamic K): which values to run the concrete engine for, and
+what z3 proves about the rest.
+
+Trip counts are the loop extents that mention the parameter. The engine is run once per
+distinct vector of trip counts up to a bound (plus one large value, where the pipelined loops
+are skipped by proved periodicity), and z3 proves that every expression deciding shared bytes
+or synchronization depends on the parameter only through those trip counts, so one value per
+trip-count vector stands for all values that give it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..engine.exprs import NotConcrete, compile_expr, free_names
+from . import periodic
+from .encode import Unencodable, encode
+
+
+@dataclass
+class SizePlan:
+    symbol: str | None
+    values: list = field(default_factory=list)     # parameter values to run
+    trips: list = field(default_factory=list)      # trip-count vector for each value
+    proof: str = "none"                            # "proved" | "refuted" | "unknown: ..."
+    scope: str = ""
+
+
+def _trip_exprs(body, sym: str, out: list) -> None:
+    from ..engine.program import PIf, PLoop
+    for s in body:
+        if isinstance(s, PLoop):
+            if s.src and sym in free_names(s.src[1]):
+                out.append(s.src[1])
+            _trip_exprs(s.body, sym, out)
+        elif isinstance(s, PIf):
+            _trip_exprs(s.then, sym, out)
+            _trip_exprs(s.other, sym, out)
+
+
+def _assumption_ok(fns, v, sym) -> bool:
+    try:
+        return all(bool(f({sym: v})) for f in fns)
+    except NotConcrete:
+        return False
+
+
+def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 4096,
+               scan_limit: int = 1 << 20) -> SizePlan:
+    from ..engine.accelerate import collect
+    syms = [s for s in program.symbols if s in program.control_names]
+    if not syms:
+        return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
+    if len(syms) > 1:
+        return SizePlan(None, [], [], "unknown", f"several symbolic sizes in control flow: {', '.join(syms)}")
+    sym = syms[0]
+    trips: list = []
+    _trip_exprs(program.body, sym, trips)
+    trip_fns = [compile_expr(e) for e in trips]
+    own = [a for a in assumptions if sym in free_names(a)]
+    ok_fns = [compile_expr(a) for a in own]
+    values, vectors, seen = [], [], set()
+    v = 1
+    big_done = False
+    while v < scan_limit:
+        if _assumption_ok(ok_fns, v, sym):
+            try:
+                vec = tuple(int(f({sym: v})) for f in trip_fns)
+            except NotConcrete:
+                vec = None
+            if vec is not None and vec not in seen:
+                if max(vec, default=0) <= max_trips:
+                    seen.add(vec)
+                    values.append({sym: v})
+                    vectors.append(vec)
+                elif max(vec, default=0) >= large and not big_done:
+                    values.append({sym: v})
+                    vectors.append(vec)
+                    big_done = True
+                    break
+        # step faster once past the small trip counts
+        v += 1 if not vectors or max(vectors[-1], default=0) < max_trips else max(1, v // 64)
+    # z3: every shared/sync expression depends on `sym` only through the trip counts
+    from ..engine.accelerate import k_parts
+    raw: list = []
+    collect(program.body, program.views, raw, {})
+    exprs: list = []
+    for e in raw:
+        k_parts(e, sym, exprs)
+    proof = _prove_through_trips(exprs, trips, sym, own)
+    scope = (f"checked for {sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
+             f"{', '.join(str(t) for t in vectors)}); z3 {proof} that the kernel depends on {sym} only "
+             f"through its trip counts")
+    return SizePlan(sym, values, vectors, proof, scope)
+
+
+def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
+    if not exprs:
+        return "proved"
+    for e in exprs:   # one small query per expression
+        res = _prove_one_through_trips(e, trips, sym, assumptions)
+        if res != "proved":
+            return res
+    return "proved"
+
+
+def _prove_one_through_trips(e, trips, sym: str, assumptions) -> str:
+    import z3
+    exprs = [e]
+    names = set().union(*(free_names(e) for e in exprs + trips)) - {sym}
+    env1 = {n: z3.Int(n) for n in names}
+    env2 = dict(env1)
+    env1[sym], env2[sym] = z3.Int(sym + "_1"), z3.Int(sym + "_2")
+    solver = z3.Solver()
+    solver.set("rlimit", periodic.RLIMIT)
+    try:
+        side, diffs = [], []
+        for t in trips:
+            a, sa = encode(t, env1)
+            b, sb = encode(t, env2)
+            side += sa + sb + [a == b]
+        for asm in assumptions:
+            for env in (env1, env2):
+                c, sc = encode(asm, env)
+                side += sc + [c]
+        for e in exprs:
+            a, sa = encode(e, env1)
+            b, sb = encode(e, env2)
+            side += sa + sb
+            diffs.append(a != b)
+    except Unencodable as err:
+        return f"could not decide ({err})"
+    solver.add(*side, z3.Or(*diffs))
+    res = solver.check()
+    if res == z3.unsat:
+        return "proved"
+    if res == z3.sat:
+        return "refuted"
+    return f"could not decide ({solver.reason_unknown()})"
+
+
+def parse_assumption(text: str):
+    """'K >= 1' -> an ir expression (parsed with the TIR grammar)."""
+    from ..parse import InputError, parse
+    try:
+        mod = parse(f"@T.prim_func\ndef _():\n    {text}\n", "<assumption>")
+    except InputError as e:
+        raise InputError(f"bad assumption {text!r}: {e.message}", 1, 1, "--assume") from None
+    stmt = mod.functions[0].body[0]
+    if not isinstance(stmt, ir.ExprStmt):
+        raise ValueError(f"not an expression: {text!r}")
+    return stmt.expr

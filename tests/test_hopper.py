@@ -1,0 +1,91 @@
+"""Hopper models on a hand-written warp-specialized pipeline: one bug at a time, exact rule,
+kind and line, and the witness a person needs."""
+from pathlib import Path
+
+import pytest
+
+from asyncguard.analyze import check_text
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+BASE = (CORPUS / "handwritten" / "ws_tma_pipeline.tir").read_text()
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)
+
+
+def findings(text):
+    return check_text(text).findings
+
+
+def test_the_pipeline_is_clean():
+    assert check_text(BASE).verdict == "clean"
+
+
+def test_dropped_proxy_fence_before_tma_store():
+    text = BASE.replace("        T.fence_proxy_async()\n", "")
+    (f,) = [f for f in findings(text) if f.rule.code == "AG405"]
+    assert f.rule.kind == "race" and f.line == line_of(text, "T.tma_store(")
+    assert f.witness["first"]["op"] == "store" and f.witness["second"]["op"] == "tma_store"
+
+
+def test_expect_tx_plus_1024_hangs_with_the_bytes_outstanding():
+    text = BASE.replace("T.mbarrier_expect_tx(mbarrier[k % 2], 8192)", "T.mbarrier_expect_tx(mbarrier[k % 2], 9216)")
+    fs = [f for f in findings(text) if f.rule.code == "AG407"]
+    assert fs and all(f.rule.kind == "hang" for f in fs)
+    assert any(f.witness.get("tx_bytes_outstanding") == 1024 for f in fs)
+
+
+def test_dropped_release_arrive_is_a_deadlock_with_its_cycle():
+    text = BASE.replace("            T.ptx_arrive_barrier(mbarrier[k % 2 + 2])\n", "")
+    fs = [f for f in findings(text) if f.rule.code == "AG408"]
+    assert fs and fs[0].rule.kind == "hang"
+    f = fs[0]
+    assert f.line == line_of(text, "T.mbarrier_wait_parity(mbarrier[k % 2 + 2]")
+    assert f.witness["pending_arrivals"] == 128
+    assert f.witness["cycle"], "the other blocked waits are listed"
+
+
+def test_flipped_consumer_parity_is_flagged():
+    text = BASE.replace("T.mbarrier_wait_parity(mbarrier[k % 2], k // 2 % 2)",
+                        "T.mbarrier_wait_parity(mbarrier[k % 2], T.bitwise_xor(k // 2 % 2, 1))")
+    kinds = {f.rule.kind for f in findings(text)}
+    assert kinds & {"race", "hang"}
+    assert any(f.rule.code in ("AG409", "AG408", "AG401") for f in findings(text))
+
+
+def test_dropped_consumer_wait_reads_before_the_tma_lands():
+    text = BASE.replace("            T.mbarrier_wait_parity(mbarrier[k % 2], k // 2 % 2)\n", "")
+    fs = [f for f in findings(text) if f.rule.code == "AG401" and f.line == line_of(text, "T.ptx_ldmatrix(")]
+    assert fs and fs[0].witness["first"]["op"] == "tma_load"
+
+
+def test_init_count_plus_one_hangs():
+    text = BASE.replace("T.ptx_init_barrier_thread_count(mbarrier[2], 128)",
+                        "T.ptx_init_barrier_thread_count(mbarrier[2], 129)")
+    assert any(f.rule.kind == "hang" for f in findings(text))
+
+
+def test_dropped_fence_barrier_init_is_invalid():
+    text = BASE.replace("    T.ptx_fence_barrier_init()\n", "")
+    fs = [f for f in findings(text) if f.rule.code == "AG404"]
+    assert fs and fs[0].rule.kind == "invalid"
+
+
+def test_dropped_barrier_after_init_is_invalid():
+    text = BASE.replace('    T.ptx_fence_barrier_init()\n    T.tvm_storage_sync("shared")\n',
+                        "    T.ptx_fence_barrier_init()\n")
+    assert any(f.rule.code == "AG403" for f in findings(text))
+
+
+def test_elected_lane_arrive_does_not_publish_other_lanes_writes():
+    fs = findings((CORPUS / "handwritten" / "ws_elected_arrive_publishes_others.tir").read_text())
+    (f,) = fs
+    assert f.rule.code == "AG201" and f.witness["first"]["thread"] != 32
+    assert check_text((CORPUS / "handwritten" / "ws_all_lanes_arrive.tir").read_text()).verdict == "clean"
+
+
+@pytest.mark.parametrize("name", ["gemm_sm90a_ws_s3_128x128x64", "copy_pipelined_sm90a_s2",
+                                  "gemm_sm90a_nows_s3", "fa_fwd_sm90a_ws_s2"])
+def test_real_hopper_kernels_are_clean(name):
+    assert check_text((CORPUS / "real" / f"{name}.tir").read_text()).verdict == "clean"

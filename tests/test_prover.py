@@ -1,0 +1,84 @@
+"""The symbolic engine: exact encodings, periodicity proofs, loop acceleration, symbolic sizes."""
+import re
+from pathlib import Path
+
+import pytest
+
+from asyncguard.analyze import Limits, check_text
+from asyncguard.parse import parse
+from asyncguard.prover import periodic
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def expr(text):
+    return parse(f"@T.prim_func\ndef f():\n    x = {text}\n").functions[0].body[0].value
+
+
+def test_floor_semantics_and_parity_periods():
+    e = expr("T.bitwise_xor(k % 6 // 3, 1) + (k + 2) % 3 * 4096 + tx // 4 * 32")
+    assert periodic.prove_equal_under_shift([e], "k", 6, {"tx": (0, 128)}, (0, 10**6)).status == "proved"
+    v = periodic.prove_equal_under_shift([e], "k", 3, {"tx": (0, 128)}, (0, 10**6))
+    assert v.status == "refuted" and "k" in v.model
+    # floor, not truncation: (-1) // 2 == -1 and (-1) % 2 == 1
+    neg = expr("(k - 7) // 2 % 2")
+    assert periodic.prove_equal_under_shift([neg], "k", 4, {}, (-100, 100)).status == "proved"
+
+
+def test_unencodable_term_is_unknown_not_proved():
+    e = expr("k * k % 3")
+    assert periodic.prove_equal_under_shift([expr("k % tx")], "k", 2, {"tx": (1, 8)}, (0, 9)).status == "unknown"
+    assert periodic.prove_equal_under_shift([e], "k", 3, {}, (0, 100)).status in ("proved", "unknown")
+
+
+def _gemm(trips: int) -> str:
+    text = (CORPUS / "real" / "gemm_sm80_s3_128x128x32.tir").read_text()
+    return text.replace("T.serial(14, ", f"T.serial({trips}, ")
+
+
+def test_long_pipeline_is_accelerated_and_clean():
+    rep = check_text(_gemm(29999))            # 29999 = 14 (mod 3): the peeled epilogue stays right
+    assert rep.verdict == "clean"
+    (kernel,) = rep.kernels
+    assert any(re.search(r"iterations 12\.\.\d+ skipped, proved periodic with period 6", s) for s in kernel.scope)
+    assert kernel.steps < 5 * check_text(_gemm(29)).kernels[0].steps
+
+
+def test_bug_in_a_long_pipeline_is_still_found():
+    text = _gemm(29999).replace("            T.ptx_wait_group(2)\n", "            T.ptx_wait_group(3)\n")
+    rep = check_text(text)
+    assert rep.verdict == "buggy"
+    assert any(f.rule.code == "AG101" and f.witness["second"]["loops"].get("k") is not None for f in rep.findings)
+
+
+def test_solver_giving_up_means_no_skipping_and_an_honest_verdict(monkeypatch):
+    monkeypatch.setattr(periodic, "RLIMIT", 1)
+    rep = check_text(_gemm(29999), limits=Limits(max_steps=20_000))
+    assert rep.verdict == "unknown"
+    assert any(f.rule.code == "AG002" for f in rep.findings)
+    assert any("not skipped: unknown" in s for s in rep.kernels[0].scope)
+
+
+@pytest.mark.parametrize("name", ["gemm_sm80_dynamic_k_s2_128x128x32", "gemm_sm90a_ws_dynamic_k_s3_128x128x64"])
+def test_symbolic_k_kernels_are_proved_clean(name):
+    rep = check_text((CORPUS / "real" / f"{name}.tir").read_text())
+    assert rep.verdict == "clean"
+    scope = " ".join(rep.kernels[0].scope)
+    assert "z3 proved that the kernel depends on K only through its trip counts" in scope
+    assert "skipped, proved periodic" in scope
+
+
+def test_symbolic_k_variant_is_refuted_with_a_concrete_k():
+    text = (CORPUS / "real" / "gemm_sm80_dynamic_k_s2_128x128x32.tir").read_text()
+    buggy = text.replace("            T.ptx_wait_group(1)\n", "            T.ptx_wait_group(2)\n", 1)
+    assert buggy != text
+    rep = check_text(buggy)
+    races = [f for f in rep.findings if f.rule.kind == "race"]
+    assert races and all("K" in f.witness["sizes"] for f in races)
+
+
+def test_assumptions_restrict_the_values_checked():
+    text = (CORPUS / "real" / "gemm_sm80_dynamic_k_s2_128x128x32.tir").read_text()
+    rep = check_text(text, assumptions=["K % 64 == 0", "K >= 128"])
+    values = re.search(r"checked for K in \{([^}]*)\}", rep.kernels[0].scope[0]).group(1)
+    assert all(int(v) % 64 == 0 and int(v) >= 128 for v in values.split(", "))
