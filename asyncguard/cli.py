@@ -164,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--sanitizer-jobs", type=int, default=6, metavar="N",
                    help="compute-sanitizer processes run at once (one per kernel and tool)")
     z.add_argument("--child", help=argparse.SUPPRESS)
+    z.add_argument("--trace-dir", help=argparse.SUPPRESS)
     z.set_defaults(fn=cmd_sanitize)
     return ap
 

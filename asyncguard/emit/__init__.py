@@ -1,0 +1,1 @@
+"""Dynamic confirmation: emit a kernel's synchronization skeleton as CUDA and run it (sanitize)."""

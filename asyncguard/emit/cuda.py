@@ -1,0 +1,658 @@
+"""Emit CUDA C++ for a kernel's synchronization skeleton, from the elaborated Program.
+
+The skeleton keeps what the checker analysed and drops the arithmetic:
+
+* the launch: the same threads per block, the same grid, one dynamic shared-memory buffer laid
+  out exactly as `SharedLayout` places the kernel's regions (flat byte bases), mbarriers in a
+  separate static `__shared__ uint64_t` array;
+* every synchronization operation: `cp.async` (its size; a false predicate still zero-fills),
+  commit / wait groups (`wait_group(0)` is `cp.async.wait_all`, as TileLang prints it), block
+  and named barriers (`bar.sync` / `bar.arrive`), `ldmatrix` (the real instruction), mbarrier
+  init / fence / arrive / expect_tx / try_wait.parity (bounded: a wait that spins out records a
+  timeout instead of hanging), TMA loads as `cp.async.bulk` of the same bytes into the same range
+  completing on the same mbarrier, bulk (TMA) stores, `fence.proxy.async`, `tl::AllReduce`'s
+  shared-memory levels;
+* every shared access at the same bytes: a store writes a deterministic pattern (a function of
+  the writing thread, its write count and the byte address); a load / ldmatrix reads the same
+  bytes and records a 32-bit FNV-1a checksum of what the thread received in a trace buffer
+  (global memory). `cp.async` / bulk copies read a deterministic global pool.
+
+The loop / branch / let structure is the Program's (PLoop, PIf, PLet, POp), with every TIR
+expression printed as C (`//` and `%` are floor operations: `ag_floordiv` / `ag_floormod`).
+Anything the emitter cannot express raises `EmitError` and the kernel is reported "not emitted".
+`asyncguard.emit.reference` computes, from the same Program, what every traced read must see.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program
+from ..models.memory import dtype_bytes
+
+SPIN_LIMIT = 200_000       # try_wait polls before a wait gives up and records a timeout
+MAX_WAIT_N = 15            # wait_group counts computed at run time: 0..15 by switch
+KERNEL_PREFIX = "ag_"
+
+
+class EmitError(Exception):
+    """The kernel cannot be emitted (reported as 'not emitted' with this reason)."""
+
+
+@dataclass
+class OpInfo:
+    """What the reference needs about one POp beyond its events."""
+    kind: str                      # load | store | cp_async | ldmatrix | allreduce | tma_load | ...
+    trans: bool = False
+    num: int = 0
+    pred: object = None            # cp.async predicate: fn(env) -> bool or array (None: always)
+
+
+@dataclass
+class Emitted:
+    kernel: str                    # C kernel name
+    source: str
+    threads: tuple
+    grid: tuple
+    smem_bytes: int                # dynamic shared memory of the launch
+    n_mbar: int
+    arch: str                      # compile target: sm_80 kernels and Hopper ones both run on sm_90a
+    info: dict = field(default_factory=dict)   # id(POp) -> OpInfo
+    features: set = field(default_factory=set)
+
+
+# ---------------------------------------------------------------- span index of the syntax tree
+def _index(func: ir.Function) -> dict:
+    idx: dict = {}
+
+    def key(kind, span):
+        return (kind, span.start, span.end)
+
+    def expr(e):
+        if isinstance(e, ir.Call):
+            idx.setdefault(key("call", e.span), e)
+            for a in e.args:
+                expr(a)
+            for _, a in e.kwargs:
+                expr(a)
+        elif isinstance(e, ir.Subscript):
+            idx.setdefault(key("sub", e.span), e)
+            expr(e.value)
+            for i in e.indices:
+                if isinstance(i, ir.Slice):
+                    for p in (i.lo, i.hi, i.step):
+                        if p is not None:
+                            expr(p)
+                else:
+                    expr(i)
+        elif isinstance(e, ir.BinOp):
+            expr(e.left)
+            expr(e.right)
+        elif isinstance(e, ir.UnaryOp):
+            expr(e.operand)
+        elif isinstance(e, ir.IfExp):
+            for x in (e.cond, e.then, e.other):
+                expr(x)
+        elif isinstance(e, ir.Attr):
+            expr(e.value)
+        elif isinstance(e, (ir.TupleE, ir.ListE)):
+            for x in e.items:
+                expr(x)
+
+    def stmts(body):
+        for s in body:
+            if isinstance(s, ir.ExprStmt):
+                expr(s.expr)
+            elif isinstance(s, ir.Assign):
+                idx.setdefault(key("assign", s.span), s)
+                expr(s.target)
+                expr(s.value)
+            elif isinstance(s, ir.For):
+                idx.setdefault(key("for", s.span), s)
+                expr(s.iter)
+                stmts(s.body)
+            elif isinstance(s, ir.If):
+                idx.setdefault(key("if", s.cond.span), s)
+                expr(s.cond)
+                stmts(s.then)
+                stmts(s.other)
+            elif isinstance(s, (ir.With, ir.While)):
+                stmts(s.body)
+
+    stmts(func.body)
+    return idx
+
+
+# ---------------------------------------------------------------- the C prelude
+PRELUDE = r"""
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+__device__ __forceinline__ i64 ag_floordiv(i64 a, i64 b) {
+  i64 q = a / b; if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; return q; }
+__device__ __forceinline__ i64 ag_floormod(i64 a, i64 b) {
+  i64 m = a % b; if (m != 0 && ((m < 0) != (b < 0))) m += b; return m; }
+__device__ __forceinline__ i64 ag_min(i64 a, i64 b) { return a < b ? a : b; }
+__device__ __forceinline__ i64 ag_max(i64 a, i64 b) { return a > b ? a : b; }
+__device__ __forceinline__ i64 ag_abs(i64 a) { return a < 0 ? -a : a; }
+__device__ __forceinline__ u32 ag_fmix(u32 h) {
+  h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16; return h; }
+__device__ __forceinline__ u32 ag_seed(u32 tid, u32 w) { return ag_fmix(tid * 65599u + w * 2654435761u + 12345u); }
+__device__ __forceinline__ u32 ag_pat(u32 seed, u32 a) { return ag_fmix(seed ^ (a * 0x9E3779B1u)) & 0xffu; }
+__device__ __forceinline__ u32 ag_fnv_byte(u32 h, u32 b) { return (h ^ b) * 16777619u; }
+__device__ __forceinline__ u32 ag_fnv_word(u32 h, u32 w) {
+  h = ag_fnv_byte(h, w & 0xffu); h = ag_fnv_byte(h, (w >> 8) & 0xffu);
+  h = ag_fnv_byte(h, (w >> 16) & 0xffu); return ag_fnv_byte(h, w >> 24); }
+__device__ __forceinline__ bool ag_elect(u32 tid, i64 n) {
+  u32 lane = tid % 32u, warp = tid / 32u;
+  if (n == 0) return lane == 0 && warp == 0;
+  u32 g = (u32)((n + 31) / 32); return lane == 0 && warp % g == 0; }
+
+extern __shared__ __align__(1024) unsigned char ag_smem[];
+
+struct AgState {
+  u32 tid, w, r, src, maxr; bool traced; u32* trace; const unsigned char* pool; u32 per; u32* flags;
+};
+
+__device__ __forceinline__ void ag_record(AgState& s, u32 h) {
+  if (s.traced && s.r < s.maxr) s.trace[s.r] = h;
+  s.r++; }
+
+__device__ __noinline__ void ag_read(AgState& s, i64 addr, i64 n) {
+  u32 h = 2166136261u; const unsigned char* p = ag_smem + addr;
+  if (((addr | n) & 3) == 0) { for (i64 i = 0; i < n; i += 4) h = ag_fnv_word(h, *(const u32*)(p + i)); }
+  else { for (i64 i = 0; i < n; ++i) h = ag_fnv_byte(h, p[i]); }
+  ag_record(s, h); }
+
+__device__ __noinline__ void ag_write(AgState& s, i64 addr, i64 n) {
+  u32 seed = ag_seed(s.tid, s.w++); unsigned char* p = ag_smem + addr;
+  if (((addr | n) & 3) == 0) {
+    for (i64 i = 0; i < n; i += 4) { u32 a = (u32)(addr + i);
+      *(u32*)(p + i) = ag_pat(seed, a) | (ag_pat(seed, a + 1) << 8) | (ag_pat(seed, a + 2) << 16) | (ag_pat(seed, a + 3) << 24); }
+  } else { for (i64 i = 0; i < n; ++i) p[i] = (unsigned char)ag_pat(seed, (u32)(addr + i)); } }
+
+__device__ __forceinline__ u32 ag_saddr(const void* p) {
+  u64 a; asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p)); return (u32)a; }
+
+__device__ __forceinline__ void ag_cp_async(AgState& s, i64 addr, i64 n, bool pred) {
+  const unsigned char* src = s.pool + (u64)s.tid * s.per + s.src; s.src += 16;
+  u32 d = ag_saddr(ag_smem + addr); int ss = pred ? (int)n : 0;
+  if (n == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
+  else if (n == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
+  else if (n == 4) asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
+  else __trap(); }
+__device__ __forceinline__ void ag_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+#define AG_WAIT_CASE(k) case k: asm volatile("cp.async.wait_group " #k ";\n" ::: "memory"); break;
+__device__ __forceinline__ void ag_cp_wait(i64 n) {
+  switch (n) { case 0: asm volatile("cp.async.wait_all;\n" ::: "memory"); break;
+    AG_WAIT_CASE(1) AG_WAIT_CASE(2) AG_WAIT_CASE(3) AG_WAIT_CASE(4) AG_WAIT_CASE(5) AG_WAIT_CASE(6)
+    AG_WAIT_CASE(7) AG_WAIT_CASE(8) AG_WAIT_CASE(9) AG_WAIT_CASE(10) AG_WAIT_CASE(11) AG_WAIT_CASE(12)
+    AG_WAIT_CASE(13) AG_WAIT_CASE(14) AG_WAIT_CASE(15)
+    default: __trap(); } }
+__device__ __forceinline__ void ag_bar_sync(i64 id, i64 n) {
+  asm volatile("bar.sync %0, %1;\n" :: "r"((int)id), "r"((int)n) : "memory"); }
+__device__ __forceinline__ void ag_bar_arrive(i64 id, i64 n) {
+  asm volatile("bar.arrive %0, %1;\n" :: "r"((int)id), "r"((int)n) : "memory"); }
+
+__device__ __noinline__ void ag_ldmatrix(AgState& s, i64 addr, int num, bool trans) {
+  u32 a = ag_saddr(ag_smem + addr), r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+  if (num == 4) {
+    if (trans) asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a) : "memory");
+    else asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a) : "memory");
+  } else if (num == 2) {
+    if (trans) asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(a) : "memory");
+    else asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(a) : "memory");
+  } else {
+    if (trans) asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"(r0) : "r"(a) : "memory");
+    else asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r0) : "r"(a) : "memory");
+  }
+  u32 h = ag_fnv_word(2166136261u, r0);
+  if (num >= 2) h = ag_fnv_word(h, r1);
+  if (num == 4) { h = ag_fnv_word(h, r2); h = ag_fnv_word(h, r3); }
+  ag_record(s, h); }
+"""
+
+HOPPER_PRELUDE = r"""
+__device__ __forceinline__ void ag_mbar_init(u64* b, i64 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((int)count) : "memory"); }
+__device__ __forceinline__ void ag_mbar_fence_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ __forceinline__ void ag_mbar_arrive(u64* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(ag_saddr(b)) : "memory"); }
+__device__ __forceinline__ void ag_mbar_expect_tx(u64* b, i64 tx) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((u32)tx) : "memory"); }
+__device__ __forceinline__ void ag_mbar_arrive_expect_tx(u64* b, i64 tx) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((u32)tx) : "memory"); }
+__device__ __noinline__ void ag_mbar_wait(AgState& s, u64* b, i64 parity) {
+  u32 a = ag_saddr(b), ok = 0;
+  for (u32 spin = 0; spin < AG_SPIN_LIMIT && !ok; ++spin) {
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(ok) : "r"(a), "r"((u32)(parity & 1)) : "memory");
+  }
+  if (!ok) atomicAdd(&s.flags[0], 1u); }
+__device__ __forceinline__ void ag_bulk_load(AgState& s, i64 addr, i64 n, u64* b) {
+  const unsigned char* src = s.pool + (u64)s.tid * s.per + s.src; s.src += (u32)((n + 15) / 16 * 16);
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+               :: "r"(ag_saddr(ag_smem + addr)), "l"(src), "r"((u32)n), "r"(ag_saddr(b)) : "memory"); }
+__device__ __forceinline__ void ag_bulk_store(unsigned char* sink, i64 addr, i64 n) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+               :: "l"(sink), "r"(ag_saddr(ag_smem + addr)), "r"((u32)n) : "memory"); }
+__device__ __forceinline__ void ag_bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+#define AG_BWAIT_CASE(k) case k: asm volatile("cp.async.bulk.wait_group.read " #k ";\n" ::: "memory"); break;
+__device__ __forceinline__ void ag_bulk_wait(i64 n) {
+  switch (n) { AG_BWAIT_CASE(0) AG_BWAIT_CASE(1) AG_BWAIT_CASE(2) AG_BWAIT_CASE(3) AG_BWAIT_CASE(4)
+    AG_BWAIT_CASE(5) AG_BWAIT_CASE(6) AG_BWAIT_CASE(7) default: __trap(); } }
+__device__ __forceinline__ void ag_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+"""
+
+_ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*"
+                        r"tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*>::run$")
+_CNAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def c_name(name: str) -> str:
+    return "v_" + _CNAME.sub("_", name)
+
+
+# ---------------------------------------------------------------- the emitter
+class _Emitter:
+    def __init__(self, func: ir.Function, program: Program, kernel: str):
+        self.func, self.p, self.kernel = func, program, kernel
+        self.idx = _index(func)
+        self.el = Elaborator(func)          # helpers only (literal, view_of); views from the Program
+        self.el.views = program.views
+        self.el.launch = program.launch
+        self.lines: list[str] = []
+        self.depth = 1
+        self.scopes: list[set] = [set()]
+        self.known: set = set(program.launch.thread_vars) | set(program.launch.block_vars)
+        self.unavailable: dict = {}       # let name -> why it has no C value
+        self.info: dict = {}
+        self.features: set = set()
+
+    # ---- output
+    def out(self, line: str) -> None:
+        self.lines.append("  " * self.depth + line)
+
+    def node(self, kind, span):
+        n = self.idx.get((kind, span.start, span.end))
+        if n is None:
+            raise EmitError(f"line {span.line}: no syntax node for a {kind} (emitter index)")
+        return n
+
+    # ---- expressions
+    def expr(self, e) -> str:
+        el = self.el
+        if isinstance(e, ir.Const):
+            v = e.value
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            if isinstance(v, int):
+                return f"{v}LL"
+            if isinstance(v, float):
+                return repr(v)
+            raise EmitError(f"constant {v!r} in an index or condition")
+        if isinstance(e, ir.Var):
+            if e.name in self.unavailable:
+                raise EmitError(f"line {e.span.line}: '{e.name}' is {self.unavailable[e.name]}")
+            if e.name not in self.known:
+                raise EmitError(f"line {e.span.line}: '{e.name}' has no concrete value (symbolic size?)")
+            return c_name(e.name)
+        if isinstance(e, ir.BinOp):
+            a, b = self.expr(e.left), self.expr(e.right)
+            if e.op in ("//", "/"):
+                return f"ag_floordiv({a}, {b})"
+            if e.op == "%":
+                return f"ag_floormod({a}, {b})"
+            if e.op == "and":
+                return f"({a} && {b})"
+            if e.op == "or":
+                return f"({a} || {b})"
+            if e.op in ("+", "-", "*", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="):
+                return f"({a} {e.op} {b})"
+            raise EmitError(f"line {e.span.line}: operator {e.op}")
+        if isinstance(e, ir.UnaryOp):
+            a = self.expr(e.operand)
+            return {"-": f"(-{a})", "+": a, "~": f"(~{a})", "not": f"(!{a})"}.get(e.op) or \
+                self._fail(e, f"unary {e.op}")
+        if isinstance(e, ir.IfExp):
+            return f"({self.expr(e.cond)} ? {self.expr(e.then)} : {self.expr(e.other)})"
+        if isinstance(e, ir.Call):
+            n, args = e.name, e.args
+            two = {"T.floordiv": "ag_floordiv", "T.floormod": "ag_floormod", "T.min": "ag_min",
+                   "T.max": "ag_max"}
+            if n in two and len(args) == 2:
+                return f"{two[n]}({self.expr(args[0])}, {self.expr(args[1])})"
+            ops = {"T.truncdiv": "/", "T.truncmod": "%", "T.shift_right": ">>", "T.shift_left": "<<",
+                   "T.bitwise_and": "&", "T.bitwise_or": "|", "T.bitwise_xor": "^"}
+            if n in ops and len(args) == 2:
+                return f"({self.expr(args[0])} {ops[n]} {self.expr(args[1])})"
+            if n == "T.bitwise_not" and len(args) == 1:
+                return f"(~{self.expr(args[0])})"
+            if n == "T.ceildiv" and len(args) == 2:
+                return f"(-ag_floordiv(-({self.expr(args[0])}), {self.expr(args[1])}))"
+            if n == "T.likely" and len(args) == 1:
+                return self.expr(args[0])
+            if n == "T.abs" and len(args) == 1:
+                return f"ag_abs({self.expr(args[0])})"
+            if n in ("T.Select", "T.if_then_else") and len(args) == 3:
+                return f"({self.expr(args[0])} ? {self.expr(args[1])} : {self.expr(args[2])})"
+            if n == "T.bool" and len(args) == 1:
+                return f"((bool)({self.expr(args[0])}))"
+            if n in ("T.int8", "T.int16", "T.int32", "T.int64", "T.uint8", "T.uint16", "T.uint32",
+                     "T.uint64") and len(args) == 1:
+                return f"((i64)({self.expr(args[0])}))"
+            if n == "T.Cast" and len(args) == 2 and isinstance(args[0], ir.Const) \
+                    and str(args[0].value).startswith(("int", "uint")):
+                return f"((i64)({self.expr(args[1])}))"
+            if n == "T.tl_shuffle_elect" and len(args) == 1:
+                return f"ag_elect(ag_tid, {self.expr(args[0])})"
+            return self._fail(e, f"value of {n or 'call'}(...)")
+        if isinstance(e, ir.Subscript):
+            return self._fail(e, "a value loaded from memory (data-dependent)")
+        return self._fail(e, type(e).__name__)
+
+    def _fail(self, e, what):
+        raise EmitError(f"line {getattr(e, 'span', ir.NO_SPAN).line}: cannot print {what} as C")
+
+    # ---- pointers
+    def ptr(self, e):
+        """T.tvm_access_ptr -> (view, C flat byte address, elem size, C extent expr)."""
+        if not (isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5):
+            raise EmitError(f"line {e.span.line}: shared pointer is not a T.tvm_access_ptr")
+        ann, data, off, ext, _ = e.args
+        dtype = self.el.literal(ann.args[0]) if isinstance(ann, ir.Call) and ann.args else None
+        view = self.el.view_of(data)
+        if view is None:
+            raise EmitError(f"line {e.span.line}: access_ptr over an unknown buffer")
+        size = dtype_bytes(str(dtype)) if dtype else view.elem_size
+        addr = f"({view.flat_base}LL + ({self.expr(off)}) * {size}LL)"
+        return view, addr, size, ext
+
+    def barrier(self, e) -> str:
+        if isinstance(e, ir.Subscript) and len(e.indices) == 1 and not isinstance(e.indices[0], ir.Slice):
+            view, idx = self.el.view_of(e.value), e.indices[0]
+        elif isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
+            view, idx = self.el.view_of(e.args[1]), e.args[2]
+        else:
+            raise EmitError(f"line {e.span.line}: mbarrier reference not understood")
+        if view is None or not view.is_barrier:
+            raise EmitError(f"line {e.span.line}: not an mbarrier")
+        base = view.region.barrier_base + view.byte_offset // 8
+        return f"(&ag_mbar[{base}LL + ({self.expr(idx)})])"
+
+    def subscript_range(self, sub: ir.Subscript):
+        """(view, C byte address, C byte count) of a shared subscript, as the engine reads it."""
+        view = self.el.view_of(sub.value)
+        if view is None or not view.is_shared:
+            raise EmitError(f"line {sub.span.line}: subscript is not shared memory")
+        shape = view.shape or (1 << 40,)
+        idx = sub.indices
+        es = view.elem_size
+        if len(idx) == 1 and isinstance(idx[0], ir.Slice):
+            s = idx[0]
+            lo = self.expr(s.lo) if s.lo is not None else "0LL"
+            hi = self.expr(s.hi) if s.hi is not None else f"{shape[0]}LL"
+            return view, f"({view.flat_base}LL + ({lo}) * {es}LL)", f"(({hi}) - ({lo})) * {es}LL"
+        if any(isinstance(i, ir.Slice) for i in idx):
+            raise EmitError(f"line {sub.span.line}: multi-dimensional slice")
+        if len(idx) == 1:
+            lin = self.expr(idx[0])
+        else:
+            strides = [1] * len(idx)
+            for k in range(len(idx)):
+                p = 1
+                for d in shape[k + 1:]:
+                    p *= d
+                strides[k] = p
+            lin = " + ".join(f"({self.expr(i)}) * {st}LL" for i, st in zip(idx, strides))
+        return view, f"({view.flat_base}LL + ({lin}) * {es}LL)", f"{es}LL"
+
+    # ---- statements
+    def body(self, stmts) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def block(self, head: str, stmts) -> None:
+        self.out(head + " {")
+        self.depth += 1
+        self.scopes.append(set())
+        saved_known, saved_unavail = set(self.known), dict(self.unavailable)
+        self.body(stmts)
+        self.known, self.unavailable = saved_known, saved_unavail
+        self.scopes.pop()
+        self.depth -= 1
+        self.out("}")
+
+    def stmt(self, s) -> None:
+        if isinstance(s, PNote):
+            raise EmitError(f"line {s.span.line}: {s.reason}")
+        if isinstance(s, PLet):
+            a = self.node("assign", s.span)
+            try:
+                val = self.expr(a.value)
+            except EmitError as err:
+                self.unavailable[s.name] = f"a let the emitter cannot print ({err})"
+                self.known.discard(s.name)
+                return
+            self.unavailable.pop(s.name, None)
+            self.known.add(s.name)
+            if s.name in self.scopes[-1]:
+                self.out(f"{c_name(s.name)} = (i64)({val});")
+            else:
+                self.scopes[-1].add(s.name)
+                self.out(f"i64 {c_name(s.name)} = (i64)({val});")
+            return
+        if isinstance(s, PLoop):
+            if not s.relevant:
+                return
+            f = self.node("for", s.span)
+            it = f.iter
+            if it.name == "T.grid":
+                k = list(f.names).index(s.var)
+                start, stop = "0LL", self.expr(it.args[k])
+            elif len(it.args) == 2:
+                start, stop = self.expr(it.args[0]), self.expr(it.args[1])
+            else:
+                start, stop = "0LL", self.expr(it.args[0])
+            v = c_name(s.var)
+            self.known.add(s.var)
+            self.unavailable.pop(s.var, None)
+            self.block(f"for (i64 {v} = {start}; {v} < {stop}; ++{v})", s.body)
+            return
+        if isinstance(s, PIf):
+            if not s.relevant:
+                return
+            node = self.node("if", s.span)
+            cond = self.expr(node.cond)
+            self.block(f"if ({cond})", s.then)
+            if s.other:
+                self.block("else", s.other)
+            return
+        if isinstance(s, POp):
+            self.op(s)
+            return
+        raise EmitError(f"program node {type(s).__name__}")
+
+    def op(self, s: POp) -> None:
+        name, span = s.name, s.span
+        if name == "load":
+            sub = self.node("sub", span)
+            _, addr, n = self.subscript_range(sub)
+            self.info[id(s)] = OpInfo("load")
+            self.out(f"ag_read(ag, {addr}, {n});  // line {span.line}: load")
+            return
+        if name == "store":
+            a = self.node("assign", span)
+            _, addr, n = self.subscript_range(a.target)
+            self.info[id(s)] = OpInfo("store")
+            self.out(f"ag_write(ag, {addr}, {n});  // line {span.line}: store")
+            return
+        call = self.node("call", span)
+        args = call.args
+        self.features.add(name)
+        if name == "ptx_cp_async":
+            pred_c, pred_fn = "true", None
+            if len(args) in (3, 4):
+                _, addr, size, _ = self.ptr(args[0])
+                nbytes = f"({self.expr(args[2])}) * {size}LL"
+                if len(args) == 4:
+                    pred_c = f"((bool)({self.expr(args[3])}))"
+                    pred_fn = self.el.compile(args[3])
+            elif len(args) == 5:
+                view = self.el.view_of(args[0])
+                if view is None or not view.is_shared:
+                    raise EmitError(f"line {span.line}: cp.async destination")
+                addr = f"({view.flat_base}LL + ({self.expr(args[1])}) * {view.elem_size}LL)"
+                nbytes = self.expr(args[4])
+            else:
+                raise EmitError(f"line {span.line}: T.ptx_cp_async with {len(args)} arguments")
+            self.info[id(s)] = OpInfo("cp_async", pred=pred_fn)
+            self.out(f"ag_cp_async(ag, {addr}, {nbytes}, {pred_c});  // line {span.line}")
+            return
+        if name == "ptx_commit_group":
+            self.out("ag_cp_commit();")
+            return
+        if name == "ptx_wait_group":
+            self.out(f"ag_cp_wait({self.expr(args[0])});  // line {span.line}")
+            return
+        if name == "tvm_storage_sync":
+            if len(args) == 1:
+                self.out(f"__syncthreads();  // line {span.line}")
+            else:
+                self.out(f"ag_bar_sync({self.expr(args[1])}, {self.expr(args[2])});  // line {span.line}")
+            return
+        if name == "named_barrier_sync":
+            self.out(f"ag_bar_sync({self.expr(args[0])}, {self.expr(args[1])});  // line {span.line}")
+            return
+        if name == "named_barrier_arrive":
+            self.out(f"ag_bar_arrive({self.expr(args[0])}, {self.expr(args[1])});  // line {span.line}")
+            return
+        if name == "ptx_ldmatrix":
+            trans = self.el.literal(args[0])
+            num = self.el.literal(args[1])
+            if not isinstance(trans, bool) or num not in (1, 2, 4):
+                raise EmitError(f"line {span.line}: ldmatrix with non-constant trans/num")
+            view, addr, _, _ = self.ptr(args[2])
+            if not view.is_shared:
+                raise EmitError(f"line {span.line}: ldmatrix from non-shared memory")
+            self.info[id(s)] = OpInfo("ldmatrix", trans=trans, num=num)
+            self.out(f"ag_ldmatrix(ag, {addr}, {num}, {'true' if trans else 'false'});  // line {span.line}")
+            return
+        if name == "AllReduce":
+            self.allreduce(call, s)
+            return
+        # ---- Hopper: mbarriers, TMA (as bulk copies), bulk stores, proxy fences
+        self.features.add("hopper")
+        if name == "ptx_init_barrier_thread_count":
+            self.out(f"ag_mbar_init({self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
+        elif name == "ptx_fence_barrier_init":
+            self.out("ag_mbar_fence_init();")
+        elif name == "mbarrier_expect_tx":
+            self.out(f"ag_mbar_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});")
+        elif name == "ptx_arrive_barrier" and len(args) == 1:
+            self.out(f"ag_mbar_arrive({self.barrier(args[0])});  // line {span.line}")
+        elif name == "ptx_arrive_barrier_expect_tx" and len(args) == 2:
+            self.out(f"ag_mbar_arrive_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
+        elif name == "mbarrier_wait_parity":
+            self.out(f"ag_mbar_wait(ag, {self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
+        elif name == "fence_proxy_async":
+            self.out("ag_fence_proxy_async();")
+        elif name in ("tma_load",):
+            if len(args) >= 4 and isinstance(args[0], ir.Call) and args[0].name == "T.tvm_access_ptr":
+                _, addr, _, _ = self.ptr(args[0])
+                bar, nbytes = self.barrier(args[2]), self.expr(args[3])
+            else:
+                _, addr, size, ext = self.ptr(args[2])
+                bar, nbytes = self.barrier(args[1]), f"({self.expr(ext)}) * {size}LL"
+            self.info[id(s)] = OpInfo("tma_load")
+            self.out(f"ag_bulk_load(ag, {addr}, {nbytes}, {bar});  // line {span.line}: TMA load as cp.async.bulk")
+        elif name == "tma_store":
+            if isinstance(args[0], ir.Call) and args[0].name == "T.tvm_access_ptr":
+                _, addr, _, _ = self.ptr(args[1])
+                nbytes = self.expr(args[2])
+            else:
+                _, addr, size, ext = self.ptr(args[1])
+                nbytes = f"({self.expr(ext)}) * {size}LL"
+            self.out(f"ag_bulk_store(ag_sink, {addr}, {nbytes});  // line {span.line}: TMA store as cp.async.bulk")
+        elif name == "tma_store_arrive":
+            self.out("ag_bulk_commit();")
+        elif name == "tma_store_wait":
+            self.out(f"ag_bulk_wait({self.expr(args[0]) if args else '0LL'});")
+        else:
+            raise EmitError(f"line {span.line}: {name} is not emitted (no skeleton for it yet)")
+
+    def allreduce(self, call: ir.Call, s: POp) -> None:
+        fname = self.el.literal(call.args[1])
+        m = _ALLREDUCE.match(fname or "")
+        if m is None or len(call.args) != 4:
+            raise EmitError(f"line {call.span.line}: extern {fname}")
+        threads, scale, offset0 = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        named = m.group(5)
+        levels, k = [], threads
+        while k != scale and k > 1:
+            levels.append(k // 2)
+            if k // 2 == scale:
+                break
+            k //= 2
+        _, base, es, _ = self.ptr(call.args[3])
+        self.info[id(s)] = OpInfo("allreduce")
+        for off in (o for o in levels if o >= 32):
+            for bar_id, what in ((1, "write"), (2, "read")):
+                self.out(f"ag_bar_sync({bar_id}, {named});" if named else "__syncthreads();")
+                lane = f"((i64)threadIdx.x - {offset0}LL)"
+                idx = lane if what == "write" else f"({lane} ^ {off}LL)"
+                fn = "ag_write" if what == "write" else "ag_read"
+                self.out(f"{fn}(ag, {base} + {idx} * {es}LL, {es}LL);  // line {call.span.line}: AllReduce level {off}")
+
+
+def emit(func: ir.Function, program: Program, kernel: str | None = None) -> Emitted:
+    """The skeleton of one prim_func. Raises EmitError when it cannot be expressed."""
+    if program.notes:
+        reason, span = program.notes[0]
+        raise EmitError(f"line {span.line}: {reason}")
+    if program.symbols:
+        raise EmitError(f"symbolic kernel parameters ({', '.join(program.symbols)}): no concrete launch")
+    kernel = kernel or KERNEL_PREFIX + _CNAME.sub("_", func.name)
+    em = _Emitter(func, program, kernel)
+    launch = program.launch
+    layout = program.layout
+    total = -(-(layout.dyn_bytes + layout.static_bytes) // 16) * 16 or 16
+    n_mbar = sum(r.nbytes // 8 for r in program.barrier_regions)
+    em.depth = 1
+    em.body(program.body)
+    hopper = "hopper" in em.features
+    tx, ty, tz = launch.threads
+    head = [f"// asyncguard sanitize: synchronization skeleton of {func.name}",
+            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", PRELUDE]
+    if hopper:
+        head.append(HOPPER_PRELUDE)
+    head.append(
+        f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
+        "    u32* __restrict__ ag_trace, u32* __restrict__ ag_counts, u32* __restrict__ ag_flags,\n"
+        "    const int* __restrict__ ag_slot, const unsigned char* __restrict__ ag_pool,\n"
+        "    unsigned char* __restrict__ ag_sink, u32 ag_per, u32 ag_maxr) {")
+    pre = [
+        f"  const u32 ag_tid = threadIdx.x + threadIdx.y * {tx}u + threadIdx.z * {tx * ty}u;",
+        "  const u32 ag_bid = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y;",
+        "  const int ag_s = ag_slot[ag_bid];",
+        f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s >= 0;",
+        f"  ag.trace = ag_trace + ((u64)(ag_s < 0 ? 0 : ag_s) * {launch.num_threads}u + ag_tid) * ag_maxr;",
+        "  ag.pool = ag_pool; ag.per = ag_per; ag.flags = ag_flags;",
+        "  (void)ag_sink;",
+    ]
+    if n_mbar:
+        pre.append(f"  __shared__ __align__(8) u64 ag_mbar[{n_mbar}];")
+    pre.append(f"  for (u32 i = ag_tid * 4u; i < {total}u; i += {launch.num_threads * 4}u) {{")
+    pre.append("    *(u32*)(ag_smem + i) = ag_pat(0xC0FFEE11u, i) | (ag_pat(0xC0FFEE11u, i + 1) << 8)"
+               " | (ag_pat(0xC0FFEE11u, i + 2) << 16) | (ag_pat(0xC0FFEE11u, i + 3) << 24); }")
+    pre.append("  __syncthreads();")
+    for name, axis in launch.thread_vars.items():
+        pre.append(f"  const i64 {c_name(name)} = (i64)threadIdx.{axis[-1]}; (void){c_name(name)};")
+    for name, axis in launch.block_vars.items():
+        pre.append(f"  const i64 {c_name(name)} = (i64)blockIdx.{axis[-1]}; (void){c_name(name)};")
+    post = ["  if (ag.traced) ag_counts[(u64)ag_s * %du + ag_tid] = ag.r;" % launch.num_threads, "}"]
+    src = "\n".join(head + pre + em.lines + post) + "\n"
+    return Emitted(kernel, src, tuple(launch.threads), tuple(launch.blocks), total, n_mbar,
+                   "sm_90a", em.info, em.features)

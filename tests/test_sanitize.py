@@ -1,0 +1,121 @@
+"""`asyncguard sanitize`: skeleton emission (CPU), the numpy reference, and the GPU gate (gpu marker)."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asyncguard.emit import reference
+from asyncguard.emit.cuda import EmitError, emit
+from asyncguard.engine.program import elaborate
+from asyncguard.parse import parse
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+EMITTED = ["real/gemm_sm80_s3_128x128x32.tir", "real/reduce_sum_shared_sm80_t256.tir",
+           "real/softmax_rows_sm80_t128.tir", "handwritten/ring2.tir", "handwritten/persistent_ring.tir",
+           "real/copy_pipelined_sm90a_s2.tir", "handwritten/ws_tma_pipeline.tir"]
+
+
+def _emit(rel):
+    path = CORPUS / rel
+    func = parse(path.read_text(), str(path)).functions[0]
+    program = elaborate(func)
+    return func, program, emit(func, program)
+
+
+def _gpu_reason():
+    try:
+        from cuda.bindings import driver  # noqa: F401
+    except ImportError:
+        try:
+            from cuda import cuda as driver  # noqa: F401
+        except ImportError:
+            return "cuda-python is not installed (pip install '.[gpu]')"
+    from asyncguard.emit.gate import Gpu, find_sanitizer
+    try:
+        Gpu()
+    except Exception as err:  # noqa: BLE001
+        return f"no usable GPU: {err}"
+    if find_sanitizer() is None:
+        return "compute-sanitizer not found"
+    return None
+
+
+@pytest.mark.parametrize("rel", EMITTED)
+def test_emission_keeps_the_launch_and_layout(rel):
+    func, program, e = _emit(rel)
+    assert e.threads == tuple(program.launch.threads) and e.grid == tuple(program.launch.blocks)
+    assert e.smem_bytes >= program.layout.dyn_bytes
+    assert f"void __launch_bounds__({program.launch.num_threads}) {e.kernel}(" in e.source
+    assert "%" not in "".join(ln.split("//")[0] for ln in e.source.split("void __launch_bounds__")[1].splitlines()
+                              if "asm" not in ln), "TIR % must print as ag_floormod"
+
+
+def test_cp_async_and_waits_are_emitted():
+    _, _, e = _emit("handwritten/ring2.tir")
+    assert e.source.count("ag_cp_async(ag,") == 2 and "ag_cp_wait(1LL)" in e.source
+    assert "ag_cp_wait(0LL)" in e.source and "__syncthreads();  // line" in e.source
+
+
+def test_wgmma_kernel_is_refused_with_a_reason():
+    with pytest.raises(EmitError, match="wgmma"):
+        _emit("real/gemm_sm90a_ws_s3_128x128x64.tir")
+
+
+def test_reference_sees_the_stale_stage_when_the_wait_is_too_large():
+    refs = {}
+    for rel in ("handwritten/ring2.tir", "handwritten/ring2_wait_too_large.tir"):
+        _, program, e = _emit(rel)
+        refs[rel] = reference.compute(program, e)
+    ok, bad = refs.values()
+    assert all(len(r) == 12 for r in ok.reads) and ok.problem is None and ok.hang is None
+    assert [h for h, _ in ok.reads[0]] != [h for h, _ in bad.reads[0]]
+
+
+def test_reference_predicts_the_named_barrier_hang():
+    _, program, e = _emit("handwritten/named_barrier_count.tir")
+    assert reference.compute(program, e).hang
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+@pytest.mark.parametrize("rel", EMITTED)
+def test_emitted_cuda_compiles(rel, tmp_path):
+    _, _, e = _emit(rel)
+    src = tmp_path / "k.cu"
+    src.write_text(e.source)
+    p = subprocess.run(["nvcc", "-cubin", "-arch=sm_90a", "-o", str(tmp_path / "k.cubin"), str(src)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_no_gpu_exits_2_with_the_reason():
+    if _gpu_reason() is None:
+        pytest.skip("a GPU is present")
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "sanitize", str(CORPUS / "handwritten" / "ring2.tir")],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "asyncguard sanitize: no" in p.stderr
+
+
+@pytest.mark.gpu
+def test_gate_on_a_gpu(tmp_path):
+    reason = _gpu_reason()
+    if reason:
+        pytest.skip(reason)
+    junit = tmp_path / "j.xml"
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "sanitize", "--junit", str(junit),
+                        str(CORPUS / "handwritten" / "ring2.tir"), str(CORPUS / "handwritten" / "row_copy_waited.tir")],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert 'failures="0"' in junit.read_text()
+
+
+@pytest.mark.gpu
+def test_gate_fails_a_missing_barrier(tmp_path):
+    reason = _gpu_reason()
+    if reason:
+        pytest.skip(reason)
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "sanitize",
+                        str(CORPUS / "real" / "transpose_shared_sm80_32x32_t128_nosync.tir")],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1, p.stdout + p.stderr
