@@ -1,0 +1,359 @@
+"""Candidate repairs for one finding, as data: tuples of `Edit`s, most preferred first.
+
+Generated from the finding's witness (the two accesses, the wait or init it names) and the
+syntax tree. Nothing here decides whether a candidate works: the search re-runs the checker.
+Preference: reuse synchronization already there (change a count, a parity) before inserting;
+barriers only where every thread of the block arrives.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import ir
+from .edits import Edit, body
+from .tree import Gap, Tree, call_of, last_line
+
+BARRIER = 'T.tvm_storage_sync("shared")'
+COMMIT = "T.ptx_commit_group()"
+WG_WAIT = "T.warpgroup_wait(0)"
+FENCE_PROXY = "T.fence_proxy_async()"
+FENCE_INIT = "T.ptx_fence_barrier_init()"
+
+WAIT_NAMES = ("T.ptx_wait_group", "T.warpgroup_wait", "T.tma_store_wait")
+_LAST_WAIT = re.compile(r"last (?:T\.)?(ptx_wait_group|warpgroup_wait)\((\d+)\) at line (\d+)")
+_GROUP = re.compile(r"is in group (\d+); the thread had committed (\d+)")
+_WAIT_AT = re.compile(r"wait_group at line (\d+)")
+_BAR = re.compile(r"mbarrier\[(\d+)\]")
+
+
+def witness_lines(w) -> list[int]:
+    out = []
+
+    def go(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k in ("line", "init_line") and isinstance(v, int):
+                    out.append(v)
+                else:
+                    go(v)
+        elif isinstance(x, list):
+            for y in x:
+                go(y)
+    go(w)
+    return out
+
+
+class Generator:
+    def __init__(self, tree: Tree, orig_line):
+        self.t = tree
+        self.orig = orig_line          # new-text line -> original line (nearest)
+        self.line_start = [0]
+        for ln in tree.lines:
+            self.line_start.append(self.line_start[-1] + len(ln))
+
+    # ------------------------------------------------------------ helpers
+    def L(self, n):
+        return self.orig(n) if n else n
+
+    def insert(self, gaps, text, why, uniform=False, limit=None):
+        out = []
+        for g in gaps:
+            if uniform and not self.t.uniform(g):
+                continue
+            e = self.t.gap_edit(g, text, why)
+            if e is not None:
+                out.append((e,))
+            if limit and len(out) >= limit:
+                break
+        return out
+
+    def replace_arg(self, stmt, argi: int, new: str, why: str):
+        call = call_of(stmt)
+        if call is None or argi >= len(call.args):
+            return None
+        a = call.args[argi]
+        if a.span.line != a.span.end_line:
+            return None
+        ln = a.span.line
+        start = self.line_start[ln - 1]
+        old = body(self.t.lines[ln - 1])
+        lo, hi = a.span.start - start, a.span.end - start
+        text = old[:lo] + new + old[hi:]
+        if text == old:
+            return None
+        return (Edit(ln, "replace", text, "", why),)
+
+    def int_arg(self, stmt, i):
+        c = call_of(stmt)
+        if c is None or i >= len(c.args) or not isinstance(c.args[i], ir.Const):
+            return None
+        v = c.args[i].value
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    def bar_index(self, stmt, i=0):
+        """Constant index of an mbarrier argument `mbarrier_1[2]`, or None."""
+        c = call_of(stmt)
+        if c is None or i >= len(c.args):
+            return None
+        a = c.args[i]
+        if isinstance(a, ir.Subscript) and len(a.indices) == 1 and isinstance(a.indices[0], ir.Const):
+            return a.indices[0].value
+        if isinstance(a, ir.Call) and a.name == "T.get_mbarrier" and a.args and isinstance(a.args[0], ir.Const):
+            return a.args[0].value
+        return None
+
+    def lower_waits(self, stmts, n_from=None, why="lower the wait count"):
+        out = []
+        for s in stmts:
+            n = self.int_arg(s, 0)
+            if n is None or n == 0:
+                continue
+            top = n - 1 if n_from is None else min(n - 1, n_from)
+            for m in range(top, -1, -1):
+                c = self.replace_arg(s, 0, str(m), why)
+                if c:
+                    out.append(c)
+        return out
+
+    # ------------------------------------------------------------ per rule
+    def for_finding(self, f) -> list[tuple]:
+        w, code = f.witness, f.rule.code
+        first = w.get("first") or w.get("copy") or w.get("operation") or {}
+        second = w.get("second") or {}
+        A = self.L(first.get("line") or w.get("init_line") or 0)
+        B = self.L(second.get("line") or f.line)
+        miss = str(w.get("missing", "")) + " " + f.message
+        t = self.t
+        out: list[tuple] = []
+        if code in ("AG101", "AG103", "AG104"):
+            for s in self.unclosed_copies():
+                out += self.commit_candidates(s.span.line)[:2]
+        if code == "AG101":
+            m = _LAST_WAIT.search(miss)
+            g = _GROUP.search(miss)
+            nmax = int(g.group(2)) - 1 - int(g.group(1)) if g else 2
+            if m:
+                s = t.stmt_at(self.L(int(m.group(3))))
+                if s is not None:
+                    out += self.lower_waits([s])
+            out += self.commit_candidates(A)
+            gaps = t.gaps_between(A, B) if A else t.gaps_before(B)
+            def before_barrier(g):
+                stmts = t.blocks[g.block].stmts
+                c = call_of(stmts[g.index]) if g.index < len(stmts) else None
+                return 0 if c is not None and c.name == "T.tvm_storage_sync" else 1
+            for g in sorted(gaps, key=before_barrier)[:10]:
+                for n in range(max(nmax, 0), -1, -1):
+                    out += self.insert([g], f"T.ptx_wait_group({n})", "wait for the copy's group")
+            out += self.insert(gaps, BARRIER, "order the wait before the read", uniform=True)
+            # another thread's bytes: the issuer's wait and then a barrier (two statements)
+            for g in [g for g in gaps if t.uniform(g)][:4]:
+                for n in range(max(nmax, 0), -1, -1):
+                    e1 = t.gap_edit(g, f"T.ptx_wait_group({n})", "wait for the copy's group")
+                    e2 = t.gap_edit(g, BARRIER, "publish the landed copy")
+                    if e1 and e2:
+                        out.append((e1, e2))
+        elif code == "AG102":
+            m = _WAIT_AT.search(miss)
+            wl = self.L(int(m.group(1))) if m else A
+            gaps = t.gaps_between(wl, B)
+            gaps = sorted(gaps, key=lambda g: 0 if t.norm(g) == t.norm(t.gaps_after(wl)[0]) else 1)
+            out += self.insert(gaps, BARRIER, "publish the landed copy to the other threads",
+                               uniform=True)
+        elif code in ("AG103", "AG201", "AG402", "AG403"):
+            out += self.insert(t.gaps_between(A, B), BARRIER,
+                               "order the last access before the overwrite", uniform=True)
+            if code == "AG402" and "wgmma" in str(first.get("op", "")):
+                out += self.wg_wait_candidates(A)
+        elif code == "AG104":
+            waits = sorted((s for s in t.calls("T.ptx_wait_group") if s.span.line > A),
+                           key=lambda s: -s.span.line)
+            flat = [s for s in waits if t.blocks[t.where[id(s)][0]].depth_loops == 0]
+            out += self.lower_waits(flat, why="complete every copy")
+            body_ = t.blocks[0].stmts
+            out += self.insert([Gap(0, len(body_))], "T.ptx_wait_group(0)", "complete every copy")
+            out += self.lower_waits([s for s in waits if s not in flat], why="complete every copy")
+            out += self.insert(t.gaps_after(A)[1:], "T.ptx_wait_group(0)", "complete every copy")
+        elif code == "AG411":
+            out += self.wg_wait_candidates(A)
+        elif code == "AG404":
+            out += self.insert(t.gaps_after(A), FENCE_INIT, "fence the mbarrier init")
+        elif code == "AG405":
+            out += self.insert(t.gaps_before(B) + t.gaps_after(A), FENCE_PROXY,
+                               "order generic-proxy writes before the async-proxy read")
+        tma = "tma" in str(first.get("op", "")) + str(second.get("op", ""))
+        if code.startswith("AG4") or tma:
+            out += self.mbarrier_candidates(f, A, B)
+        return out
+
+    def next_group_op(self, s):
+        """What closes the copy `s`: the first commit or wait met going forward (siblings, then
+        the parents' siblings); a loop holding commits or waits before any commit counts as a
+        wait (its first group would absorb the copy). None: the end of the kernel."""
+        t = self.t
+        for bi, i in reversed(t.chain(s)):
+            for x in t.blocks[bi].stmts[i + 1:]:
+                c = call_of(x)
+                if c is not None and c.name in ("T.ptx_commit_group", "T.ptx_wait_group"):
+                    return c.name
+                inner = [y for y in t.stmts if x.span.line < y.span.line <= last_line(x)
+                         and (cy := call_of(y)) is not None
+                         and cy.name in ("T.ptx_commit_group", "T.ptx_wait_group")]
+                if inner:
+                    if type(x).__name__ in ("For", "While"):
+                        return "T.ptx_wait_group"
+                    return call_of(inner[0]).name
+        return None
+
+    def unclosed_copies(self) -> list:
+        """cp.async statements that reach a wait (or the end) before any commit: a group must
+        close there."""
+        return [s for s in self.t.calls("T.ptx_cp_async") if self.next_group_op(s) != "T.ptx_commit_group"]
+
+    def commit_candidates(self, A):
+        t = self.t
+        if not A or t.stmt_at(A) is None:
+            return []
+
+        def has_commit(g):
+            return any((c := call_of(x)) is not None and c.name == "T.ptx_commit_group"
+                       for x in t.blocks[g.block].stmts)
+        gaps = sorted(t.gaps_after(A), key=lambda g: 0 if has_commit(g) else 1)
+        return self.insert(gaps, COMMIT, "close the copy's group")
+
+    def wg_wait_candidates(self, A):
+        t = self.t
+        out = []
+        waits = [s for s in t.calls("T.warpgroup_wait") if s.span.line > A]
+        out += self.lower_waits(waits[:2], why="wait for the wgmma")
+        commits = [s for s in t.calls("T.warpgroup_commit_batch") if s.span.line > A]
+        gaps = [Gap(*t.where[id(s)][:1], t.where[id(s)][1] + 1) for s in commits[:1]]
+        gaps += t.gaps_after(A)
+        out += self.insert(gaps, WG_WAIT, "wait for the wgmma before its operands are reused")
+        # a release arrive issued before the warpgroup_wait that covers the wgmma: move it after
+        for s in t.calls("T.warpgroup_wait"):
+            bi, i = t.where[id(s)]
+            for x in t.blocks[bi].stmts[:i]:
+                c = call_of(x)
+                if c is not None and c.name in ("T.ptx_arrive_barrier", "T.mbarrier_arrive") and x.span.line > A:
+                    out.append((Edit(x.span.line, "delete", "", "", "move the release arrive"),
+                                Edit(s.span.line, "insert-after", t.src(x), t.indent_of(x),
+                                     "release after the wgmma completed")))
+        return out
+
+    # ------------------------------------------------------------ mbarriers
+    def mbarrier_candidates(self, f, A, B):
+        t, w = self.t, f.witness
+        out = []
+        m = _BAR.search(str(w.get("barrier", "")) + f.message)
+        bidx = int(m.group(1)) if m else None
+        pending = w.get("pending_arrivals")
+        tx = w.get("tx_bytes_outstanding")
+        inits = t.calls("T.ptx_init_barrier_thread_count")
+        expects = t.calls("T.mbarrier_expect_tx") + t.calls("T.ptx_arrive_barrier_expect_tx")
+        waits = t.calls("T.mbarrier_wait_parity")
+        waited = set(self._bars(["T.mbarrier_wait_parity"]))
+        arrived = set(self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive",
+                                  "T.ptx_arrive_barrier_expect_tx", "T.tma_load"]))
+        # structural first: a barrier someone waits on that nobody arrives on, and the reverse
+        if waited - arrived:
+            out += self.missing_arrive(waits)
+        if arrived - waited and B:
+            out += self.missing_wait(waits, B)
+        later = []
+        for s in sorted(inits, key=lambda s: self.bar_index(s) != bidx):
+            n = self.int_arg(s, 1)
+            if n is None:
+                continue
+            if pending and self.bar_index(s) == bidx and n - pending > 0:
+                out.append(self.replace_arg(s, 1, str(n - pending), "the init count the protocol arrives with"))
+            for v in (n - 1, n + 1):
+                if v > 0:
+                    later.append(self.replace_arg(s, 1, str(v), "the init count the protocol arrives with"))
+        for s in expects:
+            v = self.int_arg(s, 1)
+            if v is None:
+                continue
+            if tx and v - tx > 0:
+                out.append(self.replace_arg(s, 1, str(v - tx), "expect the bytes delivered"))
+            if tx or f.rule.code in ("AG407", "AG401"):
+                for nv in (v * 2, v // 2, v - 1024, v + 1024):
+                    if nv > 0:
+                        later.append(self.replace_arg(s, 1, str(nv), "expect the bytes delivered"))
+        lines = [f.line] + [c.get("line") for c in w.get("cycle", []) if isinstance(c, dict)]
+        order = sorted(waits, key=lambda s: (s.span.line not in lines, abs(s.span.line - f.line)))
+        for s in order:
+            (out if s.span.line in lines else later).append(self.flip_parity(s))
+        out += later
+        out = [c for c in out if c]
+        if not waited - arrived:
+            out += self.missing_arrive(waits)
+        if not arrived - waited:
+            out += self.missing_wait(waits, B)
+        return out
+
+    def flip_parity(self, s):
+        call = call_of(s)
+        if call is None or len(call.args) < 2:
+            return None
+        p = call.args[1]
+        if isinstance(p, ir.Call) and p.name == "T.bitwise_xor" and len(p.args) == 2 and \
+                isinstance(p.args[1], ir.Const) and p.args[1].value == 1:
+            new = self.t.src(p.args[0])
+        elif isinstance(p, ir.Const) and p.value in (0, 1):
+            new = str(1 - int(p.value))
+        else:
+            new = f"T.bitwise_xor({self.t.src(p)}, 1)"
+        return self.replace_arg(s, 1, new, "wait for the phase the protocol completes")
+
+    def _bars(self, names):
+        out = []
+        for n in names:
+            for s in self.t.calls(n):
+                c = call_of(s)
+                if c.args:
+                    out.append(self.t.src(c.args[0] if n != "T.tma_load" else c.args[1]))
+        return list(dict.fromkeys(out))
+
+    def missing_wait(self, waits, B):
+        t = self.t
+        waited = set(self._bars(["T.mbarrier_wait_parity"]))
+        arrived = self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive", "T.ptx_arrive_barrier_expect_tx",
+                              "T.tma_load"])
+        bars = [b for b in arrived if b not in waited] or list(dict.fromkeys(list(waited) + arrived))
+        base = list(dict.fromkeys(t.src(call_of(s).args[1]) for s in waits if len(call_of(s).args) > 1))
+        allp = []
+        for p in base:
+            inner = p[len("T.bitwise_xor("):-len(", 1)")] if p.startswith("T.bitwise_xor(") and \
+                p.endswith(", 1)") else None
+            allp += [p, inner if inner is not None else f"T.bitwise_xor({p}, 1)"]
+        allp = list(dict.fromkeys(allp)) or ["0", "1"]
+        gaps = t.gaps_before(B)[:3] if B else []
+        out = []
+        for g in gaps:
+            for b in bars[:4]:
+                for p in allp[:6]:
+                    e = t.gap_edit(g, f"T.mbarrier_wait_parity({b}, {p})", "wait for the phase")
+                    if e:
+                        out.append((e,))
+        return out
+
+    def missing_arrive(self, waits):
+        t = self.t
+        arrived = set(self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive",
+                                  "T.ptx_arrive_barrier_expect_tx"]))
+        waited = self._bars(["T.mbarrier_wait_parity"])
+        bars = [b for b in waited if b not in arrived]
+        if not bars:
+            return []
+        gaps = []
+        for s in t.calls("T.warpgroup_wait"):
+            bi, i = t.where[id(s)]
+            gaps.append(Gap(bi, i + 1))
+        for bi, blk in enumerate(t.blocks):
+            if isinstance(blk.parent, (ir.For, ir.While)):
+                gaps.append(Gap(bi, len(blk.stmts)))
+        out = []
+        for b in bars[:3]:
+            out += self.insert(gaps, f"T.ptx_arrive_barrier({b})", "release the phase")
+        return out

@@ -1,0 +1,248 @@
+"""The search: the checker is the oracle.
+
+For the findings of a file, generate candidate edits, apply each to the text and re-run the
+checker; take a candidate that leaves nothing to report, else the one that removes the most
+findings, and repeat. Then minimise (drop edits that are not needed, raise wait counts as far
+as they stay safe, hoist barriers out of loops when that stays clean) and prove minimality:
+removing any single inserted statement, or raising any wait count the fix sets, brings a
+finding back.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..analyze import check_text
+from ..parse import InputError
+from .candidates import Generator
+from .edits import Edit, Fix, apply_edits, body
+from .tree import Gap, Tree, last_line
+
+_WAIT_TEXT = re.compile(r"^(?P<pre>\s*T\.(?:ptx_wait_group|warpgroup_wait)\()(?P<n>\d+)(?P<post>.*)$")
+
+
+@dataclass
+class Repair:
+    path: str
+    text: str
+    status: str                   # clean | fixed | unrepairable | error
+    fix: Fix | None = None
+    new_text: str | None = None
+    remaining: list = field(default_factory=list)   # findings left (unrepairable)
+    checks: int = 0
+    message: str = ""
+
+
+def is_problem(f, baseline_notes) -> bool:
+    return f.rule.severity == "error" or (f.rule.code, f.line) not in baseline_notes
+
+
+class Oracle:
+    """check_text with memo: text -> findings that count as problems, lines in original terms."""
+
+    def __init__(self, text: str, path: str, limits=None):
+        self.text, self.path, self.limits = text, path, limits
+        self.memo: dict[str, object] = {}
+        self.calls = 0
+        base = self._raw(text)
+        if base is None:
+            raise InputError("cannot check the file", 1, 1, path)
+        self.notes = {(f.rule.code, f.line) for f in base if f.rule.severity != "error"}
+        self.base = [f for f in base if is_problem(f, self.notes)]
+
+    def _raw(self, text):
+        if text in self.memo:
+            return self.memo[text]
+        self.calls += 1
+        try:
+            res = check_text(text, self.path, self.limits).findings
+        except InputError:
+            res = None
+        except Exception:        # an engine crash on a candidate: not a repair
+            res = None
+        self.memo[text] = res
+        return res
+
+    def problems(self, edits) -> list | None:
+        """Findings of the edited text (lines mapped back to the original), None if it is not
+        valid input."""
+        try:
+            new, lmap = apply_edits(self.text, edits)
+        except ValueError:
+            return None
+        raw = self._raw(new)
+        if raw is None:
+            return None
+        out = []
+        for f in raw:
+            orig = _orig(lmap, f.line)
+            if f.rule.severity == "error" or (f.rule.code, orig) not in self.notes:
+                f.line = orig        # the finding's own copy: in original coordinates
+                out.append(f)
+        return out
+
+
+def _orig(lmap, line):
+    i = min(max(line, 1), len(lmap)) - 1 if lmap else 0
+    while i >= 0 and lmap and lmap[i] is None:
+        i -= 1
+    return lmap[i] if lmap and i >= 0 else 1
+
+
+def _keys(fs):
+    return {(f.rule.code, f.line) for f in fs}
+
+
+def repair_text(text: str, path: str = "<string>", limits=None, max_rounds: int = 4,
+                max_candidates: int = 120) -> Repair:
+    try:
+        oracle = Oracle(text, path, limits)
+        tree = Tree(text, path)
+    except InputError as e:
+        return Repair(path, text, "error", message=str(e))
+    if not oracle.base:
+        return Repair(path, text, "clean", checks=oracle.calls)
+    edits: list[Edit] = []
+    cur = oracle.base
+    for _ in range(max_rounds):
+        gen = Generator(tree, lambda n: n)
+        cands, seen = [], set()
+        for f in cur:
+            for c in gen.for_finding(f):
+                if c not in seen and not set(c) & set(edits):
+                    seen.add(c)
+                    cands.append(c)
+        best = None
+        for c in cands[:max_candidates]:
+            ps = oracle.problems(edits + list(c))
+            if ps is None:
+                continue
+            if not ps:
+                best = (0, 0, c, ps)
+                break
+            new_keys = len(_keys(ps) - _keys(cur))
+            score = (len(ps), new_keys)
+            if len(ps) < len(cur) and (best is None or score < best[:2]):
+                best = (*score, c, ps)
+        if best is None:
+            break
+        edits += list(best[2])
+        cur = best[3]
+        if not cur:
+            break
+    if cur:
+        return Repair(path, text, "unrepairable", remaining=cur, checks=oracle.calls,
+                      message=_unrepairable(cur))
+    edits = minimise(oracle, tree, edits)
+    proof = prove(oracle, edits)
+    safety = "proved" if all(p[2] for p in proof) else "unproved"
+    new, _ = apply_edits(text, edits)
+    fix = Fix(tuple(edits), safety, tuple(sorted(_keys(oracle.base))), tuple(proof))
+    return Repair(path, text, "fixed", fix, new, checks=oracle.calls)
+
+
+def _unrepairable(fs) -> str:
+    parts = [f"{f.rule.code} at line {f.line}" for f in fs[:5]]
+    more = f" and {len(fs) - 5} more" if len(fs) > 5 else ""
+    return ("cannot repair: no candidate synchronization makes the kernel clean (" +
+            ", ".join(parts) + more + "); the file is left unchanged")
+
+
+# ------------------------------------------------------------------ minimise
+def wait_count(e: Edit):
+    m = _WAIT_TEXT.match(e.text)
+    return int(m.group("n")) if m else None
+
+
+def with_count(e: Edit, n: int) -> Edit:
+    m = _WAIT_TEXT.match(e.text)
+    return Edit(e.line, e.op, f"{m.group('pre')}{n}{m.group('post')}", e.indent, e.why)
+
+
+def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
+    edits = list(edits)
+    # 1. drop what is not needed (a delete travels with its insert: a move)
+    for e in list(reversed(edits)):
+        if e.op == "delete" or e not in edits:
+            continue
+        trial = [x for x in edits if x != e]
+        if e.inserts:
+            trial = [x for x in trial if not (x.op == "delete" and x.text == "" and _moved(x, e, tree))]
+        if oracle.problems(trial) == []:
+            edits = trial
+    # 2. raise wait counts while safe (the largest n that keeps every read safe)
+    for i, e in enumerate(list(edits)):
+        n = wait_count(e)
+        if n is None:
+            continue
+        cur = e
+        for k in range(n + 1, n + 9):
+            cand = with_count(cur, k)
+            trial = [cand if x == cur else x for x in edits]
+            if oracle.problems(trial) == []:
+                edits, cur = trial, cand
+            else:
+                break
+    # 3. hoist inserted barriers out of loops when that stays clean
+    for e in list(edits):
+        if not e.inserts or "tvm_storage_sync" not in e.text:
+            continue
+        cur = e
+        while True:
+            moved = _hoist(tree, cur)
+            if not moved:
+                break
+            ok = None
+            for cand in moved:
+                trial = [cand if x == cur else x for x in edits]
+                if oracle.problems(trial) == []:
+                    ok = (trial, cand)
+                    break
+            if ok is None:
+                break
+            edits, cur = ok
+    return edits
+
+
+def _moved(delete: Edit, insert: Edit, tree: Tree) -> bool:
+    s = tree.stmt_at(delete.line)
+    return s is not None and tree.src(s) == insert.text
+
+
+def _hoist(tree: Tree, e: Edit) -> list:
+    """The same statement just before / after the loop whose body `e` opens or closes."""
+    s = tree.stmt_at(e.line)
+    if s is None:
+        return []
+    bi, i = tree.where[id(s)]
+    blk = tree.blocks[bi]
+    at_head = e.op == "insert-before" and i == 0
+    at_tail = e.op == "insert-after" and i == len(blk.stmts) - 1
+    loop = blk.parent
+    if not (at_head or at_tail) or loop is None or type(loop).__name__ not in ("For", "While"):
+        return []
+    pb, pi = tree.where[id(loop)]
+    before = tree.gap_edit(Gap(pb, pi), e.text, e.why + " (hoisted out of the loop)")
+    after = tree.gap_edit(Gap(pb, pi + 1), e.text, e.why + " (hoisted out of the loop)")
+    if not tree.uniform(Gap(pb, pi)):
+        return []
+    return [x for x in ((before, after) if at_head else (after, before)) if x is not None]
+
+
+# ------------------------------------------------------------------ proof
+def prove(oracle: Oracle, edits: list) -> list:
+    """(kind, edit, codes that come back) for every inserted statement removed and every wait
+    count raised; an empty codes tuple would mean the fix is not minimal."""
+    out = []
+    for e in edits:
+        if e.inserts or e.op == "replace":
+            trial = [x for x in edits if x != e]
+            ps = oracle.problems(trial) or []
+            out.append(("remove" if e.inserts else "revert", e.describe(),
+                        tuple(sorted({f.rule.code for f in ps}))))
+        n = wait_count(e)
+        if n is not None:
+            trial = [with_count(e, n + 1) if x == e else x for x in edits]
+            ps = oracle.problems(trial) or []
+            out.append(("raise", e.describe(), tuple(sorted({f.rule.code for f in ps}))))
+    return out

@@ -1,0 +1,81 @@
+"""How many synchronizations in the real TileLang corpus are redundant (AG601-AG603)?
+
+    python bench/redundant_real.py [--jobs N] [--json OUT]
+
+For every clean kernel in corpus/real/*.tir: each barrier and wait removed alone (the kernel
+still proves clean -> redundant), each wait count raised while it stays clean, and the greedy
+removal `fix --remove-redundant` applies (removed one at a time, re-checked together).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from asyncguard.analyze import check_text  # noqa: E402
+from asyncguard.checks.redundant import _sync_stmts, lint_text, remove_redundant  # noqa: E402
+from asyncguard.repair.tree import Tree  # noqa: E402
+
+
+def one(path: str) -> dict:
+    text = Path(path).read_text()
+    row = {"path": Path(path).name, "verdict": check_text(text, path).verdict}
+    if row["verdict"] != "clean":
+        return row
+    syncs = _sync_stmts(Tree(text, path))
+    row["barriers"] = sum(1 for _, c in syncs if c.name == "T.tvm_storage_sync")
+    row["waits"] = len(syncs) - row["barriers"]
+    found = lint_text(text, path)
+    row["AG601"] = sum(f.rule.code == "AG601" for f in found)
+    row["AG602"] = sum(f.rule.code == "AG602" for f in found)
+    row["AG603"] = sum(f.rule.code == "AG603" for f in found)
+    _, edits = remove_redundant(text, path)
+    row["removed_together"] = sum(1 for e in edits if e.op != "replace" or "evaluate" in e.text)
+    row["raised_together"] = len(edits) - row["removed_together"]
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--json")
+    ap.add_argument("--merge", action="append", default=[],
+                    help="rows of an earlier (partial) run: those kernels are not checked again")
+    args = ap.parse_args()
+    rows = [r for m in args.merge for r in json.loads(Path(m).read_text())]
+    done = {r["path"] for r in rows}
+    files = sorted(str(p) for p in (ROOT / "corpus" / "real").glob("*.tir") if p.name not in done)
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:   # largest first, rows as they finish
+        futs = [pool.submit(one, f) for f in sorted(files, key=lambda f: -os.path.getsize(f))]
+        for fut in as_completed(futs):
+            rows.append(fut.result())
+            if args.json:
+                Path(args.json).write_text(json.dumps(rows, indent=1))
+    rows.sort(key=lambda r: r["path"])
+    clean = [r for r in rows if r["verdict"] == "clean"]
+    t = {k: sum(r.get(k, 0) for r in clean) for k in
+         ("barriers", "waits", "AG601", "AG602", "AG603", "removed_together", "raised_together")}
+    print(f"kernels: {len(rows)} in corpus/real, {len(clean)} clean (linted)")
+    print(f"syncs: {t['barriers']} barriers, {t['waits']} waits")
+    print(f"redundant alone: {t['AG601']} barriers (AG601), {t['AG602']} waits (AG602); "
+          f"{t['AG603']} wait counts can grow (AG603)")
+    print(f"removed together by fix --remove-redundant: {t['removed_together']} syncs, "
+          f"{t['raised_together']} wait counts raised")
+    with_any = [r for r in clean if r["AG601"] + r["AG602"] + r["AG603"]]
+    print(f"kernels with at least one redundant sync: {len(with_any)} of {len(clean)}")
+    for r in with_any:
+        print(f"  {r['path']}: AG601 {r['AG601']}, AG602 {r['AG602']}, AG603 {r['AG603']} "
+              f"(of {r['barriers']} barriers, {r['waits']} waits)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
