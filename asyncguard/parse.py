@@ -11,7 +11,8 @@ import functools
 from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+from lark.exceptions import (LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
+                             VisitError)
 from lark.indenter import Indenter
 
 from . import ir
@@ -42,7 +43,7 @@ class TIRIndenter(Indenter):
 def _parser() -> Lark:
     text = resources.files("asyncguard.grammar").joinpath("tir.lark").read_text()
     return Lark(text, parser="lalr", postlex=TIRIndenter(), propagate_positions=True,
-                maybe_placeholders=True, cache=False)
+                maybe_placeholders=True, cache=True)
 
 
 def _span(meta) -> ir.Span:
@@ -303,6 +304,19 @@ def parse(text: str, path: str = "<string>") -> ir.Module:
         msg = what + (f"; expected {_describe_expected(exp)}" if exp else "")
         raise InputError(msg, getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1, path,
                          e.get_context(text_for_parser)) from None
+    except VisitError as e:   # raised while building the syntax tree: at that node, not line 1
+        meta = getattr(e.obj, "meta", None)
+        line = getattr(meta, "line", None) or 1
+        col = getattr(meta, "column", None) or 1
+        orig = e.orig_exc
+        if isinstance(orig, InputError):
+            raise InputError(orig.message, orig.line if orig.line > 1 else line,
+                             orig.col if orig.line > 1 else col, path) from None
+        if isinstance(orig, RecursionError):
+            raise InputError("expression nested too deeply", line, col, path) from None
+        what = {"string": "string literal", "number": "number"}.get(getattr(e, "rule", ""), "syntax")
+        detail = str(orig).splitlines()[0] if str(orig) else type(orig).__name__
+        raise InputError(f"invalid {what}: {detail}", line, col, path) from None
     except LarkError as e:  # e.g. DedentError from inconsistent indentation
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         line, col = _bad_dedent(text_for_parser)

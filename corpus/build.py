@@ -41,6 +41,8 @@ def main() -> int:
         verdict, _ = findings_of(text, str(src))
         if verdict != "clean" or "ptx_cp_async" not in text and "tvm_storage_sync" not in text:
             continue
+        if "_dynamic_k_" in src.name:   # symbolic sizes: each check runs many sizes; see tests/test_prover.py
+            continue
         for m in mutations(text):
             name = f"{src.stem}__{m.kind}_L{m.line}.tir"
             vtext = m.apply(text)
