@@ -30,13 +30,17 @@ def write_expect(tir: Path, verdict: str, findings, extra=None) -> None:
 
 
 def main() -> int:
+    only = sys.argv[1:]   # kernel names: add their variants, keep everything else
     out, benign_dir = HERE / "variants", HERE / "redundant"
     for d in (out, benign_dir):
         d.mkdir(exist_ok=True)
         for old in d.glob("*"):
-            old.unlink()
+            if not only or any(old.name.startswith(o + "__") for o in only):
+                old.unlink()
     survivors = []
     for src in sorted((HERE / "real").glob("*.tir")):
+        if only and src.stem not in only:
+            continue
         text = src.read_text()
         verdict, _ = findings_of(text, str(src))
         if verdict != "clean" or "ptx_cp_async" not in text and "tvm_storage_sync" not in text:

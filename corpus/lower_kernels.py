@@ -453,6 +453,75 @@ def copy_pipelined(M, N, block_M, block_N, num_stages, threads, dtype="float16",
     return main_scale if scale else main
 
 # --------------------------------------------------------------------------------------------
+# Convolution via TMA im2col (after examples/convolution/example_convolution.py)
+# --------------------------------------------------------------------------------------------
+
+
+def conv2d_im2col(N, C, H, W, F, K, S, D, P, block_M, block_N, block_K, num_stages, threads,
+                  dtype="float16", accum_dtype="float32"):
+    KH, KW = K, K
+    OH = (H + 2 * P - D * (K - 1) - 1) // S + 1
+    OW = (W + 2 * P - D * (K - 1) - 1) // S + 1
+
+    @T.prim_func
+    def main(
+        data: T.Tensor((N, H, W, C), dtype),
+        kernel: T.Tensor((KH, KW, C, F), dtype),
+        out: T.Tensor((N, OH, OW, F), dtype),
+    ):
+        with T.Kernel(T.ceildiv(F, block_N), T.ceildiv(N * OH * OW, block_M), threads=threads) as (bx, by):
+            data_shared = T.alloc_shared((block_M, block_K), dtype)
+            kernel_shared = T.alloc_shared((block_K, block_N), dtype)
+            out_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            out_shared = T.alloc_shared((block_M, block_N), dtype)
+
+            kernel_flat = T.Tensor((KH * KW * C, F), dtype, kernel.data)
+            out_flat = T.Tensor((N * OH * OW, F), dtype, out.data)
+
+            T.clear(out_local)
+            for k_iter in T.Pipelined(T.ceildiv(KH * KW * C, block_K), num_stages=num_stages):
+                T.im2col(data, data_shared, by, k_iter, KH, S, D, P)
+                T.copy(kernel_flat[k_iter * block_K, bx * block_N], kernel_shared)
+                T.gemm(data_shared, kernel_shared, out_local)
+
+            T.copy(out_local, out_shared)
+            T.copy(out_shared, out_flat[by * block_M, bx * block_N])
+
+    return main
+
+
+# --------------------------------------------------------------------------------------------
+# GEMM with thread-block clusters and TMA multicast of the A tile (T.copy_cluster, cluster_mask)
+# --------------------------------------------------------------------------------------------
+
+
+def gemm_cluster_multicast(M, N, K, block_M, block_N, block_K, num_stages, threads, cluster_x=2,
+                           dtype="float16", accum_dtype="float32"):
+    """The cluster spans cluster_x consecutive blockIdx.x (same by, same A row panel): the A tile is
+    multicast to every CTA of the cluster (cluster_mask with cluster_x low bits set), B is loaded per CTA."""
+    mask = (1 << cluster_x) - 1
+
+    @T.prim_func
+    def main(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.ClusterKernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads,
+                             cluster_dims=(cluster_x, 1, 1)) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy_cluster(A[by * block_M, k * block_K], A_shared, cluster_mask=mask)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+# --------------------------------------------------------------------------------------------
 # driver
 # --------------------------------------------------------------------------------------------
 
@@ -598,6 +667,16 @@ reg("gemm_sm90a_ws_s3_128x128x64_smemepi_nosync", "sm_90a",
     "RACY: smem-epilogue ws GEMM lowered with tl.disable_thread_storage_sync", NOSYNC)
 reg("gemm_sm90a_nows_s3_128x128x64_nosync", "sm_90a", lambda: gemm(512, 512, 512, 128, 128, 64, 3, 128), 128,
     "RACY: non-ws Hopper GEMM lowered with tl.disable_thread_storage_sync", dict(NOWS, **NOSYNC))
+
+
+reg("conv2d_im2col_sm90a_s2", "sm_90a",
+    lambda: conv2d_im2col(1, 64, 32, 32, 64, 3, 1, 1, 1, 64, 64, 32, 2, 128), 256,
+    "fp16 NHWC conv2d N1 H=W32 C64 F64 K3 S1 P1 as implicit GEMM: T.im2col (TMA im2col load) + TMA B, "
+    "block 64x64x32, 2 stages, epilogue through shared")
+reg("gemm_sm90a_cluster_multicast", "sm_90a",
+    lambda: gemm_cluster_multicast(512, 512, 512, 128, 128, 64, 3, 128, cluster_x=2), 256,
+    "fp16 GEMM 512^3 128x128x64, 3 stages, cluster_dims=(2,1,1): A tile TMA-multicast to both CTAs "
+    "(T.copy_cluster cluster_mask=0b11), B per CTA")
 
 
 def lower_one(k, outdir):

@@ -140,6 +140,7 @@ class RunResult:
     limit_hit: str | None = None
     internal_error: str | None = None
     accelerated: list = field(default_factory=list)   # (loop span, trips, skipped from, to, how)
+    control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     num_threads: int = 0
 
 
@@ -341,6 +342,7 @@ class Machine:
                         raise NotConcrete("loop bounds differ between threads")
                 except NotConcrete as err:
                     self._note(f"loop bounds: {err.reason}", s.span)
+                    self.result.control_lost = True
                     continue
                 if n <= 0:
                     continue
@@ -404,6 +406,7 @@ class Machine:
             c = s.cond(task.env)
         except NotConcrete as err:
             self._note(f"branch condition: {err.reason}", s.span)
+            self.result.control_lost = True
             return
         if not isinstance(c, np.ndarray):
             body = s.then if c else s.other
