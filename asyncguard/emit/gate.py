@@ -184,14 +184,6 @@ class Case:
         return f"{self.path}::{self.func}"
 
 
-def _collect(paths) -> list[Path]:
-    out = []
-    for p in paths:
-        path = Path(p)
-        out.extend(sorted(path.rglob("*.tir")) if path.is_dir() else [path])
-    return out
-
-
 def prepare(paths) -> list[Case]:
     from ..analyze import check_text
     from ..diagnostics import verdict
@@ -201,7 +193,8 @@ def prepare(paths) -> list[Case]:
     from .cuda import EmitError, emit
 
     cases = []
-    for path in _collect(paths):
+    from ..runner import collect
+    for path in collect(paths):
         text = path.read_text()
         try:
             report = check_text(text, str(path))
