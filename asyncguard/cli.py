@@ -49,8 +49,30 @@ def _selectors(values) -> list[str] | None:
     return [s.strip() for v in values for s in v.split(",") if s.strip()]
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return n
+
+
+def _size(text: str) -> int:
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    try:
+        n = int(text[:-1] if mult > 1 else text) * mult
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a size in bytes (e.g. 1048576, 512K, 4M), got {text!r}")
+    return n
+
+
 def cmd_check(args) -> int:
-    limits = Limits(max_steps=args.max_steps)
+    limits = Limits(max_steps=args.max_steps, max_threads=args.max_threads,
+                    max_file_bytes=args.max_file_size, max_seconds=args.timeout)
     try:  # config per file (pyproject.toml [tool.asyncguard], or --config); flags override it
         resolver = Resolver(args.config, _selectors(args.select), _selectors(args.ignore),
                             getattr(args, "arch", None))
@@ -141,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print each kernel's shared-memory budget and occupancy table")
     c.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
+    c.add_argument("--max-threads", type=_positive, default=1024, metavar="N",
+                   help="threads per block the concrete engine simulates (memory grows as N^2)")
+    c.add_argument("--max-file-size", type=_size, default=1 << 20, metavar="BYTES",
+                   help="larger files are reported AG002 and not parsed (suffixes K, M; 0: no limit)")
+    c.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
+                   help="stop the concrete engine after SECONDS per kernel and report AG002 "
+                        "(default 60; 0: none). Real kernels take 2 s at most; a kernel that hits "
+                        "it is unknown, and whether it does depends on the machine's speed")
     c.add_argument("--redundant", action="store_true",
                    help="also report syncs whose removal leaves the kernel race-free (AG601-AG603; "
                         "re-runs the checker per sync)")

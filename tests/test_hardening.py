@@ -1,0 +1,174 @@
+"""Resource bounds and honest verdicts (issue 9): an engine limit, a construct the models do not
+know, a solver that gives up, a timeout and an internal error each make the verdict `unknown`
+with the reason, never `clean`. Timings are measured by bench/limits.py, not asserted here."""
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from asyncguard.analyze import Limits, check_text, min_steps
+from asyncguard.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(A: T.handle("float16", "global"), C: T.handle("float16", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": {threads}, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    C_1 = T.decl_buffer((65536,), "float16", data=C)
+    tx = T.launch_thread("threadIdx.x", {threads})
+    S = T.alloc_buffer((4096,), "float16", scope="shared.dyn")
+'''
+
+
+def kernel(body: str, threads: int = 64) -> str:
+    return HEAD.format(threads=threads) + textwrap.indent(textwrap.dedent(body).strip() + "\n", "    ")
+
+
+PERIODIC = kernel("""
+    for k in T.serial(1000000000):
+        S[tx] = T.float16(0.0)
+        T.tvm_storage_sync("shared")
+""")
+NONPERIODIC = kernel("""
+    for k in T.serial(1000000000):
+        S[(k * k + tx) % 4096] = T.float16(0.0)
+        T.tvm_storage_sync("shared")
+""")
+
+
+def _only(rep, code):
+    return [f for f in rep.findings if f.rule.code == code]
+
+
+def test_loop_of_1e9_is_refused_up_front_not_unrolled():
+    rep = check_text(NONPERIODIC)
+    assert rep.verdict == "unknown"
+    (f,) = _only(rep, "AG002")
+    assert "too large for the concrete engine" in f.message and "line 8" in f.message
+    assert rep.kernels[0].steps <= Limits().prefix_steps + 1   # did not run 2M steps first
+
+
+def test_loop_of_1e9_through_the_symbolic_engine():
+    rep = check_text(PERIODIC)
+    assert rep.verdict == "clean" and "skipped" in " ".join(rep.kernels[0].scope)
+
+
+def test_solver_giving_up_is_unknown_not_clean(monkeypatch):
+    # z3 stops at its resource limit (rlimit) -> Verdict("unknown"): the loop is not
+    # accelerated, the concrete engine runs it and stops at the step limit
+    from asyncguard.prover import periodic
+    monkeypatch.setattr(periodic, "prove_equal_under_shift", lambda *a, **k: periodic.Verdict(
+        "unknown", "solver gave up (resource limit)"))
+    rep = check_text(PERIODIC, limits=Limits(max_steps=20_000))
+    assert rep.verdict == "unknown" and _only(rep, "AG002")
+    assert "solver gave up" in " ".join(rep.kernels[0].scope)
+
+
+def test_step_bound_is_a_lower_bound_of_what_the_machine_runs():
+    from asyncguard.engine.machine import Machine
+    from asyncguard.engine.program import elaborate
+    from asyncguard.parse import parse
+    text = kernel("""
+        for i in T.serial(3):
+            for j in T.serial(5):
+                if tx < 7:
+                    S[tx] = T.float16(0.0)
+                T.tvm_storage_sync("shared")
+    """)
+    prog = elaborate(parse(text).functions[0])
+    need, _ = min_steps(prog, prog.launch.base_env({}), 10**9)
+    ran = Machine(prog, accelerate_above=10**9).run().steps
+    assert 0 < need <= ran
+
+
+def test_a_million_threads_is_an_engine_limit():
+    rep = check_text(kernel('S[tx % 4096] = T.float16(0.0)', threads=1_000_000))
+    assert rep.verdict == "unknown"
+    assert "1024" in _only(rep, "AG002")[0].message
+
+
+def test_max_threads_is_configurable():
+    text = kernel('S[tx % 4096] = T.float16(0.0)', threads=128)
+    assert check_text(text, limits=Limits(max_threads=64)).verdict == "unknown"
+    assert check_text(text, limits=Limits(max_threads=128)).verdict == "clean"
+
+
+def test_file_over_the_size_limit_is_not_parsed():
+    text = kernel("\n".join('T.tvm_storage_sync("shared")' for _ in range(200)))
+    rep = check_text(text, "big.tir", limits=Limits(max_file_bytes=2048))
+    assert rep.verdict == "unknown"
+    (f,) = rep.findings
+    assert f.rule.code == "AG002" and "max-file-size" in f.message and (f.line, f.col) == (1, 1)
+    assert check_text(text, limits=Limits(max_file_bytes=0)).verdict == "clean"
+
+
+def test_timeout_is_an_engine_limit():
+    # no barrier: every access stays live and is compared with every later one (slow per step)
+    text = kernel("""
+        for k in range(1000000000):
+            S[(43 * tx + 7 * k) % 4096] = T.float16(0.0)
+            S[5] = T.float16(0.0)
+    """, threads=128)
+    rep = check_text(text, limits=Limits(max_seconds=0.3))
+    assert rep.verdict in ("unknown", "buggy") and _only(rep, "AG002")
+
+
+def test_unknown_construct_is_unknown_with_reason():
+    rep = check_text(kernel('T.some_future_op(S.data)\nT.tvm_storage_sync("shared")'))
+    assert rep.verdict == "unknown"
+    (f,) = _only(rep, "AG001")
+    assert f.line == 8 and "some_future_op" in f.message
+
+
+def test_internal_error_in_the_machine_is_unknown(monkeypatch):
+    from asyncguard.engine import machine
+    def boom(self, *a, **k):
+        raise ZeroDivisionError("model bug")
+    monkeypatch.setattr(machine.Machine, "_event", boom)
+    rep = check_text(kernel('S[tx] = T.float16(0.0)\nT.tvm_storage_sync("shared")'))
+    assert rep.verdict == "unknown" and "model bug" in _only(rep, "AG003")[0].message
+
+
+def test_internal_error_while_elaborating_is_unknown_not_a_traceback(monkeypatch):
+    import asyncguard.analyze as analyze
+    def boom(func):
+        raise KeyError("elaborator bug")
+    monkeypatch.setattr(analyze, "elaborate", boom)
+    rep = check_text(kernel('S[tx] = T.float16(0.0)'))
+    assert rep.verdict == "unknown"
+    (f,) = rep.findings
+    assert f.rule.code == "AG003" and "elaborator bug" in f.message and f.line == 2
+
+
+@pytest.mark.parametrize("flags,code", [
+    (["--max-file-size", "1K"], "AG002"), (["--max-threads", "32"], "AG002"),
+    (["--max-steps", "3"], "AG002")])
+def test_cli_limits(tmp_path, capsys, flags, code):
+    path = tmp_path / "k.tir"
+    path.write_text(kernel("\n".join(['S[tx] = T.float16(0.0)', 'T.tvm_storage_sync("shared")'] * 20)))
+    assert main(["check", "--format", "json", *flags, str(path)]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["files"][0]["verdict"] == "unknown"
+    assert code in {f["rule"] for f in doc["files"][0]["findings"]}
+
+
+@pytest.mark.parametrize("flags", [["--max-threads", "0"], ["--max-file-size", "lots"]])
+def test_cli_rejects_bad_limits(tmp_path, flags):
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "check", *flags, "x.tir"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_cli_timeout(tmp_path, capsys):
+    path = tmp_path / "slow.tir"
+    path.write_text(kernel("""
+        for k in range(1000000000):
+            S[(43 * tx + 7 * k) % 4096] = T.float16(0.0)
+            S[5] = T.float16(0.0)
+    """, threads=128))
+    assert main(["check", "--format", "json", "--timeout", "0.5", str(path)]) == 1
+    findings = json.loads(capsys.readouterr().out)["files"][0]["findings"]
+    assert any(f["rule"] == "AG002" and "--timeout" in f["message"] for f in findings)
