@@ -216,10 +216,12 @@ def _uses(body, names) -> bool:
 
 class Machine:
     def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
-                 block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None):
+                 block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None,
+                 accelerate_lines: tuple = ()):
         self.p = program
         self.sizes = sizes or {}    # values of symbolic kernel parameters for this run
         self.accelerate_above = accelerate_above
+        self.accelerate_lines = set(accelerate_lines)   # loops that may skip at any trip count
         self.block = block or {}
         self.T = program.launch.num_threads
         self.max_steps = max_steps
@@ -348,7 +350,7 @@ class Machine:
                     continue
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
-                if n > self.accelerate_above:
+                if n > self.accelerate_above or s.span.line in self.accelerate_lines:
                     frame.plan = self._plan(s, int(n), int(start))
                     if frame.plan.jump_to is None:
                         self.result.accelerated.append((s.span, int(n), None, None,

@@ -24,6 +24,7 @@ class SizePlan:
     trips: list = field(default_factory=list)      # trip-count vector for each value
     proof: str = "none"                            # "proved" | "refuted" | "unknown: ..."
     scope: str = ""
+    induction: object = None   # prover.induction.Induction: trip counts >= n0 + step reduce to smaller ones
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -58,6 +59,13 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
     own = [a for a in assumptions if sym in free_names(a)]
+    from . import induction
+    try:
+        ind = induction.prove(program, sym, own)
+    except Exception as err:  # noqa: BLE001 -- no proof is "unknown", never "proved"
+        ind = induction.Induction("unknown", f"{type(err).__name__}: {err}")
+    if ind.status == "proved" and ind.n0:
+        max_trips = ind.n0 + ind.step - 1
     ok_fns = [compile_expr(a) for a in own]
     values, vectors, seen = [], [], set()
     v = 1
@@ -88,10 +96,27 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     for e in raw:
         k_parts(e, sym, exprs)
     proof = _prove_through_trips(exprs, trips, sym, own)
-    scope = (f"checked for {sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
-             f"{', '.join(str(t) for t in vectors)}); z3 {proof} that the kernel depends on {sym} only "
-             f"through its trip counts")
-    return SizePlan(sym, values, vectors, proof, scope)
+    checked = (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
+               f"{', '.join(str(t) for t in vectors)})")
+    if proof == "proved" and ind.status == "proved":
+        scope = (f"proved for every {sym} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
+                 f"checked {checked}; z3 proved that the kernel depends on {sym} only through its trip "
+                 f"counts and that {ind.reason}, so every trip count of at least {ind.n0 + ind.step} "
+                 f"runs like one {ind.step} smaller")
+    else:
+        scope = (f"checked for {checked}; z3 {proof} that the kernel depends on {sym} only through its "
+                 f"trip counts; larger trip counts: {ind.status} ({ind.reason})")
+    return SizePlan(sym, values, vectors, proof, scope, ind)
+
+
+def _text(e) -> str:
+    if isinstance(e, ir.BinOp):
+        return f"{_text(e.left)} {e.op} {_text(e.right)}"
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.Const):
+        return str(e.value)
+    return "..."
 
 
 def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:

@@ -1,0 +1,200 @@
+"""Every trip count from a few: the induction that makes a symbolic size's verdict hold for all.
+
+For loops whose trip count N(K) depends on a size parameter K, the accelerated engine runs
+iterations [0, warm) and then the tail of 2..3 periods before N (engine/accelerate.py). Let S be
+a common multiple of the loops' skip lengths and dK a step with N(K + dK) = N(K) + S for every
+loop. If, for every K whose trip counts are at least N0 (where the engine starts skipping):
+  (i)   every expression deciding shared bytes or synchronization takes the same value at K + dK
+        as at K for every prefix iteration k < warm,
+  (ii)  the same at (k + S, K + dK) as at (k, K) for every tail iteration k >= N(K) - 3 S, and
+  (iii) every such expression outside those loops is the same at K + dK as at K,
+then the run for K + dK is the run for K with the tail moved by S, so the runs for the trip
+counts below N0 + S decide every K. z3 proves (i)-(iii) and the step; the engine checks the rest.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .. import ir
+from ..engine.exprs import free_names
+from .encode import Unencodable, encode
+from .periodic import _substitute
+
+
+@dataclass
+class Induction:
+    status: str          # "proved" | "refuted" | "unknown"
+    reason: str
+    n0: int = 0          # trip counts below n0 + step are checked concretely
+    step: int = 0        # S
+    dk: int = 0
+    loop_lines: tuple = ()   # the loops whose trip counts depend on the size
+
+
+def _solver():
+    import z3
+    from . import periodic
+    s = z3.Solver()
+    s.set("rlimit", periodic.RLIMIT)
+    return s
+
+
+def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
+    """Prove a == b for every (a_expr, b_expr) pair under constraints; 'proved' or why not."""
+    import z3
+    for a_e, b_e in pairs:
+        try:
+            a, sa = encode(a_e, env)
+            b, sb = encode(b_e, env)
+        except Unencodable as err:
+            return f"unknown: cannot encode ({err})"
+        s = _solver()
+        s.add(*constraints, *side_extra, *sa, *sb, a != b)
+        r = s.check()
+        if r == z3.sat:
+            return f"refuted at line {getattr(getattr(a_e, 'span', None), 'line', '?')}"
+        if r != z3.unsat:
+            return f"unknown: solver gave up ({s.reason_unknown()})"
+    return "proved"
+
+
+def _parts(e, names: set, out: list) -> None:
+    """Sub-terms that carry any of `names` (sums and products split as in accelerate.k_parts)."""
+    if not free_names(e) & names:
+        return
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        left, right = bool(free_names(e.left) & names), bool(free_names(e.right) & names)
+        if left != right:
+            _parts(e.left if left else e.right, names, out)
+            return
+        if e.op in ("+", "-"):
+            _parts(e.left, names, out)
+            _parts(e.right, names, out)
+            return
+    if e not in out:
+        out.append(e)
+
+
+def prove(program, sym: str, assumptions: list) -> Induction:
+    import z3
+    from ..engine.accelerate import collect, k_parts, period_of
+    from ..engine.program import PIf, PLoop
+
+    loops: list = []
+
+    def walk(body):
+        for s in body:
+            if isinstance(s, PLoop):
+                if s.src and sym in free_names(s.src[1]):
+                    loops.append(s)
+                walk(s.body)
+            elif isinstance(s, PIf):
+                walk(s.then)
+                walk(s.other)
+    walk(program.body)
+    if not loops:
+        return Induction("proved", "no trip count depends on " + sym)
+    shifts, warms = [], []
+    for lp in loops:
+        exprs: list = []
+        collect(lp.body, program.views, exprs, {})
+        parts: list = []
+        for e in exprs:
+            k_parts(e, lp.var, parts)
+        p = period_of(parts, lp.var)
+        if p == 0:
+            return Induction("unknown", f"loop at line {lp.span.line}: period too long")
+        shifts.append(2 * p)
+        warms.append(4 * p)
+    S = math.lcm(*shifts)
+    n0 = max(w + 3 * sh for w, sh in zip(warms, shifts))
+    launch = program.launch
+    names = {n: z3.Int(n) for n in set(launch.thread_vars) | set(launch.block_vars)}
+    K = z3.Int(sym)
+    env = dict(names)
+    env[sym] = K
+    dom = []
+    for n, axis in launch.thread_vars.items():
+        dom += [names[n] >= 0, names[n] < launch.threads["xyz".index(axis[-1])]]
+    for n, axis in launch.block_vars.items():
+        dom += [names[n] >= 0, names[n] < launch.blocks["xyz".index(axis[-1])]]
+    asm_c = []
+    for a in assumptions:
+        c, sc = encode(a, env)
+        asm_c += sc + [c]
+    # the step dK: N(K + dK) == N(K) + S for every loop, and the assumptions carry over
+    trips = [lp.src[1] for lp in loops]
+    consts = {1}
+    for t in trips:
+        stack = [t]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, ir.BinOp):
+                if e.op in ("//", "%") and isinstance(e.right, ir.Const):
+                    consts.add(int(e.right.value))
+                stack += [e.left, e.right]
+            elif isinstance(e, ir.Call):
+                stack += list(e.args)
+    dk = None
+    for mult in (1, 2, 4, 8, 16):   # a multiple of the period may be needed to keep the assumptions
+        for c in sorted(consts):
+            cand, moved = S * c * mult, S * mult
+            shifted = [_substitute(t, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand))) for t in trips]
+            pairs = [(a, ir.BinOp("+", t, ir.Const(moved))) for a, t in zip(shifted, trips)]
+            # the step must also keep every assumption as it is (K valid <=> K + dK valid)
+            pairs += [(a, _substitute(a, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand)))) for a in assumptions]
+            if _check_forall_equal(pairs, env, [K >= 1]) == "proved":
+                dk = cand
+                break
+        if dk is not None:
+            S = moved
+            break
+    if dk is None:
+        return Induction("unknown", "no step of the size moves every trip count by a whole period", n0, S)
+    big = [t for t in trips]
+    n_ok = []
+    for t in big:
+        term, st = encode(t, env)
+        n_ok += st + [term >= n0]
+    shiftK = ir.BinOp("+", ir.Var(sym), ir.Const(dk))
+    # (iii) and (i)/(ii) per loop
+    everything: list = []
+    collect(program.body, program.views, everything, {})
+    loop_vars = {lp.var for lp in loops}
+    outside = []
+    for e in everything:
+        if e in trips:          # the trip counts themselves: covered by the step
+            continue
+        if sym in free_names(e) and not (free_names(e) & loop_vars):
+            k_parts(e, sym, outside)
+    res = _check_forall_equal([(e, _substitute(e, sym, shiftK)) for e in outside], env,
+                              dom + asm_c + n_ok + [K >= 1])
+    if res != "proved":
+        return Induction(res.split(":")[0], f"outside the loops: {res}", n0, S, dk)
+    for lp, w in zip(loops, warms):
+        body: list = []
+        collect(lp.body, program.views, body, {})
+        k = z3.Int(lp.var)
+        env_k = dict(env)
+        env_k[lp.var] = k
+        inner = {n for e in body for n in free_names(e)} - set(env_k) - {lp.var}
+        for n in inner:
+            env_k[n] = z3.Int(n)
+        relevant: list = []
+        for e in body:
+            if free_names(e) & {sym, lp.var} and e not in trips:
+                _parts(e, {sym, lp.var}, relevant)
+        n_term, n_side = encode(lp.src[1], env_k)
+        prefix = [(e, _substitute(e, sym, shiftK)) for e in relevant]
+        res = _check_forall_equal(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= 0, k < w])
+        if res != "proved":
+            return Induction(res.split(":")[0], f"loop at line {lp.span.line}, prefix: {res}", n0, S, dk)
+        kS = ir.BinOp("+", ir.Var(lp.var), ir.Const(S))
+        tail = [(e, _substitute(_substitute(e, lp.var, kS), sym, shiftK)) for e in relevant]
+        res = _check_forall_equal(tail, env_k, dom + asm_c + n_ok + n_side +
+                                  [K >= 1, k >= n_term - 3 * S, k < n_term])
+        if res != "proved":
+            return Induction(res.split(":")[0], f"loop at line {lp.span.line}, tail: {res}", n0, S, dk)
+    return Induction("proved", f"step {sym} + {dk} moves every trip count by {S}", n0, S, dk,
+                     tuple(lp.span.line for lp in loops))
