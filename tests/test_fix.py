@@ -222,3 +222,14 @@ def test_redundant_lint_proofs_and_removal():
 def test_buggy_kernel_is_not_linted():
     path = VARIANTS / "copy_pipelined_sm80_s2__drop-commit_L18.tir"
     assert lint_text(path.read_text(), str(path)) == []
+
+
+def test_one_shot_mbarrier_wait_is_repaired():
+    """A dropped one-shot wait on a constant parity (flash attention's Q barrier)."""
+    import subprocess
+    import sys
+    path = Path(__file__).resolve().parent.parent / "corpus" / "variants" / \
+        "fa_fwd_sm90a_ws_s1__drop-mbarrier-wait_L78.tir"
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "fix", str(path)], capture_output=True, text=True)
+    added = [ln for ln in p.stdout.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    assert added == ["+" + " " * 24 + "T.mbarrier_wait_parity(mbarrier_1[4], 0)"], p.stdout + p.stderr

@@ -327,12 +327,12 @@ class Generator:
             inner = p[len("T.bitwise_xor("):-len(", 1)")] if p.startswith("T.bitwise_xor(") and \
                 p.endswith(", 1)") else None
             allp += [p, inner if inner is not None else f"T.bitwise_xor({p}, 1)"]
-        allp = list(dict.fromkeys(allp)) or ["0", "1"]
+        allp = list(dict.fromkeys(allp + ["0", "1"]))   # a one-shot barrier waits on a constant parity
         gaps = t.gaps_before(B)[:3] if B else []
         out = []
         for g in gaps:
             for b in bars[:4]:
-                for p in allp[:6]:
+                for p in allp[:8]:
                     e = t.gap_edit(g, f"T.mbarrier_wait_parity({b}, {p})", "wait for the phase")
                     if e:
                         out.append((e,))
