@@ -126,7 +126,14 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
         if op is None:
             return _fail(f"operator '{e.op}'", e.span)
         left, right = compile_expr(e.left, call_hook), compile_expr(e.right, call_hook)
-        return lambda env: op(left(env), right(env))
+        span = e.span
+
+        def binop(env):
+            try:
+                return op(left(env), right(env))
+            except (OverflowError, TypeError, ValueError) as err:   # huge constants, bad operands
+                raise NotConcrete(f"cannot evaluate '{e.op}': {err}", span) from None
+        return binop
     if isinstance(e, ir.UnaryOp):
         inner = compile_expr(e.operand, call_hook)
         if e.op == "-":

@@ -27,10 +27,20 @@ def op(*names: str):
     return register
 
 
+LIMIT = 1 << 48   # no shared address, count or index is this large: beyond it, int64 math may have wrapped
+
+
 def per_thread(value, tids: np.ndarray) -> np.ndarray:
     """A value (scalar or all-threads array) restricted to the executing threads."""
     if isinstance(value, np.ndarray):
-        return value[tids].astype(np.int64, copy=False)
+        if value.dtype.kind not in "iub":
+            raise NotModelled("a non-integer value where an address or count is needed")
+        out = value[tids].astype(np.int64, copy=False)
+        if out.size and (np.abs(out) >= LIMIT).any():
+            raise NotModelled("an address or count out of range (integer overflow?)")
+        return out
+    if isinstance(value, float) or abs(int(value)) >= LIMIT:
+        raise NotModelled("an address or count out of range, or not an integer")
     return np.full(len(tids), int(value), dtype=np.int64)
 
 
@@ -38,8 +48,11 @@ def constant(value, what: str) -> int:
     """A value that must be the same for every thread (a wait count, a barrier id...)."""
     if isinstance(value, np.ndarray):
         if value.size and (value == value.flat[0]).all():
-            return int(value.flat[0])
-        raise NotModelled(f"{what} differs between threads")
+            value = value.flat[0]
+        else:
+            raise NotModelled(f"{what} differs between threads")
+    if isinstance(value, (float, np.floating)) or abs(int(value)) >= LIMIT:
+        raise NotModelled(f"{what} out of range or not an integer")
     return int(value)
 
 
