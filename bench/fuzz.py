@@ -46,7 +46,8 @@ from asyncguard.parse import InputError  # noqa: E402
 
 CORPUS_DIRS = ("real", "handwritten", "variants", "redundant")
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): error: \S")
-LIMITS = Limits(max_steps=200_000, max_seconds=10)   # a fuzz case must stay cheap; AG002 is a fine answer
+# a fuzz case must stay cheap (robustness, not depth): AG002 is a fine answer
+LIMITS = Limits(max_steps=20_000, prefix_steps=2_000, max_seconds=3)
 
 
 # ------------------------------------------------------------------ generated kernels
@@ -166,6 +167,20 @@ def corpus_files() -> list[Path]:
     return [p for d in CORPUS_DIRS for p in sorted((ROOT / "corpus" / d).glob("*.tir"))]
 
 
+_TEXTS: dict = {}
+
+
+def corpus_text(path: Path) -> str:
+    """Read once per process: corpus/build.py may rewrite the directories during a long run."""
+    if path not in _TEXTS:
+        try:
+            _TEXTS[path] = path.read_text()
+        except OSError:
+            _TEXTS[path] = _TEXTS.get(ROOT / "corpus/handwritten/ring2.tir") or \
+                (ROOT / "corpus/handwritten/ring2.tir").read_text()
+    return _TEXTS[path]
+
+
 def _lines(text):
     return text.splitlines(keepends=True)
 
@@ -276,7 +291,7 @@ def _m_whitespace(t, r):
 
 def _m_splice(t, r):
     """Paste a random chunk of another corpus file into this one."""
-    other = r.choice(_CORPUS).read_text()
+    other = corpus_text(r.choice(_CORPUS))
     a = r.randrange(len(other))
     chunk = other[a: a + r.randrange(1, 400)]
     pos = r.randrange(len(t) + 1)
@@ -296,7 +311,7 @@ def corpus_mutants(draw, files=None):
     files = files or _CORPUS
     path = draw(st.sampled_from(files))
     r = random.Random(draw(st.integers(0, 2**32 - 1)))
-    text = path.read_text()
+    text = corpus_text(path)
     kinds = [draw(st.sampled_from(sorted(MUTATORS))) for _ in range(draw(st.integers(1, 3)))]
     data = text
     for k in kinds:
@@ -362,7 +377,7 @@ def run_cli(data, workdir: str, fmt: str = "text", timeout: float = 120) -> dict
     path = os.path.join(workdir, "case.tir")
     with open(path, "wb") as fh:
         fh.write(data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass"))
-    cmd = [sys.executable, "-m", "asyncguard", "check", "--no-progress", "--timeout", "10",
+    cmd = [sys.executable, "-m", "asyncguard", "check", "--no-progress", "--timeout", "3", "--max-steps", "20000",
            "--format", fmt, path]
     t0 = time.perf_counter()
     try:
@@ -421,7 +436,12 @@ def fuzz(source: str, n: int, seed_value: int, cli_every: int = 0, on_case=None)
 
 def _worker(args):
     source, n, seed_value, cli_every = args
-    return fuzz(source, n, seed_value, cli_every)
+    try:
+        return fuzz(source, n, seed_value, cli_every)
+    except Exception:  # noqa: BLE001 -- a harness error must not lose the other chunks
+        return [{"source": source, "desc": f"harness error (seed {seed_value})", "outcome": None,
+                 "verdict": None, "rules": [], "internal": None, "seconds": 0,
+                 "failure": "harness: " + traceback.format_exc(limit=-4)}]
 
 
 def summarize(rows: list[dict], seconds: float) -> dict:
@@ -452,7 +472,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE", help="write every failure / AG003 case here")
     args = ap.parse_args(argv)
-    chunks = max(args.workers * 2, 2)
+    chunks = max(args.workers * 8, 2)
     per = -(-args.cases // chunks)
     jobs = [("generated" if i % 2 == 0 else "corpus", per, args.seed * 1000 + i, args.cli_every)
             for i in range(chunks)]

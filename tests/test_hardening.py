@@ -172,3 +172,13 @@ def test_cli_timeout(tmp_path, capsys):
     assert main(["check", "--format", "json", "--timeout", "0.5", str(path)]) == 1
     findings = json.loads(capsys.readouterr().out)["files"][0]["findings"]
     assert any(f["rule"] == "AG002" and "--timeout" in f["message"] for f in findings)
+
+
+def test_cli_output_to_a_closed_pipe_is_not_a_traceback():
+    p = subprocess.Popen([sys.executable, "-m", "asyncguard", "check", "--no-progress",
+                          *sorted(str(f) for f in (ROOT / "corpus" / "handwritten").glob("*.tir"))],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    p.stdout.read(10)
+    p.stdout.close()          # like `| head -c 10`
+    err = p.stderr.read().decode()
+    assert p.wait() in (0, 1, 2) and "Traceback" not in err
