@@ -1,7 +1,6 @@
 """The pipeline, one direction: text -> parse -> elaborate (models) -> machine -> checks."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from . import checks
@@ -65,13 +64,22 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
     report = FileReport(path)
     for func in module.functions:
         try:
-            report.kernels.append(_check_function(func, text, path, limits, arch, asm))
+            with _Clock(limits.max_seconds) as clock:
+                report.kernels.append(_check_function(func, text, path, limits, arch, asm, clock))
+        except _Deadline:   # outside the machine (elaborating, bounding, checking)
+            from .checks.unsupported import ENGINE_LIMIT
+            msg = f"more than --timeout {limits.max_seconds:g} s for this kernel; not checked"
+            span = getattr(func, "span", None)
+            report.kernels.append(KernelReport(func.name, [Finding(
+                ENGINE_LIMIT, max(getattr(span, "line", 1) or 1, 1), max(getattr(span, "col", 1) or 1, 1),
+                msg, {"reason": msg}, path)]))
         except Exception as err:  # noqa: BLE001 -- an engine bug is AG003 (verdict unknown), never a traceback
             report.kernels.append(KernelReport(func.name, [_internal_error(err, func, path)]))
     return report
 
 
-def _check_function(func, text: str, path: str, limits: Limits, arch, asm) -> KernelReport:
+def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
+                    clock: "_Clock | None" = None) -> KernelReport:
     program = elaborate(func)
     kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
     blocks = program.launch.sample_blocks() if program.block_dependent else [{}]
@@ -81,7 +89,6 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm) -> Ke
         sizes = plan_sizes(program, asm)
     size_cases = sizes.values if sizes is not None and sizes.values else [{}]
     findings, seen, steps, scope, broken = [], set(), 0, [], []
-    deadline = time.monotonic() + limits.max_seconds if limits.max_seconds else 0
     for size in size_cases:
         for block in blocks:
             budget, need, loop = limits.max_steps, 0, None
@@ -96,7 +103,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm) -> Ke
             for reason, span in program.notes:
                 machine._note(reason, span)
             kernel.observe(machine)
-            result = _run_with_deadline(machine, deadline, limits.max_seconds)
+            result = _run_machine(machine, clock, limits.max_seconds)
             if budget < limits.max_steps and result.limit_hit and result.steps > budget:
                 result.limit_hit = (
                     f"at least {need:,} statement instances (the loop at line {loop.line}, not "
@@ -158,42 +165,59 @@ def _file_too_large(text: str, path: str, limits: Limits) -> FileReport | None:
 
 
 class _Deadline(BaseException):
-    """Raised by the alarm inside the machine; BaseException so the engine's own
-    `except Exception` (which turns model bugs into AG003) lets it through."""
+    """Raised by the alarm; BaseException so the engine's own `except Exception` (which turns
+    model bugs into AG003) lets it through."""
 
 
-def _run_with_deadline(machine, deadline: float, seconds: float):
-    import signal
-    import threading
-    if not deadline or not hasattr(signal, "setitimer") or \
-            threading.current_thread() is not threading.main_thread():
-        return machine.run()
-    left = deadline - time.monotonic()
-    if left <= 0:
-        machine.result.limit_hit = f"more than --timeout {seconds:g} s for this kernel; not run"
-        return machine.result
+class _Clock:
+    """`--timeout` for one kernel: SIGALRM after `seconds`, repeated every 50 ms (a raise that
+    lands in a gc callback or __del__ is swallowed by Python). Only in a process's main thread
+    (the CLI and its --jobs workers); elsewhere there is no time limit."""
 
-    armed = [True]
+    def __init__(self, seconds: float):
+        self.seconds, self.armed, self.expired, self._old = seconds, False, False, None
 
-    def alarm(signum, frame):
-        if armed[0]:
+    def __enter__(self):
+        import signal
+        import threading
+        if self.seconds and hasattr(signal, "setitimer") and \
+                threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGALRM, self._alarm)
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.05)
+        return self
+
+    def _alarm(self, signum, frame):
+        if self.armed:
+            self.expired = True
             raise _Deadline()
 
-    old = signal.signal(signal.SIGALRM, alarm)
-    # repeat every 50 ms: a raise that lands in a gc callback or __del__ is swallowed by Python
-    signal.setitimer(signal.ITIMER_REAL, left, 0.05)
+    def disarm(self) -> None:
+        self.armed = False
+
+    def __exit__(self, *exc):
+        import signal
+        self.armed = False
+        if self._old is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+        return False
+
+
+def _run_machine(machine, clock: "_Clock | None", seconds: float):
+    """machine.run(); past the kernel's deadline, stop it and report AG002 with what it found.
+    After that the clock is disarmed: the checks on the partial result run to completion."""
+    if clock is not None and clock.expired:
+        machine.result.limit_hit = f"more than --timeout {seconds:g} s for this kernel; not run"
+        return machine.result
     try:
         return machine.run()
     except _Deadline:
-        armed[0] = False
+        clock.disarm()
         res = machine.result
         res.limit_hit = (f"more than --timeout {seconds:g} s in the concrete engine after "
                          f"{res.steps:,} statement instances; stopped, the rest is not checked")
         return res
-    finally:
-        armed[0] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _internal_error(err: Exception, func, path: str) -> Finding:

@@ -182,3 +182,11 @@ def test_cli_output_to_a_closed_pipe_is_not_a_traceback():
     p.stdout.close()          # like `| head -c 10`
     err = p.stderr.read().decode()
     assert p.wait() in (0, 1, 2) and "Traceback" not in err
+
+
+def test_timeout_covers_more_than_the_machine():
+    # `not` chains are evaluated exponentially by the engine (reported to its owner): the step
+    # bound evaluates the condition before the machine runs, and the timeout still stops it
+    rep = check_text(kernel("if " + "not " * 40 + "tx < 5:\n    S[tx] = T.float16(0.0)"),
+                     limits=Limits(max_seconds=0.5))
+    assert rep.verdict == "unknown" and "--timeout" in _only(rep, "AG002")[0].message
