@@ -81,18 +81,24 @@ def collect(body, views, out: list, inner: dict) -> None:
             collect(s.body, views, out, inner)
 
 
-def k_parts(e, var: str, out: list) -> None:
-    """The smallest sub-terms carrying `var`: a sum or product is periodic when its terms that
-    mention `var` are (a sufficient condition, so proofs stay sound and small)."""
-    if var not in free_names(e):
+def k_parts(e, var, out: list) -> None:
+    """The smallest sub-terms carrying `var` (a name or a set of names): a sum or product is
+    invariant when its terms that mention them are (a sufficient condition, so proofs stay
+    sound and small)."""
+    names = {var} if isinstance(var, str) else set(var)
+    if not free_names(e) & names:
         return
     if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
-        left, right = var in free_names(e.left), var in free_names(e.right)
+        left, right = bool(free_names(e.left) & names), bool(free_names(e.right) & names)
         if left != right:
-            k_parts(e.left if left else e.right, var, out)
+            k_parts(e.left if left else e.right, names, out)
+            return
+        if e.op in ("+", "-"):
+            k_parts(e.left, names, out)
+            k_parts(e.right, names, out)
             return
     if isinstance(e, ir.UnaryOp) and e.op in ("-", "+"):
-        k_parts(e.operand, var, out)
+        k_parts(e.operand, names, out)
         return
     if e not in out:
         out.append(e)

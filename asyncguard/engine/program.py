@@ -475,15 +475,10 @@ class Elaborator:
         name, args = it.name, it.args
         if name in ("range", "T.serial", "T.unroll", "T.vectorized", "T.parallel") and 1 <= len(args) <= 2:
             start = self.compile(args[0]) if len(args) == 2 else (lambda env: 0)
-            extent_expr = args[-1]
-            if len(args) == 2:
+            if len(args) == 2:   # (start, stop), as TVMScript prints range / T.serial
                 extent = self.compile(ir.BinOp("-", args[1], args[0], it.span))
             else:
-                extent = self.compile(extent_expr)
-            if name == "range" and len(args) == 2:
-                pass
-            elif len(args) == 2:  # T.serial(start, extent) prints min and extent? TVMScript: (start, stop)
-                pass
+                extent = self.compile(args[0])
             body = self.block(s.body)
             if len(s.names) != 1:
                 return [PNote("loop with several targets", s.span)]

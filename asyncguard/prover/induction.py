@@ -59,23 +59,6 @@ def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
     return "proved"
 
 
-def _parts(e, names: set, out: list) -> None:
-    """Sub-terms that carry any of `names` (sums and products split as in accelerate.k_parts)."""
-    if not free_names(e) & names:
-        return
-    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
-        left, right = bool(free_names(e.left) & names), bool(free_names(e.right) & names)
-        if left != right:
-            _parts(e.left if left else e.right, names, out)
-            return
-        if e.op in ("+", "-"):
-            _parts(e.left, names, out)
-            _parts(e.right, names, out)
-            return
-    if e not in out:
-        out.append(e)
-
-
 def prove(program, sym: str, assumptions: list) -> Induction:
     import z3
     from ..engine.accelerate import collect, k_parts, period_of
@@ -184,7 +167,7 @@ def prove(program, sym: str, assumptions: list) -> Induction:
         relevant: list = []
         for e in body:
             if free_names(e) & {sym, lp.var} and e not in trips:
-                _parts(e, {sym, lp.var}, relevant)
+                k_parts(e, {sym, lp.var}, relevant)
         n_term, n_side = encode(lp.src[1], env_k)
         prefix = [(e, _substitute(e, sym, shiftK)) for e in relevant]
         res = _check_forall_equal(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= 0, k < w])
