@@ -184,9 +184,65 @@ def test_cli_output_to_a_closed_pipe_is_not_a_traceback():
     assert p.wait() in (0, 1, 2) and "Traceback" not in err
 
 
-def test_timeout_covers_more_than_the_machine():
-    # `not` chains are evaluated exponentially by the engine (reported to its owner): the step
-    # bound evaluates the condition before the machine runs, and the timeout still stops it
+def test_timeout_covers_more_than_the_machine(monkeypatch):
+    # a slow step bound (before the machine runs) is still stopped by the timeout
+    import time
+    import asyncguard.analyze as analyze
+    monkeypatch.setattr(analyze, "min_steps", lambda *a: time.sleep(30))
+    rep = check_text(kernel("S[tx] = T.float16(0.0)"), limits=Limits(max_seconds=0.5))
+    assert rep.verdict == "unknown"
+    (f,) = rep.findings
+    assert f.rule.code == "AG002" and "--timeout" in f.message and "not checked" in f.message
+
+
+# Fuzz crashes (docs/hardening.md): each was an AG003 internal error or a wrong answer.
+@pytest.mark.parametrize("line,reason", [
+    ('tz = T.launch_thread("threadIdx.z", -2147483649)', "threadIdx.z extent -2147483649"),
+    ('tz = T.launch_thread("threadIdx.z", 0)', "threadIdx.z extent 0"),
+    ('bx = T.launch_thread("blockIdx.x", -5)', "blockIdx.x extent -5"),
+    ('ty = T.launch_thread("threadIdx.w", 1)', "'threadIdx.w': not a threadIdx or blockIdx axis"),
+    ('vt = T.launch_thread("vthread", 2)', "'vthread': not a threadIdx or blockIdx axis")])
+def test_invalid_launch_is_unsupported_at_its_line(line, reason):
+    rep = check_text(kernel(line + '\nS[tx] = T.float16(0.0)'))
+    assert rep.verdict == "unknown"
+    (f,) = rep.findings
+    assert f.rule.code == "AG001" and f.line == 8 and reason in f.message
+
+
+def test_invalid_thread_extent_attribute_is_unsupported():
+    rep = check_text(kernel('S[tx] = T.float16(0.0)').replace('"threadIdx.y": 1', '"threadIdx.y": -3'))
+    assert rep.verdict == "unknown"
+    assert [(f.rule.code, f.line) for f in rep.findings] == [("AG001", 4)]
+    assert "threadIdx.y extent -3" in rep.findings[0].message
+
+
+@pytest.mark.parametrize("size", ["1e308", "-64"])
+def test_shuffle_elect_out_of_range_is_unsupported(size):
+    rep = check_text(kernel(f"if T.tl_shuffle_elect({size}):\n    S[tx] = T.float16(0.0)"))
+    assert rep.verdict == "unknown"
+    (f,) = rep.findings
+    assert f.rule.code == "AG001" and f.line == 8 and "tl_shuffle_elect" in f.message
+
+
+def test_nested_not_is_evaluated_once():
+    # each `not` evaluated its operand twice: 40 of them were 2^40 evaluations (a hang)
     rep = check_text(kernel("if " + "not " * 40 + "tx < 5:\n    S[tx] = T.float16(0.0)"),
-                     limits=Limits(max_seconds=0.5))
-    assert rep.verdict == "unknown" and "--timeout" in _only(rep, "AG002")[0].message
+                     limits=Limits(max_seconds=0))
+    assert rep.verdict == "clean" and rep.kernels[0].steps > 0
+    rep = check_text(kernel("if " + "not " * 41 + "tx < 5:\n    S[0] = T.float16(0.0)"))
+    assert rep.verdict == "buggy" and _only(rep, "AG201")   # threads 5.. all write S[0]
+    rep = check_text(kernel("if " + "T.bool(" * 40 + "tx < 1" + ")" * 40 + ":\n    S[0] = T.float16(0.0)"),
+                     limits=Limits(max_seconds=0))
+    assert rep.verdict == "clean"
+
+
+def test_wrapping_product_is_unknown_not_a_wrong_address():
+    # tx * 2**62 wraps in int64 at tx == 2: addresses 0, 1, 1 (a false race) instead of 0, 1, 2
+    rep = check_text(kernel("S[(tx * 4611686018427387904) % 3] = T.float16(0.0)", threads=3))
+    assert rep.verdict == "unknown" and not _only(rep, "AG201")
+    (f,) = rep.findings
+    assert f.rule.code == "AG001" and f.line == 8 and "int64" in f.message
+    # a float product overflowing to inf (numpy's "overflow encountered in multiply") likewise
+    rep = check_text(kernel("if tx * 1e308 < 5:\n    S[tx] = T.float16(0.0)"))
+    assert rep.verdict == "unknown" and "int64" in _only(rep, "AG001")[0].message
+    assert check_text(kernel("S[(tx * 64) % 4096] = T.float16(0.0)")).verdict == "clean"

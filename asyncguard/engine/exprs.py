@@ -68,8 +68,21 @@ def _shift(op):
     return f
 
 
+def _mul(a, b):
+    # numpy int64 products wrap silently (float ones overflow to inf with a RuntimeWarning):
+    # a product this large is refused, like a huge constant (Python ints alone do not wrap)
+    if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
+        if _magnitude(a) * _magnitude(b) >= 2.0 ** 62:
+            raise NotConcrete("'*' out of the int64 range (the product would wrap)")
+    return a * b
+
+
+def _magnitude(x) -> float:
+    return float(np.abs(np.asarray(x, dtype=np.float64)).max(initial=0.0))
+
+
 BINOPS: dict[str, Callable] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": _mul,
     "/": lambda a, b: a / b if isinstance(a, float) or isinstance(b, float) else _floordiv(a, b),
     "//": _floordiv, "%": _floormod,
     "<<": _shift(lambda a, b: a << b), ">>": _shift(lambda a, b: a >> b),
@@ -142,8 +155,11 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
             return inner
         if e.op == "~":
             return lambda env: ~inner(env)
-        return lambda env: (~np.asarray(inner(env), dtype=bool)) if isinstance(inner(env), np.ndarray) \
-            else (not inner(env))
+
+        def not_(env):   # evaluate the operand once: nested `not`s must stay linear, not 2^depth
+            v = inner(env)
+            return ~np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else (not v)
+        return not_
     if isinstance(e, ir.IfExp):
         c, a, b = (compile_expr(x, call_hook) for x in (e.cond, e.then, e.other))
         return lambda env: _select(c(env), a(env), b(env))
@@ -165,8 +181,10 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
         if name in INT_CASTS and len(e.args) == 1:
             inner = compile_expr(e.args[0], call_hook)
             if name == "T.bool":
-                return lambda env: (np.asarray(inner(env), dtype=bool) if isinstance(inner(env), np.ndarray)
-                                    else bool(inner(env)))
+                def to_bool(env):   # one evaluation of the operand (nested casts stay linear)
+                    v = inner(env)
+                    return np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else bool(v)
+                return to_bool
             return inner
         if name == "T.Cast" and len(e.args) == 2 and isinstance(e.args[0], ir.Const) \
                 and str(e.args[0].value).startswith(("int", "uint")):

@@ -20,6 +20,9 @@ from ..models.memory import BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout,
 from .exprs import NotConcrete, compile_expr, free_names
 
 
+LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
+
+
 # ---------------------------------------------------------------- program nodes
 @dataclass
 class POp:
@@ -150,7 +153,10 @@ class Elaborator:
                 n = n_fn(env)
                 if isinstance(n, np.ndarray):
                     raise NotConcrete("tl_shuffle_elect with a thread-dependent size", call.span)
-                return shuffle_elect(nthreads, int(n))
+                try:
+                    return shuffle_elect(nthreads, n)
+                except NotModelled as err:   # a value, not a statement: reported where it is used
+                    raise NotConcrete(str(err), call.span) from None
             return elect
         return None
 
@@ -237,6 +243,11 @@ class Elaborator:
             if not isinstance(axis, str) or not isinstance(extent, int):
                 self.notes.append((f"launch_thread with non-constant extent", call.span))
                 return True
+            if axis not in LAUNCH_AXES:   # threadIdx.w, vthread: no launch dimension to model
+                self.notes.append((f"launch_thread over {axis!r:.40}: not a threadIdx or blockIdx "
+                                   "axis x, y or z", call.span))
+                return True
+            extent = self._extent(axis, extent, call.span)
             if axis.startswith("threadIdx."):
                 self.launch.thread_vars[name] = axis
                 dims = list(self.launch.threads)
@@ -296,6 +307,15 @@ class Elaborator:
                                     (), base.scope)
             return True
         return False
+
+    def _extent(self, axis: str, extent, span) -> int:
+        """A launch extent. CUDA refuses a launch dimension below 1: such a launch is an
+        unsupported note (verdict unknown) and runs no thread, never a crash or `clean`."""
+        if isinstance(extent, int) and extent >= 1:
+            return extent
+        self.notes.append((f"invalid launch: {axis} extent {extent!r:.30} (CUDA needs at least 1)",
+                           span))
+        return 0
 
     # ---- accesses inside expressions
     def _subscript_access(self, sub: ir.Subscript, kind: AccessKind, span) -> POp | PNote | None:
@@ -412,7 +432,7 @@ class Elaborator:
             e = s.expr
             if isinstance(e, ir.Call):
                 if e.name == "T.func_attr" and e.args:
-                    self._func_attr(self.literal(e.args[0]) or {})
+                    self._func_attr(self.literal(e.args[0]) or {}, e.span)
                     return []
                 return self._op_stmt(e, s.span)
             return []
@@ -434,14 +454,17 @@ class Elaborator:
             return [PNote("while loop (trip count unknown to the concrete engine)", s.span)]
         return []
 
-    def _func_attr(self, attrs: dict) -> None:
+    def _func_attr(self, attrs: dict, span) -> None:
         if not isinstance(attrs, dict):
             return
         self.attrs.update(attrs)
         te = attrs.get("thread_extent")
         if isinstance(te, dict):
-            self.launch.threads = tuple(int(te.get(f"threadIdx.{a}", 1) or 1) for a in "xyz")
-            self.launch.blocks = tuple(int(te.get(f"blockIdx.{a}", 1) or 1) for a in "xyz")
+            def extent(axis):   # a value that is not a literal (None) counts as 1, as before
+                v = te.get(axis)
+                return 1 if v is None else self._extent(axis, v, span)
+            self.launch.threads = tuple(extent(f"threadIdx.{a}") for a in "xyz")
+            self.launch.blocks = tuple(extent(f"blockIdx.{a}") for a in "xyz")
 
     def _assign(self, s: ir.Assign) -> list:
         tgt, val = s.target, s.value

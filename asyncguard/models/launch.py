@@ -5,7 +5,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import NotModelled
+
 WARP = 32
+LIMIT = 1 << 31   # the size is a thread count (an unsigned template argument)
 
 
 @dataclass
@@ -54,6 +57,8 @@ class Launch:
 def shuffle_elect(num_threads: int, n: int) -> np.ndarray:
     """`T.tl_shuffle_elect(n)`: lane 0 of each warp whose warp id is a multiple of ceil(n/32);
     n == 0 means lane 0 of warp 0 only (tilelang src/tl_templates/cuda/intrin.h)."""
+    if not isinstance(n, (int, np.integer)) or not 0 <= n < LIMIT:   # 1e308, 2**70, -1
+        raise NotModelled(f"T.tl_shuffle_elect({n!r:.30}): size out of range or not an integer")
     t = np.arange(num_threads)
     lane, warp = t % WARP, t // WARP
     if n == 0:
