@@ -138,6 +138,25 @@ ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
     "T.tma_store(desc, ptr, ...)\nT.tma_store_arrive()\nT.tma_store_wait(0)",
     "The operation (line, threads, loop values)."))
 
+ARRIVAL_RUNS_AHEAD = rule("AG412", "mbarrier-arrival-runs-ahead", "race", "error",
+                          "a thread arrives on (or adds bytes to) an mbarrier again before it can know its previous phase completed", _doc(
+    "Flags an arrive or expect_tx (`T.ptx_arrive_barrier`, `arrive_expect_tx`, `mbarrier_expect_tx`) by a "
+    "thread whose previous arrive or expect_tx on the same mbarrier joined a phase that the thread cannot "
+    "know has completed: between the two it waits on nothing that depends on that phase. Typical causes: "
+    "the wait that paces a loop was moved into an elected branch, so the other threads run ahead, or "
+    "below the next iteration's `mbarrier_expect_tx`.",
+    "A phase counts arrivals and bytes, not threads or iterations. In a schedule where the thread runs "
+    "ahead, both contributions land in the earlier phase: it completes without one of its real partners "
+    "(the waiters proceed while the partner still uses the stage), or it waits for bytes that are issued "
+    "only after its own waiters move on (a hang). On an H200 such skeletons fault in the mbarrier "
+    "instruction (compute-sanitizer memcheck: an error at the arrive).",
+    "for k in range(n):\n    if T.tl_shuffle_elect(128):\n        T.mbarrier_wait_parity(full[k % 2], k // 2 % 2)\n"
+    "        T.tma_store(...)\n    T.ptx_arrive_barrier(empty[k % 2])   # 127 threads never wait",
+    "for k in range(n):\n    T.mbarrier_wait_parity(full[k % 2], k // 2 % 2)\n    if T.tl_shuffle_elect(128):\n"
+    "        T.tma_store(...)\n    T.ptx_arrive_barrier(empty[k % 2])",
+    "The barrier, the arriving threads (line, loop values), the phase their previous arrival joined and "
+    "the phase of this one."))
+
 
 def _race_findings(result: RunResult, path: str) -> list[Finding]:
     out = []
@@ -204,6 +223,12 @@ def check(result: RunResult, path: str) -> list[Finding]:
             msg = (f"arrivals at line {line} on {p.barrier} exceed its init count {p.detail['count']}: "
                    f"the phase completes and the surplus counts toward the next one")
             out.append(Finding(ARRIVAL_COUNT, line, col, msg, wit, path))
+        elif p.kind == "run-ahead":
+            who = f"thread{'s' if len(p.tids) > 1 else ''} {_groups(p.tids)}"
+            msg = (f"{who}: arrive or expect_tx on {p.barrier} at line {line} without knowing that phase "
+                   f"{p.detail['phase_of_previous_arrival']}, which the previous arrive or expect_tx joined, "
+                   f"has completed: in another schedule both land in that phase")
+            out.append(Finding(ARRIVAL_RUNS_AHEAD, line, col, msg, wit, path))
         elif p.kind == "tx-mismatch":
             msg = (f"phase {p.detail['phase']} of {p.barrier} completed with {p.detail['delivered']} bytes "
                    f"delivered by TMA but {p.detail['expected']} announced by expect_tx")

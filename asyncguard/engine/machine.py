@@ -95,7 +95,7 @@ class ProxyProblem:
 @dataclass
 class MbarProblem:
     kind: str          # "uninitialized" | "init-unpublished" | "init-unfenced" | "overflow" |
-                       # "stale-parity" | "aliasing" | "tx-mismatch" | "reinit"
+                       # "stale-parity" | "aliasing" | "tx-mismatch" | "reinit" | "run-ahead"
     barrier: str       # "mbarrier_1[2]"
     span: ir.Span
     tids: np.ndarray
@@ -185,8 +185,9 @@ class _Task:
 class _Mbar:
     """One mbarrier: the phase in progress, its pending arrivals and tx-count, its history."""
 
-    def __init__(self, name: str, ncols: int):
+    def __init__(self, name: str, ncols: int, threads: int):
         self.name, self.count, self.phase, self.pending, self.tx = name, None, 0, 0, 0
+        self.last_phase = np.full(threads, -1, dtype=np.int64)   # per thread: phase its last arrival joined
         self.init = None            # (tid, clock, span)
         self.fence_clk = None       # initializer's clock at fence.mbarrier_init
         self.rel_vc = np.zeros(ncols, dtype=np.int64)
@@ -237,7 +238,7 @@ class Machine:
         self.vc = np.zeros((T, T + self.NB), dtype=np.int64)
         self.vc[np.arange(T), np.arange(T)] = 1
         self.fence_vc = np.full((T, T + self.NB), -1, dtype=np.int64)  # knowledge at last proxy fence
-        self.mbars = [_Mbar(n, T + self.NB) for n in names]
+        self.mbars = [_Mbar(n, T + self.NB, T) for n in names]
         self.alive = np.ones(T, dtype=bool)
         self.acted = np.zeros(T, dtype=bool)   # touched shared memory or arrived somewhere
         self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
@@ -380,7 +381,8 @@ class Machine:
         return cache[key]
 
     def _signature(self):
-        mb = tuple((m.pending, m.tx, m.phase % 2, len(m.waiters)) for m in self.mbars)
+        mb = tuple((m.pending, m.tx, m.phase % 2, len(m.waiters),
+                    tuple(np.unique(m.phase - m.last_phase[m.last_phase >= 0]))) for m in self.mbars)
         pend = tuple(sorted((r.span.start, r.lo_min, r.hi_max, int((r.done == PENDING).sum()),
                              int(self.committed[r.group_kind][r.tids[0]] - r.group[0]))
                             for r in self.async_live))
@@ -700,6 +702,7 @@ class Machine:
             self._wait_parity(task, m, b, ev, s)
 
     def _arrive(self, task: _Task, m: _Mbar, b: int, ev: MbarArrive, s: POp) -> None:
+        self._check_run_ahead(m, b, ev.tids, s)
         m.tx += ev.tx * len(ev.tids)
         m.expected += ev.tx * len(ev.tids)
         if not ev.arrive:
@@ -718,7 +721,7 @@ class Machine:
             if m.pending == 0:
                 self.result.mbar_problems.append(MbarProblem(
                     "overflow", m.name, s.span, tids,
-                    {"count": m.count, "arrivals": [(sp.line, k) for sp, k in m.arrivals],
+                    {"count": m.count, "phase_arrivals": [{"line": sp.line, "count": k} for sp, k in m.arrivals],
                      "tx": m.tx, "phase": m.phase}))
                 return
             take = min(n, m.pending)
@@ -731,6 +734,19 @@ class Machine:
                         "overflow", m.name, s.span, tids,
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
+
+    def _check_run_ahead(self, m: _Mbar, b: int, tids: np.ndarray, s: POp) -> None:
+        """A thread that arrives or adds expected bytes again must know that the phase its previous
+        contribution joined has completed. If it cannot, another schedule puts both into that
+        phase: it completes without one of its partners (an early release), or waits for bytes
+        issued only after its own waiters move on (a hang)."""
+        prev = m.last_phase[tids]
+        ahead = (prev >= 0) & (prev < m.phase) & (self.vc[tids, self.T + b] <= prev)
+        if ahead.any():
+            self.result.mbar_problems.append(MbarProblem(
+                "run-ahead", m.name, s.span, tids[ahead],
+                {"count": m.count, "phase_of_previous_arrival": int(prev[ahead][0]), "phase": m.phase}))
+        m.last_phase[tids] = m.phase
 
     def _tma_deliver(self, task: _Task, rec: Record, ev: Access, s: POp) -> None:
         b = self._mbar_ids(ev.mbarrier, s)
