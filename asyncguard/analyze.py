@@ -54,8 +54,6 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
     if too_big is not None:
         return too_big
     module = parse(text, path)
-    if isinstance(assumptions, dict):      # [tool.asyncguard.assumptions] K = "K >= 1"
-        assumptions = list(assumptions.values())
     if assumptions:
         from .prover.sizes import parse_assumption   # loads z3: only when a proof may be needed
         asm = [parse_assumption(a) if isinstance(a, str) else a for a in assumptions]

@@ -5,7 +5,6 @@ returns data only. `check_paths` keeps the input order whatever order the worker
 """
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -52,17 +51,15 @@ class FileResult:
     report: object = None                          # analyze.FileReport
     error: tuple | None = None                     # (message, line, col) of an InputError
     lines: list = field(default_factory=list)
-    suppressed: int = 0
 
 
 def _config_kwargs(config: Config, check_kwargs: dict | None) -> dict:
-    """Pass the config's arch / assumptions to check_text once it takes them."""
+    """check_text's arch / assumptions: the config's, unless check_kwargs (--assume) gives its own."""
     kw = dict(check_kwargs or {})
-    params = inspect.signature(check_text).parameters
-    if config.arch and "arch" in params and kw.get("arch") is None:
+    if kw.get("arch") is None:
         kw["arch"] = config.arch
-    if config.assumptions and "assumptions" in params and "assumptions" not in kw:
-        kw["assumptions"] = dict(config.assumptions)
+    if "assumptions" not in kw:
+        kw["assumptions"] = list(config.assumptions.values())
     return kw
 
 
@@ -75,8 +72,8 @@ def check_file(path: str, limits, config: Config, check_kwargs: dict | None = No
     except InputError as e:    # exceptions with extra fields do not survive pickling: send data
         res.error = (e.message, e.line, e.col)
         return res
-    suppressed, _ = suppress.apply_to_report(report, text, config.enabled_rules(path))
-    res.report, res.suppressed = report, len(suppressed)
+    suppress.apply_to_report(report, text, config.enabled_rules(path))   # filters report in place
+    res.report = report
     return res
 
 

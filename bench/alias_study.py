@@ -12,7 +12,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from asyncguard import ir  # noqa: E402
 from asyncguard.analyze import check_text  # noqa: E402
 from asyncguard.checks.redundant import _sync_stmts, remove_redundant  # noqa: E402
 from asyncguard.repair import repair_text  # noqa: E402

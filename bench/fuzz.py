@@ -338,6 +338,7 @@ def run_case(data, path: str = "fuzz.tir", limits: Limits = LIMITS) -> dict:
     """One in-process check. Returns {outcome, verdict, rules, seconds, failure, internal}."""
     from asyncguard.report import render_json, render_text
     from asyncguard.report.sarif import render_sarif
+    from asyncguard.report.witness_svg import picture
     out = {"outcome": None, "verdict": None, "rules": [], "failure": None, "internal": None}
     t0 = time.perf_counter()
     text = decode(data)
@@ -358,6 +359,8 @@ def run_case(data, path: str = "fuzz.tir", limits: Limits = LIMITS) -> dict:
         render_text([rep], sources, False)
         json.loads(render_json([rep], []))
         json.loads(render_sarif([rep], [], sources))
+        for f in rep.findings:      # --witness-svg, from the witness alone (the replay is unbounded)
+            picture(f, None)
     except InputError as e:
         out["outcome"] = "input-error"
         s = str(e)

@@ -45,6 +45,12 @@ def test_directory_argument_recurses():
     assert len(doc["files"]) == len(list((CORPUS / "handwritten").glob("*.tir")))
 
 
+def test_check_help():
+    """Every help string survives argparse's %-formatting (a bare '%' once broke --help)."""
+    p = run("check", "--help")
+    assert p.returncode == 0 and "--witness-svg" in p.stdout and "'K % 32" in p.stdout, p.stderr
+
+
 def test_explain_and_rules():
     p = run("explain", "AG101")
     assert p.returncode == 0 and "## What it does" in p.stdout

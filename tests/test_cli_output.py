@@ -164,3 +164,28 @@ def test_witness_shows_where_a_copy_landed(tmp_path):
     run("check", "--witness-svg", ring, RING)
     assert "copy in flight (not yet landed)" in svg_text(tmp_path / "r-2.svg")
     assert "the copy lands here" not in svg_text(tmp_path / "r-2.svg")
+
+
+def ag406_kernel(tmp_path):
+    """The real WS GEMM with its producer's arrive_expect_tx (line 42) duplicated: AG406 at line 43."""
+    lines = (CORPUS / "real" / "gemm_sm90a_ws_s3_256x128x64_2wg.tir").read_text().splitlines(True)
+    assert "T.ptx_arrive_barrier_expect_tx(" in lines[41]
+    k = tmp_path / "k.tir"
+    k.write_text("".join(lines[:42] + lines[41:]))
+    return k
+
+
+def test_mbarrier_overflow_witness_draws_and_reports(tmp_path):
+    """AG406's witness ("phase_arrivals") once crashed --witness-svg and --format sarif."""
+    k = ag406_kernel(tmp_path)
+    p = run("check", "--witness-svg", tmp_path / "w.svg", "--format", "sarif", k)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "AG406" in {r["ruleId"] for r in json.loads(p.stdout)["runs"][0]["results"]}
+    texts = [svg_text(f) for f in sorted(tmp_path.glob("*.svg"))]
+    text = next(t for t in texts if "AG406" in t)
+    assert "arrive (1)" in text and "surplus arrive (1)" in text and "line 42" in text
+    assert "init count 1, 2 arrivals in phase 0" in text
+    doc = json.loads(run("check", "--format", "json", k).stdout)
+    (f,) = [f for f in doc["files"][0]["findings"] if f["rule"] == "AG406"]
+    assert f["line"] == 43 and "arrivals" not in f["witness"]
+    assert f["witness"]["phase_arrivals"] == [{"line": 42, "count": 1}, {"line": 43, "count": 1}]

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from asyncguard.cli import main
 from asyncguard.checks.redundant import lint_text, remove_redundant
 from asyncguard.repair import Edit, apply_edits, repair_text
 from asyncguard.repair.edits import split_lines
-from asyncguard.repair.search import Oracle, wait_count, with_count
+from asyncguard.repair.search import wait_count, with_count
 from asyncguard.repair.write import FileChanged, atomic_write, digest
 
 ROOT = Path(__file__).resolve().parent.parent

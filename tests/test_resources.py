@@ -2,8 +2,6 @@
 the H200 measurements in bench/resources/."""
 from pathlib import Path
 
-import pytest
-
 from asyncguard import ir
 from asyncguard.analyze import check_text
 from asyncguard.checks.resources import Budget, budget_rows, congruence, misaligned

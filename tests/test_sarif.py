@@ -70,6 +70,17 @@ def test_barrier_witness_and_levels(validator):
         assert r["relatedLocations"] and "arrive at barrier" in r["relatedLocations"][0]["message"]["text"]
 
 
+def test_mbarrier_overflow_witness_is_schema_valid(tmp_path, validator):
+    """AG406 witnesses carry "phase_arrivals" (not the AG3xx "arrivals" dicts): no crash, valid."""
+    lines = (CORPUS / "real" / "gemm_sm90a_ws_s3_256x128x64_2wg.tir").read_text().splitlines(True)
+    k = tmp_path / "k.tir"
+    k.write_text("".join(lines[:42] + lines[41:]))       # line 42's arrive_expect_tx, twice
+    p, doc = sarif(k)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    validator.validate(doc)
+    assert "AG406" in {r["ruleId"] for r in doc["runs"][0]["results"]}
+
+
 def test_suppressions_and_warnings_in_sarif(tmp_path, validator):
     f = tmp_path / "k.tir"
     f.write_text(racy(write="  # asyncguard: ignore[AG201]"))

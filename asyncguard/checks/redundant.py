@@ -121,7 +121,7 @@ def _sync_stmts(tree):
 
 def _removal(tree, s):
     """Edit deleting statement `s` (T.evaluate(0) when it is its block's only statement)."""
-    from ..repair.edits import Edit, body
+    from ..repair.edits import Edit
     bi, _ = tree.where[id(s)]
     if len(tree.blocks[bi].stmts) == 1:
         return Edit(s.span.line, "replace", tree.indent_of(s) + "T.evaluate(0)", "", "remove the sync")

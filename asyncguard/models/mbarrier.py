@@ -9,8 +9,6 @@ parity p has completed, i.e. while the current phase's parity is !p (engine/mach
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..events import MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from . import NotModelled, constant, op, per_thread
 
@@ -70,7 +68,3 @@ def wait_parity(ctx, call):
     def run(env, tids):
         return [MbarWait(tids, per_thread(bar(env), tids), per_thread(p_fn(env), tids) & 1)]
     return run
-
-
-def barrier_ids(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.int64)

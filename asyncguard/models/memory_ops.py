@@ -6,8 +6,6 @@ to the lane that named it.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..events import Access, AccessKind
 from . import NotModelled, constant, op, per_thread
 from .launch import WARP

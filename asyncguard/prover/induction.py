@@ -135,9 +135,8 @@ def prove(program, sym: str, assumptions: list) -> Induction:
             break
     if dk is None:
         return Induction("unknown", "no step of the size moves every trip count by a whole period", n0, S)
-    big = [t for t in trips]
     n_ok = []
-    for t in big:
+    for t in trips:
         term, st = encode(t, env)
         n_ok += st + [term >= n0]
     shiftK = ir.BinOp("+", ir.Var(sym), ir.Const(dk))

@@ -19,28 +19,10 @@ WG_WAIT = "T.warpgroup_wait(0)"
 FENCE_PROXY = "T.fence_proxy_async()"
 FENCE_INIT = "T.ptx_fence_barrier_init()"
 
-WAIT_NAMES = ("T.ptx_wait_group", "T.warpgroup_wait", "T.tma_store_wait")
 _LAST_WAIT = re.compile(r"last (?:T\.)?(ptx_wait_group|warpgroup_wait)\((\d+)\) at line (\d+)")
 _GROUP = re.compile(r"is in group (\d+); the thread had committed (\d+)")
 _WAIT_AT = re.compile(r"wait_group at line (\d+)")
 _BAR = re.compile(r"mbarrier\[(\d+)\]")
-
-
-def witness_lines(w) -> list[int]:
-    out = []
-
-    def go(x):
-        if isinstance(x, dict):
-            for k, v in x.items():
-                if k in ("line", "init_line") and isinstance(v, int):
-                    out.append(v)
-                else:
-                    go(v)
-        elif isinstance(x, list):
-            for y in x:
-                go(y)
-    go(w)
-    return out
 
 
 class Generator:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from ..analyze import check_text
 from ..parse import InputError
 from .candidates import Generator
-from .edits import Edit, Fix, apply_edits, body
-from .tree import Gap, Tree, last_line
+from .edits import Edit, Fix, apply_edits
+from .tree import Gap, Tree
 
 _WAIT_TEXT = re.compile(r"^(?P<pre>\s*T\.(?:ptx_wait_group|warpgroup_wait)\()(?P<n>\d+)(?P<post>.*)$")
 

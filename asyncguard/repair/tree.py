@@ -74,7 +74,6 @@ class Block:
     parent: object          # the statement owning it (None: function body)
     depth_loops: int        # enclosing loops
     thread_dep: bool        # inside a thread-dependent branch
-    loop: object            # innermost enclosing For/While, or None
 
 
 @dataclass(frozen=True)
@@ -91,15 +90,14 @@ class Tree:
         self.blocks: list[Block] = []
         self.where: dict[int, tuple] = {}      # id(stmt) -> (block index, index)
         self.stmts: list = []                  # every statement, source order
-        self.parent_block: dict[int, int] = {}
         for func in self.module.functions:
             tainted = set()
-            self._walk(func.body, None, 0, False, None, tainted)
+            self._walk(func.body, None, 0, False, tainted)
 
     # ---------------------------------------------------------------- building
-    def _walk(self, stmts, parent, loops, tdep, loop, tainted):
+    def _walk(self, stmts, parent, loops, tdep, tainted):
         bi = len(self.blocks)
-        self.blocks.append(Block(stmts, parent, loops, tdep, loop))
+        self.blocks.append(Block(stmts, parent, loops, tdep))
         for i, s in enumerate(stmts):
             self.where[id(s)] = (bi, i)
             self.stmts.append(s)
@@ -116,13 +114,13 @@ class Tree:
                 tainted.add(s.name)
             if isinstance(s, ir.If):
                 dep = tdep or self.cond_thread_dependent(s.cond, tainted)
-                self._walk(s.then, s, loops, dep, loop, tainted)
+                self._walk(s.then, s, loops, dep, tainted)
                 if s.other:
-                    self._walk(s.other, s, loops, dep, loop, tainted)
+                    self._walk(s.other, s, loops, dep, tainted)
             elif isinstance(s, (ir.For, ir.While)):
-                self._walk(s.body, s, loops + 1, tdep, s, tainted)
+                self._walk(s.body, s, loops + 1, tdep, tainted)
             elif isinstance(s, ir.With):
-                self._walk(s.body, s, loops, tdep, loop, tainted)
+                self._walk(s.body, s, loops, tdep, tainted)
 
     @staticmethod
     def cond_thread_dependent(cond, tainted) -> bool:

@@ -95,7 +95,7 @@ def _witness_parts(f, lines) -> tuple[list, list]:
             flow.pop("_t")
         flows.append({"message": {"text": "missing ordering: " + str(w.get("missing", "none"))},
                       "threadFlows": threads})
-    elif "arrivals" in w and all(isinstance(a, dict) for a in w["arrivals"]):
+    elif "arrivals" in w:
         for i, arr in enumerate(w["arrivals"], 1):
             related.append({"id": i, "message": {"text": f"threads {arr['threads']} ({arr['count']}) "
                                                          f"arrive at barrier {w.get('barrier_id')}"},

@@ -4,7 +4,8 @@ Race witnesses name two access instances. A focused replay of the kernel (the sa
 with `_event` observed) recovers what the two threads did in between: cp.async copies,
 commit_group, wait_group, barriers. The picture shows those events left to right in the order
 the machine ran them, the copy still in flight, and a dashed red arrow for the ordering that is
-missing. Barrier witnesses draw one lane per group of threads and where the missing ones are.
+missing. Barrier witnesses draw one lane per group of threads and where the missing ones are; mbarrier
+overflow witnesses draw the arrive statements of the phase and the surplus one.
 If the replay cannot find the two accesses, only the witness itself is drawn.
 """
 from __future__ import annotations
@@ -338,6 +339,22 @@ def _barrier_picture(finding) -> str:
                        "the barrier waits for")
 
 
+def _phase_picture(finding) -> str:
+    """AG406: the arrive statements of one mbarrier phase in order; the last one is the surplus."""
+    w = finding.witness
+    arr = w.get("phase_arrivals", [])
+    events = [Ev(i, 0, "barrier", f"arrive ({a['count']})", a["line"]) for i, a in enumerate(arr)]
+    if events:
+        events[-1].kind, events[-1].title = "never", f"surplus arrive ({arr[-1]['count']})"
+    got = sum(a["count"] for a in arr)
+    missing = (f"init count {w.get('count')}, {got} arrivals in phase {w.get('phase')}: the "
+               "surplus counts toward the next phase")
+    return draw(finding, events, [f"{w.get('barrier')} phase {w.get('phase')}"], missing,
+                edge_label="✗ exceeds the init count",
+                legend="the arrive statements of one phase in execution order · red: the arrival "
+                       "beyond the init count")
+
+
 def picture(finding, lines: list[str] | None) -> str | None:
     """SVG text for one finding, or None when its witness has nothing to draw."""
     w = finding.witness or {}
@@ -354,6 +371,8 @@ def picture(finding, lines: list[str] | None) -> str | None:
         return draw(finding, events, names, w.get("missing", ""), note)
     if "arrivals" in w:
         return _barrier_picture(finding)
+    if "phase_arrivals" in w:
+        return _phase_picture(finding)
     return None
 
 
