@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from . import __version__
-from .analyze import Limits, check_text
+from .analyze import Limits
 from .diagnostics import RULES
 from .parse import InputError
 from .report import render_json, render_text
@@ -16,31 +15,6 @@ from .report.text import use_colour
 from .runner import check_paths
 from .checks import redundant as _redundant  # noqa: F401  (AG6xx rules: opt-in lint)
 from .repair.cli import add_fix_parser
-
-
-def _collect(paths: list[str]) -> list[Path]:
-    out = []
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            out.extend(sorted(path.rglob("*.tir")))
-        else:
-            out.append(path)
-    return out
-
-
-def _read(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"cannot read file: {e.strerror or e}", 1, 1, str(path)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        text = data[: e.start].decode("utf-8", "replace")
-        line = text.count("\n") + 1
-        col = e.start - (text.rfind("\n") + 1) + 1
-        raise InputError("not UTF-8 text (binary file?)", line, col, str(path)) from None
 
 
 def _selectors(values) -> list[str] | None:
@@ -154,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--witness-svg", metavar="FILE",
                    help="draw each finding's witness: FILE.svg (then FILE-2.svg, ...) or one FILE.html")
     c.add_argument("--assume", action="append", metavar="EXPR",
-                   help="a fact about a symbolic size, e.g. 'K >= 1' or 'K % 32 == 0' (repeatable; "
+                   help="a fact about a symbolic size, e.g. 'K >= 1' or 'K %% 32 == 0' (repeatable; "
                         "overrides [tool.asyncguard.assumptions])")
     c.add_argument("--arch", metavar="SM",
                    help="target architecture for the resource checks (sm_75 ... sm_100a); "
@@ -193,6 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds each compute-sanitizer run (one kernel, one tool) may take")
     z.add_argument("--sanitizer-jobs", type=int, default=6, metavar="N",
                    help="compute-sanitizer processes run at once (one per kernel and tool)")
+    z.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="processes preparing and compiling kernels (default: one per CPU)")
     z.add_argument("--child", help=argparse.SUPPRESS)
     z.add_argument("--trace-dir", help=argparse.SUPPRESS)
     z.set_defaults(fn=cmd_sanitize)

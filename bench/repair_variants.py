@@ -1,7 +1,10 @@
 """Repair every single-bug variant in corpus/variants with `asyncguard fix`'s search and print
 the figures: how many are repaired to clean, proved minimal, statements inserted/changed per fix.
 
-    python bench/repair_variants.py [--jobs N] [--json OUT] [--limit K]
+    python bench/repair_variants.py [--jobs N] [--json OUT] [--limit K] [--out DIR]
+
+`--out DIR` also writes each repaired kernel to DIR/NAME.tir: the input of the sanitizer gate's
+"every kernel repaired by fix passes" run (docs/sanitizer-gate.md).
 """
 from __future__ import annotations
 
@@ -21,6 +24,14 @@ from asyncguard.analyze import check_text  # noqa: E402
 from asyncguard.repair import repair_text  # noqa: E402
 
 
+OUT: Path | None = None     # --out, set in each worker
+
+
+def _set_out(out: str | None) -> None:
+    global OUT
+    OUT = Path(out) if out else None
+
+
 def one(path: str) -> dict:
     text = Path(path).read_text()
     meta = json.loads(Path(path).with_suffix(".expect.json").read_text())
@@ -33,6 +44,8 @@ def one(path: str) -> dict:
         row.update(inserted=r.fix.inserted, changed=r.fix.changed, safety=r.fix.safety,
                    clean_after=after.verdict == "clean",
                    edits=[e.describe() for e in r.fix.edits])
+        if OUT is not None:
+            (OUT / Path(path).name).write_text(r.new_text)
     else:
         row["message"] = r.message
     return row
@@ -43,12 +56,15 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--json")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--out", help="write each repaired kernel to OUT/NAME.tir")
     args = ap.parse_args()
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for p in (ROOT / "corpus" / "variants").glob("*.tir"))
     if args.limit:
         files = files[:: max(1, len(files) // args.limit)]
     t0 = time.time()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_out, initargs=(args.out,)) as pool:
         rows = list(pool.map(one, files, chunksize=1))
     by = collections.defaultdict(list)
     for r in rows:

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from asyncguard.emit import reference
@@ -14,7 +15,9 @@ from asyncguard.parse import parse
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 EMITTED = ["real/gemm_sm80_s3_128x128x32.tir", "real/reduce_sum_shared_sm80_t256.tir",
            "real/softmax_rows_sm80_t128.tir", "handwritten/ring2.tir", "handwritten/persistent_ring.tir",
-           "real/copy_pipelined_sm90a_s2.tir", "handwritten/ws_tma_pipeline.tir"]
+           "real/copy_pipelined_sm90a_s2.tir", "handwritten/ws_tma_pipeline.tir",
+           "real/gemm_sm90a_ws_s3_128x128x64.tir", "real/fa_fwd_sm90a_nows_s2.tir",
+           "real/conv2d_im2col_sm90a_s2.tir", "real/softmax_rows_sm90a_t128.tir"]
 
 
 def _emit(rel):
@@ -58,9 +61,56 @@ def test_cp_async_and_waits_are_emitted():
     assert "ag_cp_wait(0LL)" in e.source and "__syncthreads();  // line" in e.source
 
 
-def test_wgmma_kernel_is_refused_with_a_reason():
-    with pytest.raises(EmitError, match="wgmma"):
-        _emit("real/gemm_sm90a_ws_s3_128x128x64.tir")
+def test_wgmma_operands_are_read_by_the_consumer_warpgroups():
+    func, program, e = _emit("real/gemm_sm90a_ws_s3_128x128x64.tir")
+    wgmma_lines = [ln for ln in e.source.splitlines() if "ag_wgmma_read(ag," in ln]
+    assert len(wgmma_lines) == 2 and "wgmma A" in wgmma_lines[0] and "wgmma B" in wgmma_lines[1]
+    assert "i64 ag_desc_desc_a = 0;" in e.source
+    ref = reference.compute(program, e)
+    counts = [len(r) for r in ref.reads]
+    # 256 threads: the producer warpgroup (threadIdx.x >= 128 in this kernel) issues TMA and
+    # reads nothing; every consumer thread reads its slice of A and B of each wgmma
+    consumers = [c for c in counts if c]
+    assert len(consumers) == 128 and len(set(consumers)) == 1 and consumers[0] > 0
+    assert ref.problem is None and ref.hang is None
+
+
+def test_wgmma_slices_cover_the_operand_once():
+    for start, n in ((0, 2048), (4096, 4096), (100, 256), (7, 8)):
+        covered = []
+        for t in range(128, 256):            # the second warpgroup: ranks are tid % 128
+            lo, hi = reference.wgmma_slice(t, start, start + n)
+            covered += range(lo, hi)
+        assert covered == list(range(start, start + n))
+
+
+def test_tma_store_bytes_go_to_the_sink_reference():
+    _, program, e = _emit("real/softmax_rows_sm90a_t128.tir")
+    assert "ag_bulk_store(ag_sinkb," in e.source
+    ref = reference.compute(program, e)
+    stored = ref.sink[:8192]                # Y_shared: 4096 float16 at offset 0, stored by TMA
+    initial = reference.pattern(reference.INIT_SEED, np.arange(8192))
+    assert stored.any() and (stored != initial).mean() > 0.9    # the threads' writes, not the initial fill
+    assert not ref.sink[8192:].any()        # nothing else is stored
+
+
+def test_symbolic_k_runs_at_sizes_the_checker_lists():
+    from asyncguard.emit.gate import gate_sizes
+    path = CORPUS / "real" / "gemm_sm90a_ws_dynamic_k_s3_128x128x64.tir"
+    func = parse(path.read_text(), str(path)).functions[0]
+    program = elaborate(func)
+    with pytest.raises(EmitError, match="symbolic"):
+        emit(func, program)
+    sizes = gate_sizes(program)
+    assert len(sizes) >= 3 and sizes[0] == {"K": 1}
+    reads = []
+    for size in sizes:
+        e = emit(func, program, sizes=size)
+        assert f"const i64 v_K = {size['K']}LL;" in e.source
+        ref = reference.compute(program, e, sizes=size)
+        assert ref.problem is None
+        reads.append(max(len(r) for r in ref.reads))
+    assert reads == sorted(reads) and reads[0] < reads[-1]    # more K tiles, more operand reads
 
 
 def test_reference_sees_the_stale_stage_when_the_wait_is_too_large():
@@ -104,7 +154,8 @@ def test_gate_on_a_gpu(tmp_path):
         pytest.skip(reason)
     junit = tmp_path / "j.xml"
     p = subprocess.run([sys.executable, "-m", "asyncguard", "sanitize", "--junit", str(junit),
-                        str(CORPUS / "handwritten" / "ring2.tir"), str(CORPUS / "handwritten" / "row_copy_waited.tir")],
+                        str(CORPUS / "handwritten" / "ring2.tir"), str(CORPUS / "handwritten" / "row_copy_waited.tir"),
+                        str(CORPUS / "real" / "gemm_sm90a_ws_s1_128x128x64.tir")],
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert 'failures="0"' in junit.read_text()

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program
 from ..models.memory import dtype_bytes
+from ..models.memory_ops import ROW_BYTES
+from ..models.wgmma import K_BYTES
 
 SPIN_LIMIT = 200_000       # try_wait polls before a wait gives up and records a timeout
 MAX_WAIT_N = 15            # wait_group counts computed at run time: 0..15 by switch
@@ -237,13 +239,19 @@ __device__ __forceinline__ void ag_bulk_load(AgState& s, i64 addr, i64 n, u64* b
                :: "r"(ag_saddr(ag_smem + addr)), "l"(src), "r"((u32)n), "r"(ag_saddr(b)) : "memory"); }
 __device__ __forceinline__ void ag_bulk_store(unsigned char* sink, i64 addr, i64 n) {
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
-               :: "l"(sink), "r"(ag_saddr(ag_smem + addr)), "r"((u32)n) : "memory"); }
+               :: "l"(sink + addr), "r"(ag_saddr(ag_smem + addr)), "r"((u32)n) : "memory"); }
 __device__ __forceinline__ void ag_bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 #define AG_BWAIT_CASE(k) case k: asm volatile("cp.async.bulk.wait_group.read " #k ";\n" ::: "memory"); break;
 __device__ __forceinline__ void ag_bulk_wait(i64 n) {
   switch (n) { AG_BWAIT_CASE(0) AG_BWAIT_CASE(1) AG_BWAIT_CASE(2) AG_BWAIT_CASE(3) AG_BWAIT_CASE(4)
     AG_BWAIT_CASE(5) AG_BWAIT_CASE(6) AG_BWAIT_CASE(7) default: __trap(); } }
 __device__ __forceinline__ void ag_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// A wgmma's shared operand, read by the warpgroup's 128 threads in equal contiguous slices
+// (the hardware reads it once for the warpgroup): thread r of the group checksums its slice.
+__device__ __forceinline__ void ag_wgmma_read(AgState& s, i64 start, i64 n) {
+  i64 chunk = (n + 127) / 128, lo = start + (i64)(s.tid % 128u) * chunk, hi = start + n;
+  lo = lo < hi ? lo : hi; hi = lo + chunk < hi ? lo + chunk : hi;
+  ag_read(s, lo, hi - lo); }
 """
 
 _ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*"
@@ -270,6 +278,7 @@ class _Emitter:
         self.unavailable: dict = {}       # let name -> why it has no C value
         self.info: dict = {}
         self.features: set = set()
+        self.descriptors: set = set()     # C variables of wgmma descriptors (declared at the top)
 
     # ---- output
     def out(self, line: str) -> None:
@@ -369,6 +378,25 @@ class _Emitter:
         size = dtype_bytes(str(dtype)) if dtype else view.elem_size
         addr = f"({view.flat_base}LL + ({self.expr(off)}) * {size}LL)"
         return view, addr, size, ext
+
+    def address(self, e) -> str:
+        """C flat byte address of a shared pointer: T.tvm_access_ptr, optionally inside
+        T.handle_add_byte_offset(ptr, bytes) (as the engine's Elaborator.address reads it)."""
+        if isinstance(e, ir.Call) and e.name == "T.handle_add_byte_offset" and len(e.args) == 2:
+            return f"({self.address(e.args[0])} + ({self.expr(e.args[1])}))"
+        view, addr, _, _ = self.ptr(e)
+        if not view.is_shared:
+            raise EmitError(f"line {e.span.line}: wgmma descriptor over memory that is not shared")
+        return addr
+
+    def descriptor(self, e) -> str:
+        """The C variable holding a wgmma descriptor's byte address (one per descriptor buffer)."""
+        view = self.el.view_of(e.value if isinstance(e, ir.Subscript) else e)
+        if view is None or view.region is None:
+            raise EmitError(f"line {e.span.line}: wgmma descriptor is not a known buffer")
+        name = "ag_desc_" + _CNAME.sub("_", view.region.name)
+        self.descriptors.add(name)
+        return name
 
     def barrier(self, e) -> str:
         if isinstance(e, ir.Subscript) and len(e.indices) == 1 and not isinstance(e.indices[0], ir.Slice):
@@ -540,6 +568,17 @@ class _Emitter:
             self.info[id(s)] = OpInfo("ldmatrix", trans=trans, num=num)
             self.out(f"ag_ldmatrix(ag, {addr}, {num}, {'true' if trans else 'false'});  // line {span.line}")
             return
+        if name == "ptx_stmatrix":
+            # the engine's model: lanes 0..8*num-1 each write the 16-byte row they name
+            num = self.el.literal(args[1])
+            if num not in (1, 2, 4):
+                raise EmitError(f"line {span.line}: stmatrix with a non-constant count")
+            view, addr, _, _ = self.ptr(args[2])
+            if not view.is_shared:
+                return
+            self.info[id(s)] = OpInfo("store")
+            self.out(f"if ((ag_tid & 31u) < {8 * num}u) ag_write(ag, {addr}, {ROW_BYTES}LL);  // line {span.line}: stmatrix rows")
+            return
         if name == "AllReduce":
             self.allreduce(call, s)
             return
@@ -559,7 +598,24 @@ class _Emitter:
             self.out(f"ag_mbar_wait(ag, {self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
         elif name == "fence_proxy_async":
             self.out("ag_fence_proxy_async();")
-        elif name in ("tma_load",):
+        elif name == "initialize_wgmma_descriptor":
+            self.out(f"{self.descriptor(args[0])} = {self.address(args[1])};  // line {span.line}")
+        elif name == "increase_descriptor_offset":
+            self.out(f"{self.descriptor(args[0])} += {self.expr(args[1])};  // line {span.line}")
+        elif name in ("ptx_wgmma_ss", "ptx_wgmma_rs"):
+            # compute is dropped; the operands' shared bytes (the model's footprint) are read at issue
+            m = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", str(self.el.literal(args[0])))
+            if m is None:
+                raise EmitError(f"line {span.line}: wgmma shape")
+            rows = {"a": int(m.group(1)), "b": int(m.group(2))}
+            operands = [("a", 6), ("b", 8)] if name == "ptx_wgmma_ss" else [("b", 7)]
+            self.info[id(s)] = OpInfo("wgmma")
+            for which, d in operands:
+                start = f"{self.descriptor(args[d])} + ({self.expr(args[d + 1])}) * 16LL"
+                self.out(f"ag_wgmma_read(ag, {start}, {rows[which] * K_BYTES}LL);  // line {span.line}: wgmma {which.upper()}")
+        elif name in ("warpgroup_arrive", "warpgroup_commit_batch", "warpgroup_wait", "wait_wgmma"):
+            self.out(f"// line {span.line}: {name} (orders the dropped wgmma compute; nothing to emit)")
+        elif name in ("tma_load", "tma_load_im2col"):
             if len(args) >= 4 and isinstance(args[0], ir.Call) and args[0].name == "T.tvm_access_ptr":
                 _, addr, _, _ = self.ptr(args[0])
                 bar, nbytes = self.barrier(args[2]), self.expr(args[3])
@@ -575,7 +631,7 @@ class _Emitter:
             else:
                 _, addr, size, ext = self.ptr(args[1])
                 nbytes = f"({self.expr(ext)}) * {size}LL"
-            self.out(f"ag_bulk_store(ag_sink, {addr}, {nbytes});  // line {span.line}: TMA store as cp.async.bulk")
+            self.out(f"ag_bulk_store(ag_sinkb, {addr}, {nbytes});  // line {span.line}: TMA store as cp.async.bulk")
         elif name == "tma_store_arrive":
             self.out("ag_bulk_commit();")
         elif name == "tma_store_wait":
@@ -607,15 +663,20 @@ class _Emitter:
                 self.out(f"{fn}(ag, {base} + {idx} * {es}LL, {es}LL);  // line {call.span.line}: AllReduce level {off}")
 
 
-def emit(func: ir.Function, program: Program, kernel: str | None = None) -> Emitted:
-    """The skeleton of one prim_func. Raises EmitError when it cannot be expressed."""
+def emit(func: ir.Function, program: Program, kernel: str | None = None,
+         sizes: dict | None = None) -> Emitted:
+    """The skeleton of one prim_func, its symbolic sizes (scalar parameters) bound to `sizes`.
+    Raises EmitError when it cannot be expressed."""
     if program.notes:
         reason, span = program.notes[0]
         raise EmitError(f"line {span.line}: {reason}")
-    if program.symbols:
-        raise EmitError(f"symbolic kernel parameters ({', '.join(program.symbols)}): no concrete launch")
+    sizes = sizes or {}
+    unbound = [s for s in program.symbols if s not in sizes]
+    if unbound:
+        raise EmitError(f"symbolic kernel parameters ({', '.join(unbound)}): no concrete launch")
     kernel = kernel or KERNEL_PREFIX + _CNAME.sub("_", func.name)
     em = _Emitter(func, program, kernel)
+    em.known |= set(sizes)
     launch = program.launch
     layout = program.layout
     total = -(-(layout.dyn_bytes + layout.static_bytes) // 16) * 16 or 16
@@ -632,7 +693,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None) -> Emit
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
         "    u32* __restrict__ ag_trace, u32* __restrict__ ag_counts, u32* __restrict__ ag_flags,\n"
         "    const int* __restrict__ ag_slot, const unsigned char* __restrict__ ag_pool,\n"
-        "    unsigned char* __restrict__ ag_sink, u32 ag_per, u32 ag_maxr) {")
+        "    unsigned char* __restrict__ ag_sink, u32 ag_per, u32 ag_maxr, u32 ag_nslots) {")
     pre = [
         f"  const u32 ag_tid = threadIdx.x + threadIdx.y * {tx}u + threadIdx.z * {tx * ty}u;",
         "  const u32 ag_bid = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y;",
@@ -640,14 +701,19 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None) -> Emit
         f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s >= 0;",
         f"  ag.trace = ag_trace + ((u64)(ag_s < 0 ? 0 : ag_s) * {launch.num_threads}u + ag_tid) * ag_maxr;",
         "  ag.pool = ag_pool; ag.per = ag_per; ag.flags = ag_flags;",
-        "  (void)ag_sink;",
+        # bulk (TMA) stores copy shared bytes to the same offsets of this block's slice of the
+        # sink (a traced block its own slice, the others one scratch slice), compared afterwards
+        f"  unsigned char* ag_sinkb = ag_sink + (u64)(ag_s < 0 ? ag_nslots : (u32)ag_s) * {total}u; (void)ag_sinkb;",
     ]
+    pre += [f"  i64 {d} = 0;" for d in sorted(em.descriptors)]
     if n_mbar:
         pre.append(f"  __shared__ __align__(8) u64 ag_mbar[{n_mbar}];")
     pre.append(f"  for (u32 i = ag_tid * 4u; i < {total}u; i += {launch.num_threads * 4}u) {{")
     pre.append("    *(u32*)(ag_smem + i) = ag_pat(0xC0FFEE11u, i) | (ag_pat(0xC0FFEE11u, i + 1) << 8)"
                " | (ag_pat(0xC0FFEE11u, i + 2) << 16) | (ag_pat(0xC0FFEE11u, i + 3) << 24); }")
     pre.append("  __syncthreads();")
+    for name, value in sizes.items():
+        pre.append(f"  const i64 {c_name(name)} = {int(value)}LL; (void){c_name(name)};")
     for name, axis in launch.thread_vars.items():
         pre.append(f"  const i64 {c_name(name)} = (i64)threadIdx.{axis[-1]}; (void){c_name(name)};")
     for name, axis in launch.block_vars.items():

@@ -49,6 +49,47 @@ def _ok(ret, what):
     return None if not vals else vals[0] if len(vals) == 1 else vals
 
 
+def compile_cubin(source: str, name: str, arch: str) -> tuple[bytes, str]:
+    """cubin bytes and the compiler used (NVRTC through cuda-python, else nvcc). Needs no GPU."""
+    _, nv = _cuda()
+    try:
+        prog = _ok(nv.nvrtcCreateProgram(source.encode(), f"{name}.cu".encode(), 0, [], []), "nvrtcCreateProgram")
+        opts = [f"--gpu-architecture={arch}".encode(), b"-lineinfo", b"--std=c++17"]
+        ret = nv.nvrtcCompileProgram(prog, len(opts), opts)
+        if int(ret[0]) != 0:
+            size = _ok(nv.nvrtcGetProgramLogSize(prog), "log size")
+            log = b" " * size
+            nv.nvrtcGetProgramLog(prog, log)
+            raise GpuError("NVRTC: " + log.decode(errors="replace")[-2000:])
+        size = _ok(nv.nvrtcGetCUBINSize(prog), "cubin size")
+        buf = b" " * size
+        _ok(nv.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
+        return buf, "nvrtc"
+    except GpuError as err:
+        nvcc = shutil.which("nvcc")
+        if nvcc is None:
+            raise
+        with tempfile.TemporaryDirectory() as d:
+            src, out = Path(d, f"{name}.cu"), Path(d, f"{name}.cubin")
+            src.write_text(source)
+            r = subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-lineinfo", "-o", str(out), str(src)],
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise GpuError(f"{err}; nvcc: {r.stderr[-2000:]}") from None
+            return out.read_bytes(), "nvcc"
+
+
+def _compile_job(job: tuple) -> tuple:
+    """(source, name, arch, cubin path) -> (cubin path, compiler, None) or (None, None, error)."""
+    source, name, arch, out = job
+    try:
+        cubin, how = compile_cubin(source, name, arch)
+    except Exception as err:  # noqa: BLE001 -- GpuError, or cuda-python missing in a worker
+        return None, None, str(err)[-1500:]
+    Path(out).write_bytes(cubin)
+    return out, how, None
+
+
 class Gpu:
     def __init__(self):
         self.cu, self.nvrtc = _cuda()
@@ -77,33 +118,7 @@ class Gpu:
         _ok(cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
 
     def compile(self, source: str, name: str) -> tuple[bytes, str]:
-        """cubin bytes and the compiler used (NVRTC, else nvcc)."""
-        nv = self.nvrtc
-        try:
-            prog = _ok(nv.nvrtcCreateProgram(source.encode(), f"{name}.cu".encode(), 0, [], []), "nvrtcCreateProgram")
-            opts = [f"--gpu-architecture={self.arch}".encode(), b"-lineinfo", b"--std=c++17"]
-            ret = nv.nvrtcCompileProgram(prog, len(opts), opts)
-            if int(ret[0]) != 0:
-                size = _ok(nv.nvrtcGetProgramLogSize(prog), "log size")
-                log = b" " * size
-                nv.nvrtcGetProgramLog(prog, log)
-                raise GpuError("NVRTC: " + log.decode(errors="replace")[-2000:])
-            size = _ok(nv.nvrtcGetCUBINSize(prog), "cubin size")
-            buf = b" " * size
-            _ok(nv.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
-            return buf, "nvrtc"
-        except GpuError as err:
-            nvcc = shutil.which("nvcc")
-            if nvcc is None:
-                raise
-            with tempfile.TemporaryDirectory() as d:
-                src, out = Path(d, f"{name}.cu"), Path(d, f"{name}.cubin")
-                src.write_text(source)
-                r = subprocess.run([nvcc, "-cubin", f"-arch={self.arch}", "-lineinfo", "-o", str(out), str(src)],
-                                   capture_output=True, text=True)
-                if r.returncode:
-                    raise GpuError(f"{err}; nvcc: {r.stderr[-2000:]}") from None
-                return out.read_bytes(), "nvcc"
+        return compile_cubin(source, name, self.arch)
 
     def launch(self, plan: dict, cubin: bytes, recover: bool = True) -> dict:
         """Load, set attributes, launch once, read the trace back."""
@@ -133,7 +148,7 @@ class Gpu:
             "flags": np.zeros(4, dtype=np.uint32),
             "slot": np.asarray(plan["slots"], dtype=np.int32),
             "pool": pool,
-            "sink": np.zeros(max(smem, 16), dtype=np.uint8),
+            "sink": np.zeros((max(nslots, 1) + 1) * max(smem, 16), dtype=np.uint8),   # + a scratch slice
         }
         dev = {}
         try:
@@ -141,7 +156,8 @@ class Gpu:
                 dev[k] = _ok(cu.cuMemAlloc(max(a.nbytes, 16)), "cuMemAlloc")
                 _ok(cu.cuMemcpyHtoD(dev[k], a.ctypes.data, a.nbytes), "cuMemcpyHtoD")
             vals = [np.array([int(dev[k])], dtype=np.uint64) for k in ("trace", "counts", "flags", "slot", "pool", "sink")]
-            vals += [np.array([plan["per"]], dtype=np.uint32), np.array([maxr], dtype=np.uint32)]
+            vals += [np.array([plan["per"]], dtype=np.uint32), np.array([maxr], dtype=np.uint32),
+                     np.array([max(nslots, 1)], dtype=np.uint32)]
             params = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
             gx, gy, gz = plan["grid"]
             bx, by, bz = plan["block"]
@@ -149,7 +165,7 @@ class Gpu:
             _ok(cu.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, 0, params.ctypes.data, 0), "cuLaunchKernel")
             _ok(cu.cuCtxSynchronize(), "kernel")
             secs = time.time() - t0
-            for k in ("trace", "counts", "flags"):
+            for k in ("trace", "counts", "flags", "sink"):
                 _ok(cu.cuMemcpyDtoH(host[k].ctypes.data, dev[k], host[k].nbytes), "cuMemcpyDtoH")
         except GpuError:
             if recover:
@@ -161,6 +177,7 @@ class Gpu:
                     cu.cuMemFree(d)
                 cu.cuModuleUnload(mod)
         return {"trace": host["trace"].reshape(max(nslots, 1), T, maxr), "counts": host["counts"].reshape(max(nslots, 1), T),
+                "sink": host["sink"][: max(nslots, 1) * max(smem, 16)].reshape(max(nslots, 1), max(smem, 16)),
                 "timeouts": int(host["flags"][0]), "attrs": got, "not_taken": not_taken, "seconds": secs}
 
 
@@ -178,13 +195,42 @@ class Case:
     hang: str | None = None
     ref_problem: str | None = None
     result: dict = field(default_factory=dict)
+    same_as: "Case | None" = None    # an earlier case with the identical skeleton (its run is shared)
 
     @property
     def id(self) -> str:
         return f"{self.path}::{self.func}"
 
 
-def prepare(paths) -> list[Case]:
+GATE_SIZES = 4     # symbolic kernels run at this many of the sizes the checker lists
+
+
+def gate_sizes(program) -> list[dict]:
+    """Concrete values for a kernel's symbolic sizes: a few of those the checker itself runs
+    (prover.sizes), smallest first, the induction's far value left out (too long to trace)."""
+    if not program.symbols:
+        return [{}]
+    from ..prover.sizes import plan_sizes
+    values = plan_sizes(program, []).values[:-1] or plan_sizes(program, []).values
+    picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
+    return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
+
+
+def prepare(paths, jobs: int = 1) -> list[Case]:
+    """Static verdict, skeleton and numpy reference of every kernel (and size instance) in
+    `paths`; files in parallel over `jobs` processes."""
+    from ..runner import collect
+    files = [str(p) for p in collect(paths)]
+    if jobs > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(jobs) as pool:
+            per_file = list(pool.map(_prepare_file, files, chunksize=1))
+    else:
+        per_file = [_prepare_file(f) for f in files]
+    return [c for cases in per_file for c in cases]
+
+
+def _prepare_file(path: str) -> list[Case]:
     from ..analyze import check_text
     from ..diagnostics import verdict
     from ..engine.program import elaborate
@@ -192,32 +238,37 @@ def prepare(paths) -> list[Case]:
     from . import reference
     from .cuda import EmitError, emit
 
+    text = Path(path).read_text()
+    static_err = "?"
+    try:
+        report = check_text(text, path)
+        statics = {k.name: (verdict(k.findings), sorted({f.rule.code for f in k.findings})) for k in report.kernels}
+    except Exception as err:  # noqa: BLE001 -- the gate reports, it does not crash
+        statics, static_err = {}, f"check failed: {type(err).__name__}: {err}"
     cases = []
-    from ..runner import collect
-    for path in collect(paths):
-        text = path.read_text()
+    for func in parse(text, path).functions:
         try:
-            report = check_text(text, str(path))
-            statics = {k.name: (verdict(k.findings), sorted({f.rule.code for f in k.findings})) for k in report.kernels}
-        except Exception as err:  # noqa: BLE001 -- the gate reports, it does not crash
-            statics = {}
-            static_err = f"check failed: {type(err).__name__}: {err}"
-        module = parse(text, str(path))
-        for func in module.functions:
-            c = Case(str(path), func.name)
-            c.static, c.static_rules = statics.get(func.name, (locals().get("static_err", "?"), []))
+            program = elaborate(func)
+            sizes = gate_sizes(program)
+        except Exception as err:  # noqa: BLE001
+            c = Case(path, func.name, not_emitted=f"elaboration failed: {type(err).__name__}: {err}")
+            c.static, c.static_rules = statics.get(func.name, (static_err, []))
+            cases.append(c)
+            continue
+        for size in sizes:
+            label = func.name + ("[" + ",".join(f"{k}={v}" for k, v in size.items()) + "]" if size else "")
+            c = Case(path, label)
+            c.static, c.static_rules = statics.get(func.name, (static_err, []))
             cases.append(c)
             try:
-                program = elaborate(func)
-                kname = "ag_" + re.sub(r"[^A-Za-z0-9_]", "_", f"{path.stem}_{func.name}")
-                e = emit(func, program, kname)
+                kname = "ag_" + re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}_{label}")
+                e = emit(func, program, kname, sizes=size)
             except EmitError as err:
                 c.not_emitted = str(err)
                 continue
             except Exception as err:  # noqa: BLE001
                 c.not_emitted = f"emitter error {type(err).__name__}: {err}"
                 continue
-            c.emitted = e
             launch = program.launch
             blocks = launch.sample_blocks() if program.block_dependent else [{}]
             gx, gy, _ = launch.blocks
@@ -227,7 +278,7 @@ def prepare(paths) -> list[Case]:
                 bid = b.get("blockIdx.x", 0) + b.get("blockIdx.y", 0) * gx + b.get("blockIdx.z", 0) * gx * gy
                 slots[bid] = i
             for b in blocks:
-                r = reference.compute(program, e, b)
+                r = reference.compute(program, e, b, sizes=size)
                 c.refs.append(r)
                 c.hang = c.hang or r.hang
                 c.ref_problem = c.ref_problem or r.problem
@@ -237,11 +288,22 @@ def prepare(paths) -> list[Case]:
                       "threads_total": launch.num_threads, "smem": e.smem_bytes, "nslots": len(blocks),
                       "slots": slots, "maxr": maxr, "per": -(-per // 16) * 16 or 16,
                       "hopper": "hopper" in e.features}
+            e.info = {}           # op id -> model closures: used by the reference only, not picklable
+            c.emitted = e
     return cases
 
 
+def skeleton_key(c: Case) -> tuple:
+    """Two cases with this key equal run the same code on the same launch and expect the same
+    trace: the source without its kernel name and line comments, the launch, the reference."""
+    src = re.sub(r"//[^\n]*", "", c.emitted.source.replace(c.emitted.kernel, "K"))
+    plan = tuple((k, str(v)) for k, v in sorted(c.plan.items()) if k not in ("id", "kernel"))
+    reads = tuple(tuple(h for h, _ in x) for r in c.refs for x in r.reads)
+    return src, plan, reads
+
+
 def compare(case: Case, run: dict) -> dict:
-    mism, count_bad, first = 0, 0, []
+    mism, count_bad, sink_bad, first = 0, 0, 0, []
     for slot, ref in enumerate(case.refs):
         trace, counts = run["trace"][slot], run["counts"][slot]
         for t, reads in enumerate(ref.reads):
@@ -255,7 +317,14 @@ def compare(case: Case, run: dict) -> dict:
                     if len(first) < 5:
                         first.append(f"block {ref.block or 0} thread {t} read #{i} (line {line}): "
                                      f"got {int(trace[t, i]):08x}, reference {h:08x}")
-    return {"mismatches": mism, "count_mismatches": count_bad, "first": first,
+        if ref.sink is not None:           # bytes the bulk (TMA) stores left in this block's sink
+            got = run["sink"][slot][: len(ref.sink)]
+            bad = np.flatnonzero(got != ref.sink)
+            sink_bad += len(bad)
+            if len(bad) and len(first) < 5:
+                first.append(f"block {ref.block or 0} TMA-store sink: {len(bad)} byte(s) differ from the "
+                             f"reference, the first at shared offset {int(bad[0])}")
+    return {"mismatches": mism, "count_mismatches": count_bad, "sink_mismatches": sink_bad, "first": first,
             "reads": sum(len(x) for r in case.refs for x in r.reads)}
 
 
@@ -313,7 +382,7 @@ def run_child(plan_file: str, trace_dir: str | None = None) -> int:
             print(f"{MARK} FAIL {p['id']} {err}", flush=True)
             return 3
         if trace_dir:
-            np.savez(Path(trace_dir, p["kernel"] + ".npz"), trace=r["trace"], counts=r["counts"],
+            np.savez(Path(trace_dir, p["kernel"] + ".npz"), trace=r["trace"], counts=r["counts"], sink=r["sink"],
                      meta=np.array(json.dumps({k: r[k] for k in ("timeouts", "attrs", "not_taken", "seconds")})))
         print(f"{MARK} RESULT {p['id']} timeouts={r['timeouts']}", flush=True)
         print(f"{MARK} END {p['id']}", flush=True)
@@ -338,7 +407,7 @@ def run_plain(plans: list, work: Path, timeout: int) -> dict:
             npz = work / (p["kernel"] + ".npz")
             if npz.exists():
                 d = np.load(npz)
-                run = {"trace": d["trace"], "counts": d["counts"], **json.loads(str(d["meta"]))}
+                run = {"trace": d["trace"], "counts": d["counts"], "sink": d["sink"], **json.loads(str(d["meta"]))}
                 out[p["id"]] = run
                 todo.remove(p)
                 progressed = True
@@ -374,12 +443,13 @@ def main(args) -> int:
         print("asyncguard sanitize: no compute-sanitizer on PATH (or /usr/local/cuda/bin)", file=sys.stderr)
         return 2
     t0 = time.time()
-    cases = prepare(args.files)
+    jobs = max(1, args.jobs or os.cpu_count() or 1)
+    cases = prepare(args.files, jobs)
     print(f"asyncguard sanitize: {gpu.name} ({gpu.arch}); {len(cases)} kernel(s) prepared in {time.time() - t0:.1f}s",
           file=sys.stderr)
     work = Path(args.keep or tempfile.mkdtemp(prefix="agsan-"))
     work.mkdir(parents=True, exist_ok=True)
-    plans = []
+    todo, first_of = [], {}
     for c in cases:
         res = c.result
         if c.emitted is None:
@@ -392,16 +462,28 @@ def main(args) -> int:
         if c.hang:
             res["status"] = f"not launched: the engine predicts a hang ({c.hang})"
             continue
-        try:
-            cubin, how = gpu.compile(c.emitted.source, c.emitted.kernel)
-        except GpuError as err:
-            res["status"], res["error"] = "compile failed", str(err)[-1500:]
+        key = skeleton_key(c)
+        if key in first_of:              # same code, launch and expected trace: run it once
+            c.same_as = first_of[key]
             continue
-        cub = work / f"{c.emitted.kernel}.cubin"
-        cub.write_bytes(cubin)
-        c.plan["cubin"] = str(cub)
-        res["compiler"] = how
+        first_of[key] = c
+        todo.append(c)
+    t1 = time.time()
+    from concurrent.futures import ProcessPoolExecutor
+    compile_jobs = [(c.emitted.source, c.emitted.kernel, gpu.arch, str(work / f"{c.emitted.kernel}.cubin"))
+                    for c in todo]
+    with ProcessPoolExecutor(jobs) as pool:
+        compiled = list(pool.map(_compile_job, compile_jobs, chunksize=1))
+    plans = []
+    for c, (cubin, how, err) in zip(todo, compiled):
+        if err is not None:
+            c.result["status"], c.result["error"] = "compile failed", err
+            continue
+        c.plan["cubin"] = cubin
+        c.result["compiler"] = how
         plans.append(c.plan)
+    print(f"asyncguard sanitize: {len(todo)} distinct skeleton(s) compiled in {time.time() - t1:.1f}s "
+          f"({sum(c.same_as is not None for c in cases)} kernel(s) share one of them)", file=sys.stderr)
     by_id = {c.id: c for c in cases}
     for kid, run in run_plain(plans, work, args.sanitizer_timeout * 4).items():
         c = by_id[kid]
@@ -421,6 +503,9 @@ def main(args) -> int:
             for tool, p, f in futs:
                 by_id[p["id"]].result[tool] = f.result()
         print(f"asyncguard sanitize: {len(jobs)} sanitizer runs in {time.time() - t1:.1f}s", file=sys.stderr)
+    for c in cases:
+        if c.same_as is not None:
+            c.result = dict(c.same_as.result, same_as=c.same_as.id)
     for c in cases:
         _judge(c, args.no_sanitizer)
     _print(cases)
@@ -443,6 +528,8 @@ def _judge(c: Case, no_san: bool) -> None:
         why.append(f"reference incomplete: {c.ref_problem}")
     if tr["mismatches"] or tr["count_mismatches"]:
         why.append(f"trace: {tr['mismatches']} read(s) differ, {tr['count_mismatches']} thread(s) with a different read count")
+    if tr.get("sink_mismatches"):
+        why.append(f"TMA-store sink: {tr['sink_mismatches']} byte(s) differ from the reference")
     if r["timeouts"]:
         why.append(f"{r['timeouts']} mbarrier wait(s) timed out")
     if r["not_taken"]:
@@ -463,16 +550,23 @@ def _judge(c: Case, no_san: bool) -> None:
     r["why"] = why
 
 
-def dynamic_label(c: Case) -> str:
-    r = c.result
-    return {"pass": "clean", "fail": "buggy"}.get(r["verdict"], "n/a")
+SYNC_RULES = ("AG1", "AG2", "AG3", "AG4")   # the rule families the gate observes; AG5xx are resources
 
 
 def agree(c: Case) -> str:
-    d = dynamic_label(c)
-    if d == "n/a" or c.static not in ("clean", "buggy", "warnings"):
+    return agreement(c.static, c.static_rules, c.result.get("verdict"), c.result.get("status"))
+
+
+def agreement(static: str, rules: list, verdict: str | None, status: str | None) -> str:
+    """Does the static synchronization verdict match the GPU's (yes / no / n/a)? Resource findings
+    (AG5xx: limits, alignment) are not synchronization: a kernel with only those is compared as
+    clean, except that a launch the GPU refuses or faults confirms them."""
+    d = {"pass": "clean", "fail": "buggy"}.get(verdict or "", "n/a")
+    if d == "n/a" or static not in ("clean", "buggy", "warnings"):
         return "n/a"
-    s = "clean" if c.static in ("clean", "warnings") else "buggy"
+    if d == "buggy" and status == "launch failed" and any(r.startswith("AG5") for r in rules):
+        return "yes"
+    s = "buggy" if any(r.startswith(SYNC_RULES) for r in rules) else "clean"
     return "yes" if s == d else "no"
 
 
@@ -482,7 +576,8 @@ def _row(c: Case) -> dict:
             "verdict": r.get("verdict"), "why": r.get("why"), "trace": r.get("trace"),
             "racecheck": r.get("racecheck"), "synccheck": r.get("synccheck"), "timeouts": r.get("timeouts"),
             "attrs": r.get("attrs"), "not_taken": r.get("not_taken"), "agree": agree(c),
-            "not_emitted": c.not_emitted, "hang": c.hang, "error": r.get("error")}
+            "not_emitted": c.not_emitted, "hang": c.hang, "error": r.get("error"),
+            "same_as": r.get("same_as")}
 
 
 def _cell(t):
@@ -494,8 +589,12 @@ def _print(cases) -> None:
         r = c.result
         tr = r.get("trace")
         trace = "-" if tr is None else ("ok" if not (tr["mismatches"] or tr["count_mismatches"]) else f"{tr['mismatches']} differ")
+        if tr is not None and tr.get("sink_mismatches"):
+            trace += f", sink {tr['sink_mismatches']} B differ"
         print(f"{r['verdict'].upper():4} {c.id}  static={c.static} racecheck={_cell(r.get('racecheck'))} "
               f"synccheck={_cell(r.get('synccheck'))} trace={trace} agree={agree(c)}")
+        if r.get("same_as"):
+            print(f"       same skeleton as {r['same_as']} (its run)")
         for w in r.get("why") or []:
             print(f"       {w}")
 

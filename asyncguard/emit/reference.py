@@ -11,7 +11,10 @@ it. Replaying that stream over a byte array gives the reference:
   content is a fixed function of (thread, byte offset); each copy takes the next 16-byte-rounded
   slot of its thread's pool. A false cp.async predicate delivers zeros;
 * a load records the FNV-1a checksum of its bytes; an ldmatrix the checksum of the fragments the
-  thread receives (PTX `ldmatrix` layout: rows named by lanes 8m..8m+7 of matrix m).
+  thread receives (PTX `ldmatrix` layout: rows named by lanes 8m..8m+7 of matrix m); a wgmma
+  operand (the model's footprint) is checksummed at issue, one 1/128 slice per warpgroup thread;
+* a bulk (TMA) store copies its shared bytes, as they are at issue, to the same offsets of the
+  block's sink (the skeleton's global destination), compared byte for byte after the run.
 
 For a race-free kernel every schedule gives the same values, so the hardware trace must equal
 this one. For a racy one the reference is the value the checker's model predicts (a copy not yet
@@ -89,13 +92,15 @@ class Reference:
     block: dict
     reads: list                      # per thread: [(checksum or None, source line), ...]
     src_bytes: np.ndarray            # per thread: pool bytes its copies consumed
+    sink: np.ndarray | None = None   # what bulk (TMA) stores leave in the block's sink slice
     problem: str | None = None       # the reference could not be computed (why)
     hang: str | None = None          # the engine predicts a barrier hang: do not launch
     notes: list = field(default_factory=list)
 
 
-def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000) -> Reference:
-    rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps)
+def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000,
+            sizes: dict | None = None) -> Reference:
+    rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps, sizes=sizes or {})
     res = rec.run()
     T = program.launch.num_threads
     ref = Reference(block or {}, [[] for _ in range(T)], np.zeros(T, dtype=np.int64))
@@ -109,6 +114,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
         ref.hang = f"named/block barrier {b.barrier_id}: {b.kind} (expected {b.expected} arrivals)"
     size = emitted.smem_bytes
     smem = pattern(INIT_SEED, np.arange(size))
+    ref.sink = np.zeros(size, dtype=np.uint8)
     w = np.zeros(T, dtype=np.int64)
     src = ref.src_bytes
     committed = np.zeros(T, dtype=np.int64)
@@ -124,6 +130,13 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 else:
                     for t, a, b in zip(tids, lo, hi):
                         ref.reads[t].append((fnv(smem[a:b]), s.span.line))
+            elif ev.kind == AccessKind.ASYNC_READ and ev.group_kind == "bulk":
+                for a, b in zip(lo, hi):   # a TMA store copies the bytes as they are at issue
+                    ref.sink[a:b] = smem[a:b]
+            elif ev.kind == AccessKind.ASYNC_READ and inf is not None and inf.kind == "wgmma":
+                for t, a, b in zip(tids, lo, hi):
+                    lo_t, hi_t = wgmma_slice(t, a, b)
+                    ref.reads[t].append((fnv(smem[lo_t:hi_t]), s.span.line))
             elif ev.kind == AccessKind.WRITE:
                 for t, a, b in zip(tids, lo, hi):
                     smem[a:b] = pattern(seed(t, int(w[t])), np.arange(a, b))
@@ -155,6 +168,14 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                         keep.append(p)
                 pend[t] = keep
     return ref
+
+
+def wgmma_slice(tid: int, start: int, end: int) -> tuple[int, int]:
+    """The bytes of a wgmma operand [start, end) that thread `tid` reads in the skeleton: its
+    warpgroup rank's share of 128 equal contiguous slices (as `ag_wgmma_read` cuts them)."""
+    chunk = -(-(end - start) // 128)
+    lo = min(start + (tid % 128) * chunk, end)
+    return lo, min(lo + chunk, end)
 
 
 def _ldmatrix(ref: Reference, smem: np.ndarray, ev: Access, ttids: np.ndarray, inf, line: int) -> None:
