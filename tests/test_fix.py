@@ -74,6 +74,21 @@ def _assert_only_edited_lines_differ(old, new, edits):
     assert "".join(kept) == "".join(want)
 
 
+@pytest.mark.parametrize("name", ["copy_pipelined_sm90a_s2__drop-mbarrier-wait_L38",
+                                  "gemm_sm90a_ws_s1_128x128x64__drop-mbarrier-wait_L34"])
+def test_mbarrier_wait_is_not_repaired_into_a_run_ahead(name):
+    """The sanitizer gate caught earlier repairs of these variants faulting on an H200: the wait
+    went inside the elected branch (127 consumers arrive ahead) or below the next expect_tx.
+    Such a placement is AG412 now; the repair must make every thread's contribution safe."""
+    path = ROOT / "corpus" / "variants" / f"{name}.tir"
+    r = repair_text(path.read_text(), str(path))
+    assert r.status == "fixed" and r.fix.inserted == 1
+    assert check_text(r.new_text, str(path)).verdict == "clean"
+    lines = r.new_text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln not in path.read_text().splitlines())
+    assert "expect_tx" not in lines[at - 1], "the wait must precede the expect_tx"
+
+
 def test_minimality_by_hand():
     """Independently of the proof the search records: remove each inserted statement, raise each
     wait count the fix sets -> the checker finds something again."""
