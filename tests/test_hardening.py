@@ -246,3 +246,12 @@ def test_wrapping_product_is_unknown_not_a_wrong_address():
     rep = check_text(kernel("if tx * 1e308 < 5:\n    S[tx] = T.float16(0.0)"))
     assert rep.verdict == "unknown" and "int64" in _only(rep, "AG001")[0].message
     assert check_text(kernel("S[(tx * 64) % 4096] = T.float16(0.0)")).verdict == "clean"
+
+
+@pytest.mark.parametrize("expr", ["tx + 9223372036854775807", "tx - 9223372036854775807 - 2",
+                                  "T.shift_left(tx + 1, 62)"])
+def test_wrapping_sum_or_shift_is_unknown_not_a_wrong_address(expr):
+    # each wraps in int64 for some tx of 3: a false race at S[... % 3] unless it is refused
+    rep = check_text(kernel(f"S[({expr}) % 3] = T.float16(0.0)", threads=3))
+    assert rep.verdict == "unknown" and not _only(rep, "AG201")
+    assert "int64" in _only(rep, "AG001")[0].message

@@ -64,8 +64,14 @@ def _shift(op):
             raise NotConcrete("negative shift")
         if isinstance(b, np.ndarray) and (b > 62).any() or not isinstance(b, np.ndarray) and b > 62:
             raise NotConcrete("shift too large")
+        if op is _left and _magnitude(a) * 2.0 ** _magnitude(b) >= 2.0 ** 62:
+            raise NotConcrete("'<<' out of the int64 range (the result would wrap)")
         return op(a, b)
     return f
+
+
+def _left(a, b):
+    return a << b
 
 
 def _mul(a, b):
@@ -77,15 +83,28 @@ def _mul(a, b):
     return a * b
 
 
+def _wrapping(op, name):
+    """`+` / `-` on numpy integers wrap silently: detect it exactly (two's complement: the result's
+    sign differs from both operands' for +, from a's and not b's for -) and refuse the value."""
+    def f(a, b):
+        r = op(a, b)
+        if isinstance(r, (np.ndarray, np.integer)) and np.issubdtype(np.asarray(r).dtype, np.signedinteger):
+            bb = b if name == "+" else ~np.asarray(b)
+            if np.any((np.asarray(a) ^ r) & (bb ^ r) < 0):
+                raise NotConcrete(f"'{name}' out of the int64 range (the result would wrap)")
+        return r
+    return f
+
+
 def _magnitude(x) -> float:
     return float(np.abs(np.asarray(x, dtype=np.float64)).max(initial=0.0))
 
 
 BINOPS: dict[str, Callable] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": _mul,
+    "+": _wrapping(lambda a, b: a + b, "+"), "-": _wrapping(lambda a, b: a - b, "-"), "*": _mul,
     "/": lambda a, b: a / b if isinstance(a, float) or isinstance(b, float) else _floordiv(a, b),
     "//": _floordiv, "%": _floormod,
-    "<<": _shift(lambda a, b: a << b), ">>": _shift(lambda a, b: a >> b),
+    "<<": _shift(_left), ">>": _shift(lambda a, b: a >> b),
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
