@@ -21,7 +21,7 @@ from asyncguard.cli import main
 from asyncguard.checks.redundant import lint_text, remove_redundant
 from asyncguard.repair import Edit, apply_edits, repair_text
 from asyncguard.repair.edits import split_lines
-from asyncguard.repair.search import wait_count, with_count
+from asyncguard.repair.search import count_site
 from asyncguard.repair.write import FileChanged, atomic_write, digest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,9 +99,10 @@ def test_minimality_by_hand():
     for e in rep.fix.edits:
         rest = [x for x in rep.fix.edits if x != e]
         assert check_text(apply_edits(text, rest)[0]).findings, f"{e} is not needed"
-        n = wait_count(e)
-        if n is not None:
-            raised = [with_count(e, n + 1) if x == e else x for x in rep.fix.edits]
+        site = count_site(e)
+        if site is not None:
+            n, set_count = site
+            raised = [set_count(n + 1) if x == e else x for x in rep.fix.edits]
             assert check_text(apply_edits(text, raised)[0]).findings, f"{e}: count can grow"
 
 
@@ -109,7 +110,7 @@ def test_largest_wait_count_is_chosen():
     path = ROOT / "corpus" / "handwritten" / "ring3_wait_too_large.tir"
     rep = repair_text(path.read_text(), str(path))
     (e,) = rep.fix.edits
-    assert e.op == "replace" and wait_count(e) == 2       # 3 is the bug; 1 and 0 are also safe
+    assert e.op == "replace" and count_site(e)[0] == 2    # 3 is the bug; 1 and 0 are also safe
 
 
 def test_barrier_never_inside_thread_dependent_branch_and_hoisted():

@@ -135,19 +135,30 @@ The copy (line, threads, loop values) that no wait covered.
 """)
 
 
-def _missing_wait_text(race: Race) -> str:
+def _group_facts(race: Race) -> dict:
+    """The issuer's group state when the second access happened, as witness fields: the copy's
+    group (None: never committed), the groups committed, and the last wait_group (line, n)."""
     first = race.first
     idx = list(first.tids).index(race.t_first) if race.t_first in set(first.tids.tolist()) else 0
     group = int(first.group[idx]) if first.group is not None else -1
-    if group < 0:
-        return (f"thread {race.t_first}'s copy at line {first.span.line} was never committed "
-                "(no ptx_commit_group between the copy and the access), so no wait_group covers it")
-    text = (f"thread {race.t_first}'s copy at line {first.span.line} is in group {group}; "
-            f"the thread had committed {race.groups_committed} group(s)")
+    out = {"group": group if group >= 0 else None, "committed": int(race.groups_committed)}
     if race.last_wait:
         span, n = race.last_wait
-        text += (f" and its last ptx_wait_group({n}) at line {span.line} leaves the {n} newest "
-                 f"pending (groups >= {race.groups_committed - n})")
+        out.update(last_wait_line=int(span.line), last_wait_n=int(n))
+    return out
+
+
+def _missing_wait_text(race: Race) -> str:
+    first, g = race.first, _group_facts(race)
+    if g["group"] is None:
+        return (f"thread {race.t_first}'s copy at line {first.span.line} was never committed "
+                "(no ptx_commit_group between the copy and the access), so no wait_group covers it")
+    text = (f"thread {race.t_first}'s copy at line {first.span.line} is in group {g['group']}; "
+            f"the thread had committed {g['committed']} group(s)")
+    if "last_wait_n" in g:
+        n = g["last_wait_n"]
+        text += (f" and its last ptx_wait_group({n}) at line {g['last_wait_line']} leaves the {n} "
+                 f"newest pending (groups >= {g['committed'] - n})")
     else:
         text += " and has not executed any ptx_wait_group"
     return text
@@ -181,12 +192,14 @@ def check(result: RunResult, path: str) -> list[Finding]:
             out.append(Finding(OVERWRITE_LIVE, b.span.line, b.span.col, msg, wit, path))
         elif code == "AG101":
             wit["missing"] = _missing_wait_text(race)
+            wit.update(_group_facts(race))
             who = ("its own" if race.t_first == race.t_second else f"thread {race.t_first}'s")
             msg = (f"thread {race.t_second} {verb_b} {what} at {where(b)} before {who} cp.async at "
                    f"{where(a)} has landed: {wit['missing']}")
             out.append(Finding(READ_BEFORE_WAIT, b.span.line, b.span.col, msg, wit, path))
         else:
             wait = a.wait_span.line if a.wait_span else "?"
+            wit["wait_line"] = a.wait_span.line if a.wait_span else None
             wit["missing"] = (f"a barrier after thread {race.t_first}'s wait_group at line {wait} "
                               f"and before thread {race.t_second}'s access at {where(b)}")
             msg = (f"thread {race.t_second} {verb_b} {what} at {where(b)}, written by thread "

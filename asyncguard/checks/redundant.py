@@ -8,6 +8,8 @@ the kernel race-free without the sync, for the launch the file states.
 """
 from __future__ import annotations
 
+from functools import partial
+
 from ..diagnostics import Finding, rule
 
 _KIND = "resource"     # a redundant sync costs time (serialization), like AG505 costs occupancy
@@ -129,13 +131,15 @@ def _removal(tree, s):
 
 
 def _raise(tree, s, n):
+    """The edit setting the count of wait statement `s` to n, or None."""
     from ..repair.candidates import Generator
-    return Generator(tree, lambda x: x).replace_arg(s, 0, str(n), "raise the wait count")
+    e = Generator(tree, lambda x: x).replace_arg(s, 0, str(n), "raise the wait count")
+    return e[0] if e else None
 
 
 def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> list[Finding]:
     """AG601/602/603 findings for a clean kernel (none for anything else)."""
-    from ..repair.search import Oracle
+    from ..repair.search import Oracle, raise_while_safe
     from ..repair.tree import Tree
     oracle = oracle or Oracle(text, path, limits)
     if oracle.base or oracle.notes:
@@ -154,12 +158,7 @@ def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> li
             continue
         if c.name in GROW_CALLS and c.args and isinstance(getattr(c.args[0], "value", None), int):
             n = c.args[0].value
-            best = n
-            for k in range(n + 1, n + 9):
-                e = _raise(tree, s, k)
-                if e is None or oracle.problems(list(e)) != []:
-                    break
-                best = k
+            _, best = raise_while_safe(oracle, [], n, partial(_raise, tree, s))
             if best > n:
                 out.append(Finding(WAIT_CAN_GROW, s.span.line, s.span.col,
                                    f"{c.name.split('.')[-1]}({n}) at line {s.span.line} can wait "
@@ -172,7 +171,7 @@ def remove_redundant(text: str, path: str = "<string>", limits=None):
     """Remove redundant syncs one at a time (each removal re-checked with the previous ones),
     and raise wait counts as far as they stay safe. Returns (new text, edits)."""
     from ..repair.edits import apply_edits
-    from ..repair.search import Oracle
+    from ..repair.search import Oracle, raise_while_safe
     from ..repair.tree import Tree
     oracle = Oracle(text, path, limits)
     if oracle.base or oracle.notes:
@@ -185,13 +184,7 @@ def remove_redundant(text: str, path: str = "<string>", limits=None):
             edits.append(rm)
             continue
         if c.name in GROW_CALLS and c.args and isinstance(getattr(c.args[0], "value", None), int):
-            n, cur = c.args[0].value, None
-            for k in range(n + 1, n + 9):
-                e = _raise(tree, s, k)
-                trial = [x for x in edits if x is not cur] + list(e or ())
-                if e is None or oracle.problems(trial) != []:
-                    break
-                edits, cur = trial, e[0]
+            edits, _ = raise_while_safe(oracle, edits, c.args[0].value, partial(_raise, tree, s))
     return apply_edits(text, edits)[0], edits
 
 

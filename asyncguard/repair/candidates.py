@@ -19,10 +19,8 @@ WG_WAIT = "T.warpgroup_wait(0)"
 FENCE_PROXY = "T.fence_proxy_async()"
 FENCE_INIT = "T.ptx_fence_barrier_init()"
 
-_LAST_WAIT = re.compile(r"last (?:T\.)?(ptx_wait_group|warpgroup_wait)\((\d+)\) at line (\d+)")
-_GROUP = re.compile(r"is in group (\d+); the thread had committed (\d+)")
-_WAIT_AT = re.compile(r"wait_group at line (\d+)")
-_BAR = re.compile(r"mbarrier\[(\d+)\]")
+# the witness names a barrier by its allocation and slot, `mbarrier[2]`; any buffer name
+_BAR = re.compile(r"\w+\[(\d+)\]")
 
 
 class Generator:
@@ -104,18 +102,16 @@ class Generator:
         second = w.get("second") or {}
         A = self.L(first.get("line") or w.get("init_line") or 0)
         B = self.L(second.get("line") or f.line)
-        miss = str(w.get("missing", "")) + " " + f.message
         t = self.t
         out: list[tuple] = []
         if code in ("AG101", "AG103", "AG104"):
             for s in self.unclosed_copies():
                 out += self.commit_candidates(s.span.line)[:2]
         if code == "AG101":
-            m = _LAST_WAIT.search(miss)
-            g = _GROUP.search(miss)
-            nmax = int(g.group(2)) - 1 - int(g.group(1)) if g else 2
-            if m:
-                s = t.stmt_at(self.L(int(m.group(3))))
+            group, committed = w.get("group"), w.get("committed")
+            nmax = committed - 1 - group if group is not None and committed is not None else 2
+            if w.get("last_wait_line"):
+                s = t.stmt_at(self.L(w["last_wait_line"]))
                 if s is not None:
                     out += self.lower_waits([s])
             out += self.commit_candidates(A)
@@ -136,8 +132,7 @@ class Generator:
                     if e1 and e2:
                         out.append((e1, e2))
         elif code == "AG102":
-            m = _WAIT_AT.search(miss)
-            wl = self.L(int(m.group(1))) if m else A
+            wl = self.L(w["wait_line"]) if w.get("wait_line") else A
             gaps = t.gaps_between(wl, B)
             gaps = sorted(gaps, key=lambda g: 0 if t.norm(g) == t.norm(t.gaps_after(wl)[0]) else 1)
             out += self.insert(gaps, BARRIER, "publish the landed copy to the other threads",
@@ -227,7 +222,7 @@ class Generator:
     def mbarrier_candidates(self, f, A, B):
         t, w = self.t, f.witness
         out = []
-        m = _BAR.search(str(w.get("barrier", "")) + f.message)
+        m = _BAR.fullmatch(str(w.get("barrier", "")))
         bidx = int(m.group(1)) if m else None
         pending = w.get("pending_arrivals")
         tx = w.get("tx_bytes_outstanding")

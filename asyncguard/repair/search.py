@@ -9,16 +9,17 @@ finding back.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..analyze import check_text
+from ..checks.redundant import GROW_CALLS
 from ..parse import InputError
 from .candidates import Generator
 from .edits import Edit, Fix, apply_edits
-from .tree import Gap, Tree
+from .tree import Gap, Tree, call_of
 
-_WAIT_TEXT = re.compile(r"^(?P<pre>\s*T\.(?:ptx_wait_group|warpgroup_wait)\()(?P<n>\d+)(?P<post>.*)$")
+_PAD = "    "
+_ALONE = "@T.prim_func\ndef f():\n" + _PAD    # a statement parsed on its own: a one-statement kernel
 
 
 @dataclass
@@ -148,17 +149,54 @@ def _unrepairable(fs) -> str:
             ", ".join(parts) + more + "); the file is left unchanged")
 
 
+# ------------------------------------------------------------------ wait counts
+def count_site(e: Edit):
+    """(n, set_count) when edit `e` writes a wait whose count can grow (`T.ptx_wait_group(n)`,
+    `T.warpgroup_wait(n)`; inserted, or an existing line changed), else None. `set_count(k)` is
+    `e` with count k, rewritten by `Generator.replace_arg` on the edit's statement parsed alone."""
+    if not (e.inserts or e.op == "replace"):
+        return None
+    stmt = e.text.lstrip(" \t")
+    lead = e.text[:len(e.text) - len(stmt)]      # a replaced line keeps its own indentation
+    try:
+        tree = Tree(_ALONE + stmt + "\n")
+    except InputError:
+        return None
+    if len(tree.stmts) != 1 or (c := call_of(tree.stmts[0])) is None or c.name not in GROW_CALLS:
+        return None
+    s, gen = tree.stmts[0], Generator(tree, lambda x: x)
+    n = gen.int_arg(s, 0)
+    if n is None:
+        return None
+
+    def set_count(k: int) -> Edit | None:
+        new = gen.replace_arg(s, 0, str(k), e.why)
+        if new is None:
+            return None
+        text = new[0].text[len(_PAD):]
+        return Edit(e.line, e.op, lead + text, e.indent, e.why)
+    return n, set_count
+
+
+def raise_while_safe(oracle: Oracle, edits: list, n: int, set_count, old: Edit | None = None,
+                     limit: int = 8) -> tuple[list, int]:
+    """Raise a wait count from `n` one step at a time while the checker finds nothing in the
+    text with `edits` and the count's edit. `set_count(k)`: the edit that sets the count to k
+    (None: it cannot); it takes the place of `old` in `edits` (None: it is added). Returns the
+    edits and the largest safe count (`edits` and `n` when no raise is safe)."""
+    best, cur = n, old
+    for k in range(n + 1, n + 1 + limit):
+        e = set_count(k)
+        if e is None:
+            break
+        trial = [e if x == cur else x for x in edits] if cur in edits else edits + [e]
+        if oracle.problems(trial) != []:
+            break
+        edits, cur, best = trial, e, k
+    return edits, best
+
+
 # ------------------------------------------------------------------ minimise
-def wait_count(e: Edit):
-    m = _WAIT_TEXT.match(e.text)
-    return int(m.group("n")) if m else None
-
-
-def with_count(e: Edit, n: int) -> Edit:
-    m = _WAIT_TEXT.match(e.text)
-    return Edit(e.line, e.op, f"{m.group('pre')}{n}{m.group('post')}", e.indent, e.why)
-
-
 def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
     edits = list(edits)
     # 1. drop what is not needed (a delete travels with its insert: a move)
@@ -171,18 +209,10 @@ def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
         if oracle.problems(trial) == []:
             edits = trial
     # 2. raise wait counts while safe (the largest n that keeps every read safe)
-    for i, e in enumerate(list(edits)):
-        n = wait_count(e)
-        if n is None:
-            continue
-        cur = e
-        for k in range(n + 1, n + 9):
-            cand = with_count(cur, k)
-            trial = [cand if x == cur else x for x in edits]
-            if oracle.problems(trial) == []:
-                edits, cur = trial, cand
-            else:
-                break
+    for e in list(edits):
+        site = count_site(e)
+        if site is not None:
+            edits, _ = raise_while_safe(oracle, edits, *site, old=e)
     # 3. hoist inserted barriers out of loops when that stays clean
     for e in list(edits):
         if not e.inserts or "tvm_storage_sync" not in e.text:
@@ -240,9 +270,10 @@ def prove(oracle: Oracle, edits: list) -> list:
             ps = oracle.problems(trial) or []
             out.append(("remove" if e.inserts else "revert", e.describe(),
                         tuple(sorted({f.rule.code for f in ps}))))
-        n = wait_count(e)
-        if n is not None:
-            trial = [with_count(e, n + 1) if x == e else x for x in edits]
+        site = count_site(e)
+        up = site[1](site[0] + 1) if site else None
+        if up is not None:
+            trial = [up if x == e else x for x in edits]
             ps = oracle.problems(trial) or []
             out.append(("raise", e.describe(), tuple(sorted({f.rule.code for f in ps}))))
     return out
