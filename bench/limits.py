@@ -63,6 +63,13 @@ def cases() -> dict[str, str]:
             S[tx % 4096] = T.float16(0.0)
             T.tvm_storage_sync("shared")
         """, threads=1_000_000),
+        # no barrier: no record ever retires, 2,000 records (256,000 thread accesses) stay live
+        # (the race check goes through the per-statement interval index, engine/machine.py _Group)
+        "no_barrier_2000_steps": kernel("""
+            for k in T.serial(1000):
+                S[(43 * tx + 7 * k) % 4096] = T.float16(0.0)
+                S[5] = T.float16(0.0)
+        """, threads=128),
     }
 
 

@@ -177,3 +177,125 @@ def test_a_billion_periodic_iterations_are_proved_not_run():
     rep = check_text(text)
     assert rep.verdict == "clean" and rep.kernels[0].steps < 1000
     assert any("skipped, proved periodic" in s for s in rep.kernels[0].scope)
+
+
+def test_race_index_agrees_with_a_scan_of_every_record(monkeypatch):
+    """The per-statement interval index (engine/machine.py `_Group`) names the same first racing
+    record as comparing the access with every live record of the statement, dominated intervals
+    included; and a statement re-run on the same bytes without a barrier adds nothing to it."""
+    from asyncguard.engine import machine as M
+    members, sizes, compared = {}, [], []
+    add, remove, first_bad = M._Group.add, M._Group.remove, M._Group.first_bad
+
+    def add_(g, rec):
+        members.setdefault(id(g), {})[rec.id] = rec
+        add(g, rec)
+        sizes.append(sum(len(r[0]) for r in g.runs))
+
+    def remove_(g, rids):
+        for r in rids:
+            members[id(g)].pop(r)
+        remove(g, rids)
+
+    def scan(g, rec, vc):
+        for rid, old in sorted(members[id(g)].items()):
+            ov = (rec.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < rec.hi[:, None])
+            u, t = np.broadcast_arrays(rec.tids[:, None], old.tids[None, :])
+            if (ov & (u != t) & (vc[u, t] < old.clk[None, :])).any():
+                return rid
+        return None
+
+    def checked(g, rec, vc):
+        got = first_bad(g, rec, vc)
+        compared.append(got)
+        assert got == scan(g, rec, vc)
+        return got
+
+    monkeypatch.setattr(M._Group, "add", add_)
+    monkeypatch.setattr(M._Group, "remove", remove_)
+    monkeypatch.setattr(M._Group, "first_bad", checked)
+    bodies = [
+        """
+        for k in T.serial(100):
+            S[(43 * tx + 7 * k) % 4096] = T.float16(0.0)
+            S[5] = T.float16(0.0)
+        """,
+        """
+        for k in T.serial(40):
+            S[tx * 2 + k % 2] = T.float16(0.0)
+            C_1[tx] = S[(tx * 2 + 64 * k) % 4096]
+            if k % 7 == 3:
+                T.tvm_storage_sync("shared")
+            if tx < 32:
+                S[(tx + 3 * k) % 4096 + 2048] = S[tx * 2]
+        """,
+        """
+        for k in T.serial(60):
+            S[tx] = T.float16(0.0)
+            C_1[tx] = S[tx]
+            S[tx * 2 + 1024 + k % 3] = T.float16(0.0)
+            if k == 50:
+                C_1[tx] = S[(tx + 1) % 128]
+        """,
+    ]
+    for body in bodies:
+        check_text(kernel(body, threads=128))
+    assert len(compared) > 50 and any(c is not None for c in compared)
+    members.clear()
+    sizes.clear()
+    check_text(kernel("""
+        for k in T.serial(200):
+            S[tx] = T.float16(0.0)
+    """, threads=128))
+    assert max(sizes) == 128   # one interval per thread, not one per thread and iteration
+
+
+def test_race_index_on_random_intervals_and_clocks():
+    """`_Group` against a scan of whole records: random intervals (lengths 0..24, several per
+    thread), clocks that grow by releases, and retirement as the machine does it."""
+    from asyncguard.engine.machine import Record, _Group
+    from asyncguard.events import AccessKind
+    from asyncguard import ir
+    rng = np.random.default_rng(7)
+    T_ = 16
+    vc = np.zeros((T_, T_), dtype=np.int64)
+    vc[np.arange(T_), np.arange(T_)] = 1
+    g, live, found, rid = _Group(AccessKind.WRITE, 0, "store", small=0), {}, 0, 0
+
+    def rec(n):
+        nonlocal rid
+        tids = rng.integers(0, T_, n)
+        lo = rng.integers(0, 64, n) if rng.random() < 0.5 else rng.choice([8, 16, 24], n)
+        hi = lo + (rng.integers(0, 25, n) if rng.random() < 0.5 else 8)
+        rid += 1
+        return Record(rid, AccessKind.WRITE, tids, lo, hi, vc[tids, tids].copy(), ir.NO_SPAN,
+                      "store", "S", 0, 2, {}, owner=tids)
+
+    for step in range(600):
+        r = rec(int(rng.integers(1, 12)))
+        want = None
+        for old in live.values():   # by id
+            ov = (r.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < r.hi[:, None])
+            u, t = np.broadcast_arrays(r.tids[:, None], old.tids[None, :])
+            if (ov & (u != t) & (vc[u, t] < old.clk[None, :])).any():
+                want = old.id
+                break
+        assert g.first_bad(r, vc) == want
+        found += want is not None
+        g.add(r)
+        live[r.id] = r
+        if rng.random() < 0.3:   # u acquires t's clock; t's later accesses are not covered
+            u, t = rng.integers(0, T_, 2)
+            vc[u] = np.maximum(vc[u], vc[t])
+            vc[t, t] += 1
+        if rng.random() < 0.05:  # a barrier: retire what everyone knows of
+            vc[:] = vc.max(axis=0)
+            vc[np.arange(T_), np.arange(T_)] += 1
+        if step % 10 == 0:
+            known = vc.min(axis=0)
+            gone = [i for i, o in live.items() if (known[o.tids] >= o.clk).all()]
+            if gone:
+                g.remove(gone)
+                for i in gone:
+                    del live[i]
+    assert found > 50 and len(g.kept) == len(live)

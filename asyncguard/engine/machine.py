@@ -12,6 +12,7 @@ whose bytes it overlaps. A cp.async record is a write that lands at the issuer's
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -205,6 +206,126 @@ class _BarrierGen:
         self.count = 0
 
 
+_READS = (AccessKind.READ, AccessKind.ASYNC_READ)
+
+
+class _Group:
+    """The live plain (not async, not collective) records of one statement and kind, as per-thread
+    byte intervals indexed by address, so an access finds what it overlaps without scanning
+    every live record (kernels without barriers never retire records).
+
+    An interval is left out when an earlier live record of the group has the same thread, the
+    same bytes and the same clock: whatever races with it races with that one too, and the
+    earlier record is checked first, so the left-out interval can never be the reported one
+    (`Machine._access`). Left-out intervals stay in their records, which stay in `Machine.live`.
+
+    `runs` partition the intervals by record id (a run holds only ids above the previous run's),
+    each sorted by `lo`; adjacent runs merge when of similar size (a log-structured index).
+    A group of at most `small` records (the usual case: barriers retire them) has no index;
+    its records are checked one by one."""
+    __slots__ = ("kind", "span_start", "via", "recs", "small", "runs", "seen", "kept",
+                 "lo_min", "hi_max")
+
+    def __init__(self, kind, span_start: int, via: str, small: int = 32):
+        self.kind, self.span_start, self.via, self.small = kind, span_start, via, small
+        self.recs: list = []     # the live records, by id
+        self.lo_min, self.hi_max = 0, 0   # bounds of their bytes
+        self.runs: list = []     # [lo, hi, tid, clk, rid, maxlen]; none while not indexed
+        self.seen: set = set()   # (tid, lo, hi, clk) of the intervals indexed
+        self.kept: dict = {}     # rid -> the keys it put in `seen`
+
+    def add(self, rec: Record) -> None:
+        if self.recs:
+            self.lo_min, self.hi_max = min(self.lo_min, rec.lo_min), max(self.hi_max, rec.hi_max)
+        else:
+            self.lo_min, self.hi_max = rec.lo_min, rec.hi_max
+        self.recs.append(rec)
+        if self.kept:
+            self._index(rec)
+        elif len(self.recs) > self.small:
+            for r in self.recs:
+                self._index(r)
+
+    def candidates(self, rec: Record, vc: np.ndarray) -> list:
+        """The records of the group `Machine._check_pair` must see, for an access `rec`."""
+        if not self.kept:
+            return [r for r in self.recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min]
+        rid = self.first_bad(rec, vc)
+        if rid is None:
+            return []
+        k = bisect.bisect_left(self.recs, rid, key=lambda r: r.id)
+        return [self.recs[k]]
+
+    def _index(self, rec: Record) -> None:
+        keys = list(zip(rec.tids.tolist(), rec.lo.tolist(), rec.hi.tolist(), rec.clk.tolist()))
+        seen = self.seen
+        if seen.isdisjoint(keys):
+            sel, mine = slice(None), keys
+        else:
+            new = [k not in seen for k in keys]
+            mine = [k for k, m in zip(keys, new) if m]
+            sel = np.flatnonzero(new)
+        seen.update(mine)
+        self.kept[rec.id] = mine
+        if not mine:
+            return
+        lo, hi = rec.lo[sel], rec.hi[sel]
+        order = np.argsort(lo, kind="stable")
+        n = len(order)
+        self.runs.append([lo[order], hi[order], rec.tids[sel][order], rec.clk[sel][order],
+                          np.full(n, rec.id, dtype=np.int64), max(int((hi - lo).max()), 0)])
+        runs = self.runs
+        while len(runs) > 1 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+            b, a = runs.pop(), runs.pop()
+            cat = [np.concatenate((x, y)) for x, y in zip(a[:5], b[:5])]
+            order = np.argsort(cat[0], kind="stable")
+            runs.append([c[order] for c in cat] + [max(a[5], b[5])])
+
+    def remove(self, rids: list) -> None:
+        gone = set(rids)
+        self.recs = [r for r in self.recs if r.id not in gone]
+        if self.recs:
+            self.lo_min = min(r.lo_min for r in self.recs)
+            self.hi_max = max(r.hi_max for r in self.recs)
+        if not self.kept:
+            return
+        if len(self.recs) <= self.small:
+            self.runs, self.seen, self.kept = [], set(), {}
+            return
+        for rid in rids:
+            for k in self.kept.pop(rid, ()):
+                self.seen.discard(k)
+        gone_ids = np.asarray(rids, dtype=np.int64)
+        runs = []
+        for run in self.runs:
+            drop = np.isin(run[4], gone_ids)
+            if drop.all():
+                continue
+            if drop.any():
+                run = [c[~drop] for c in run[:5]] + [run[5]]
+            runs.append(run)
+        self.runs = runs
+
+    def first_bad(self, rec: Record, vc: np.ndarray) -> int | None:
+        """The smallest record id with an interval that overlaps `rec` on another thread whose
+        access `rec`'s thread has not synchronized with (Machine._check_pair's test), or None."""
+        a, b, u = rec.lo, rec.hi, rec.tids
+        for lo, hi, tid, clk, rid, maxlen in self.runs:   # oldest ids first
+            s = np.searchsorted(lo, a - maxlen, side="right")
+            cnt = np.searchsorted(lo, b, side="left") - s
+            np.maximum(cnt, 0, out=cnt)
+            tot = int(cnt.sum())
+            if tot == 0:
+                continue
+            i = np.repeat(np.arange(len(a)), cnt)
+            j = np.arange(tot) + np.repeat(s - (np.cumsum(cnt) - cnt), cnt)
+            tj, ui = tid[j], u[i]
+            bad = (hi[j] > a[i]) & (ui != tj) & (vc[ui, tj] < clk[j])
+            if bad.any():
+                return int(rid[j[bad]].min())
+        return None
+
+
 def _uses(body, names) -> bool:
     for s in body:
         if isinstance(s, POp) and s.name in names:
@@ -244,6 +365,11 @@ class Machine:
         self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
         self.last_wait: dict = {}       # tid -> (span, n) of its latest wait_group (witness)
         self.live: list[Record] = []
+        # `live` again, split for the race check: plain records indexed per statement (_Group),
+        # the rest (async, collective) scanned one by one
+        self.groups: dict = {}          # (span start, via, kind) -> _Group
+        self.plain: dict = {}           # record id -> its _Group
+        self.other_live: list[Record] = []
         self.async_live: list[Record] = []
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
@@ -562,7 +688,7 @@ class Machine:
         """Drop records that happen-before every live thread: nothing can race with them now."""
         alive = np.flatnonzero(self.alive)
         if alive.size == 0:
-            self.live = [r for r in self.live if r.done is not None and (r.done == PENDING).any()]
+            self._set_live([r for r in self.live if r.done is not None and (r.done == PENDING).any()])
             return
         known = self.vc[alive].min(axis=0)
         keep = []
@@ -572,6 +698,24 @@ class Machine:
                 keep.append(r)
             elif self.async_readers and r.fence_clk is not None and (r.fence_clk == PENDING).any():
                 self.unfenced.append(r)
+        self._set_live(keep)
+
+    def _set_live(self, keep: list) -> None:
+        """`keep`: the live records that stay, in order; the rest leave the race-check index too."""
+        if len(keep) == len(self.live):
+            return
+        ids = {r.id for r in keep}
+        by_group: dict = {}
+        for r in self.live:
+            if r.id not in ids:
+                g = self.plain.pop(r.id, None)
+                if g is not None:
+                    by_group.setdefault(g, []).append(r.id)
+        for g, rids in by_group.items():
+            g.remove(rids)
+            if not g.recs:
+                del self.groups[(g.span_start, g.via, g.kind)]
+        self.other_live = [r for r in self.other_live if r.id in ids]
         self.live = keep
 
     # ------------------------------------------------------------ the race check
@@ -587,15 +731,37 @@ class Machine:
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
-        for old in self.live:
-            if not writes and old.kind in (AccessKind.READ, AccessKind.ASYNC_READ):
+        # The race check of every live record against `rec`, in record order: a pair of
+        # statements is reported once, on the first record (oldest) that races. Async and
+        # collective records are checked one by one; of each statement's plain records only the
+        # oldest that races (found through the index) can be the one reported.
+        first = []
+        for old in self.other_live:
+            if not writes and old.kind in _READS:
                 continue
             if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
                 continue
+            first.append(old)
+        for g in self.groups.values():
+            if not writes and g.kind in _READS:
+                continue
+            if g.hi_max <= rec.lo_min or rec.hi_max <= g.lo_min:
+                continue
+            if (g.span_start, rec.span.start, g.via, rec.via) in self.seen_pairs:
+                continue
+            first.extend(g.candidates(rec, self.vc))
+        if len(first) > 1:
+            first.sort(key=lambda r: r.id)
+        for old in first:
             self._check_pair(old, rec)
-            if ev.proxy == Proxy.ASYNC and old.proxy == Proxy.GENERIC and old.fence_clk is not None:
-                self._check_proxy(old, rec)
-        if ev.proxy == Proxy.ASYNC:
+        if ev.proxy == Proxy.ASYNC:   # async-proxy accesses: every live generic write, one by one
+            for old in self.live:
+                if not writes and old.kind in _READS:
+                    continue
+                if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
+                    continue
+                if old.proxy == Proxy.GENERIC and old.fence_clk is not None:
+                    self._check_proxy(old, rec)
             for old in self.unfenced:
                 if old.hi_max > rec.lo_min and rec.hi_max > old.lo_min:
                     self._check_proxy(old, rec)
@@ -611,10 +777,22 @@ class Machine:
             else:
                 self.async_live.append(rec)
         self.live.append(rec)
+        if rec.done is None and not rec.collective:
+            gk = (rec.span.start, rec.via, rec.kind)
+            g = self.groups.get(gk)
+            if g is None:
+                g = self.groups[gk] = _Group(rec.kind, rec.span.start, rec.via)
+            g.add(rec)
+            self.plain[rec.id] = g
+        else:
+            self.other_live.append(rec)
 
     def _check_proxy(self, old: Record, new: Record) -> None:
         """Generic writes read through the async proxy need fence.proxy.async: by the writer
         before the release the reader acquired, or by the reader after acquiring the write."""
+        key = ("proxy", old.span.start, new.span.start)
+        if key in self.seen_pairs:
+            return
         ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
         if not ov.any():
             return
@@ -628,9 +806,6 @@ class Machine:
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
         if bad.size == 0:
-            return
-        key = ("proxy", old.span.start, new.span.start)
-        if key in self.seen_pairs:
             return
         self.seen_pairs.add(key)
         k = bad[0]
@@ -835,6 +1010,9 @@ class Machine:
                 by_key[k] = t
 
     def _check_pair(self, old: Record, new: Record) -> None:
+        key = (old.span.start, new.span.start, old.via, new.via)
+        if key in self.seen_pairs:
+            return   # reported already: nothing below has another effect
         ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
         if not ov.any():
             return
@@ -858,9 +1036,6 @@ class Machine:
             ordered = (t_new == t_old) | (known >= old.clk[cols])
         bad = np.flatnonzero(~ordered)
         if bad.size == 0:
-            return
-        key = (old.span.start, new.span.start, old.via, new.via)
-        if key in self.seen_pairs:
             return
         self.seen_pairs.add(key)
         # prefer a witness on two different threads unless the issuer itself read too early
