@@ -123,6 +123,16 @@ def test_reference_sees_the_stale_stage_when_the_wait_is_too_large():
     assert [h for h, _ in ok.reads[0]] != [h for h, _ in bad.reads[0]]
 
 
+def test_reference_runs_every_iteration_of_a_long_loop():
+    # the checker skips proved-periodic iterations of loops over 64 trips; the skeleton runs them all
+    path = CORPUS / "handwritten" / "ring2.tir"
+    text = path.read_text().replace("T.serial(12)", "T.serial(200)").replace("if k < 11:", "if k < 199:")
+    func = parse(text, str(path)).functions[0]
+    program = elaborate(func)
+    ref = reference.compute(program, emit(func, program))
+    assert ref.problem is None and all(len(r) == 200 for r in ref.reads)
+
+
 def test_reference_predicts_the_named_barrier_hang():
     _, program, e = _emit("handwritten/named_barrier_count.tir")
     assert reference.compute(program, e).hang

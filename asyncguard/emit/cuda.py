@@ -31,7 +31,7 @@ from .. import ir
 from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
-from ..models.wgmma import K_BYTES
+from ..models.wgmma import OPERANDS, operand_bytes
 
 SPIN_LIMIT = 200_000       # try_wait polls before a wait gives up and records a timeout
 MAX_WAIT_N = 15            # wait_group counts computed at run time: 0..15 by switch
@@ -604,15 +604,13 @@ class _Emitter:
             self.out(f"{self.descriptor(args[0])} += {self.expr(args[1])};  // line {span.line}")
         elif name in ("ptx_wgmma_ss", "ptx_wgmma_rs"):
             # compute is dropped; the operands' shared bytes (the model's footprint) are read at issue
-            m = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", str(self.el.literal(args[0])))
-            if m is None:
+            size = operand_bytes(self.el.literal(args[0]))
+            if size is None:
                 raise EmitError(f"line {span.line}: wgmma shape")
-            rows = {"a": int(m.group(1)), "b": int(m.group(2))}
-            operands = [("a", 6), ("b", 8)] if name == "ptx_wgmma_ss" else [("b", 7)]
             self.info[id(s)] = OpInfo("wgmma")
-            for which, d in operands:
+            for which, d in OPERANDS["T." + name][1]:
                 start = f"{self.descriptor(args[d])} + ({self.expr(args[d + 1])}) * 16LL"
-                self.out(f"ag_wgmma_read(ag, {start}, {rows[which] * K_BYTES}LL);  // line {span.line}: wgmma {which.upper()}")
+                self.out(f"ag_wgmma_read(ag, {start}, {size[which]}LL);  // line {span.line}: wgmma {which.upper()}")
         elif name in ("warpgroup_arrive", "warpgroup_commit_batch", "warpgroup_wait", "wait_wgmma"):
             self.out(f"// line {span.line}: {name} (orders the dropped wgmma compute; nothing to emit)")
         elif name in ("tma_load", "tma_load_im2col"):

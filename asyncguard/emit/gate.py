@@ -117,9 +117,6 @@ class Gpu:
         self.ctx = _ok(cu.cuDevicePrimaryCtxRetain(self.dev), "cuDevicePrimaryCtxRetain")
         _ok(cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
 
-    def compile(self, source: str, name: str) -> tuple[bytes, str]:
-        return compile_cubin(source, name, self.arch)
-
     def launch(self, plan: dict, cubin: bytes, recover: bool = True) -> dict:
         """Load, set attributes, launch once, read the trace back."""
         cu = self.cu
@@ -211,7 +208,8 @@ def gate_sizes(program) -> list[dict]:
     if not program.symbols:
         return [{}]
     from ..prover.sizes import plan_sizes
-    values = plan_sizes(program, []).values[:-1] or plan_sizes(program, []).values
+    listed = plan_sizes(program, []).values
+    values = listed[:-1] or listed
     picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
     return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
 

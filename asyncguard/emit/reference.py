@@ -100,7 +100,10 @@ class Reference:
 
 def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000,
             sizes: dict | None = None) -> Reference:
-    rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps, sizes=sizes or {})
+    # every iteration runs: the skeleton executes them all, so loop acceleration (skipping
+    # proved-periodic iterations) would leave reads out of the reference
+    rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps, sizes=sizes or {},
+                    accelerate_above=1 << 62)
     res = rec.run()
     T = program.launch.num_threads
     ref = Reference(block or {}, [[] for _ in range(T)], np.zeros(T, dtype=np.int64))

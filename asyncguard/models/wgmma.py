@@ -47,12 +47,26 @@ def increase(ctx, call):
     return lambda env, tids: [SetDescriptor(tids, key, per_thread(off_fn(env), tids), add=True)]
 
 
-def _wgmma(ctx, call, operands):
-    shape = ctx.literal(call.args[0])
+# Shared operands of each wgmma form: (argument count, [(operand, descriptor argument index)]);
+# the descriptor's offset (16-byte units) is the next argument. The skeleton emitter reads it too.
+OPERANDS = {"T.ptx_wgmma_ss": (15, [("a", 6), ("b", 8)]), "T.ptx_wgmma_rs": (14, [("b", 7)])}
+
+
+def operand_bytes(shape) -> dict | None:
+    """Bytes of each operand's footprint for a shape `mMnNkK` (A: M rows, B: N rows), or None."""
     m = _SHAPE.fullmatch(str(shape))
-    if not m:
+    return None if m is None else {"a": int(m.group(1)) * K_BYTES, "b": int(m.group(2)) * K_BYTES}
+
+
+@op(*OPERANDS)
+def wgmma(ctx, call):
+    nargs, operands = OPERANDS[call.name]
+    if len(call.args) != nargs:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    shape = ctx.literal(call.args[0])
+    size = operand_bytes(shape)
+    if size is None:
         raise NotModelled(f"wgmma shape {shape!r}")
-    rows = {"a": int(m.group(1)), "b": int(m.group(2))}
     parts = [(name, desc_key(ctx, call.args[d]), ctx.compile(call.args[d + 1])) for name, d in operands]
 
     def run(env, tids):
@@ -61,25 +75,11 @@ def _wgmma(ctx, call, operands):
             if key not in env:
                 raise NotModelled("wgmma descriptor used before initialize_wgmma_descriptor")
             start = per_thread(env[key], tids) + per_thread(off_fn(env), tids) * 16
-            out.append(Access(AccessKind.ASYNC_READ, tids, start, start + rows[name] * K_BYTES,
+            out.append(Access(AccessKind.ASYNC_READ, tids, start, start + size[name],
                               f"wgmma {name.upper()} operand", 0, 1, call.name.removeprefix("T."),
                               group_kind="wgmma", proxy=Proxy.ASYNC, collective=True))
         return out
     return run
-
-
-@op("T.ptx_wgmma_ss")
-def wgmma_ss(ctx, call):
-    if len(call.args) != 15:
-        raise NotModelled(f"T.ptx_wgmma_ss with {len(call.args)} arguments")
-    return _wgmma(ctx, call, [("a", 6), ("b", 8)])
-
-
-@op("T.ptx_wgmma_rs")
-def wgmma_rs(ctx, call):
-    if len(call.args) != 14:
-        raise NotModelled(f"T.ptx_wgmma_rs with {len(call.args)} arguments")
-    return _wgmma(ctx, call, [("b", 7)])
 
 
 @op("T.warpgroup_arrive")
