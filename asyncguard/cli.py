@@ -169,6 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compute-sanitizer processes run at once (one per kernel and tool)")
     z.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="processes preparing and compiling kernels (default: one per CPU)")
+    z.add_argument("--gpus", type=int, default=0, metavar="N",
+                   help="launch on the first N visible GPUs, one launcher process each (default: all)")
+    z.add_argument("--replay", action="store_true",
+                   help="also replay each static finding's witness schedule on the GPU (delay the warps it names)")
+    z.add_argument("--prepare-timeout", type=float, default=60.0, metavar="S",
+                   help="seconds to check, emit and compute the reference of one file (then SKIP)")
+    z.add_argument("--launch-timeout", type=float, default=60.0, metavar="S",
+                   help="seconds one kernel's launch may take before its launcher is killed (a hang)")
     z.add_argument("--child", help=argparse.SUPPRESS)
     z.add_argument("--trace-dir", help=argparse.SUPPRESS)
     z.set_defaults(fn=cmd_sanitize)

@@ -178,8 +178,22 @@ __device__ __noinline__ void ag_write(AgState& s, i64 addr, i64 n) {
 __device__ __forceinline__ u32 ag_saddr(const void* p) {
   u64 a; asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p)); return (u32)a; }
 
+// The global source of the thread's next copy: the next `slot` bytes of its pool slice. The
+// pool is sized from the traced blocks' copies; a block that is not traced (or a reference that
+// under-counted) may copy more: that copy reads from the slice's start instead of past the pool
+// (the pool has `smem` bytes of padding behind it, more than any copy into shared memory),
+// and an overrun in a traced block is counted (flags[1]: the trace cannot be compared).
+__device__ __forceinline__ const unsigned char* ag_src(AgState& s, u32 slot) {
+  u32 off = s.src; s.src += slot;
+  if ((u64)off + slot > s.per) { off = 0; if (s.traced) atomicAdd(&s.flags[1], 1u); }
+  return s.pool + (u64)s.tid * s.per + off; }
+
+__device__ __forceinline__ void ag_delay(u32 us) {
+  // replay of a static witness: hold this warp back so the other side of the race goes first
+  for (u32 i = 0; i < us; ++i) __nanosleep(1000); }
+
 __device__ __forceinline__ void ag_cp_async(AgState& s, i64 addr, i64 n, bool pred) {
-  const unsigned char* src = s.pool + (u64)s.tid * s.per + s.src; s.src += 16;
+  const unsigned char* src = ag_src(s, 16u);
   u32 d = ag_saddr(ag_smem + addr); int ss = pred ? (int)n : 0;
   if (n == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
   else if (n == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
@@ -234,7 +248,7 @@ __device__ __noinline__ void ag_mbar_wait(AgState& s, u64* b, i64 parity) {
   }
   if (!ok) atomicAdd(&s.flags[0], 1u); }
 __device__ __forceinline__ void ag_bulk_load(AgState& s, i64 addr, i64 n, u64* b) {
-  const unsigned char* src = s.pool + (u64)s.tid * s.per + s.src; s.src += (u32)((n + 15) / 16 * 16);
+  const unsigned char* src = ag_src(s, (u32)((n + 15) / 16 * 16));
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
                :: "r"(ag_saddr(ag_smem + addr)), "l"(src), "r"((u32)n), "r"(ag_saddr(b)) : "memory"); }
 __device__ __forceinline__ void ag_bulk_store(unsigned char* sink, i64 addr, i64 n) {
@@ -250,6 +264,7 @@ __device__ __forceinline__ void ag_fence_proxy_async() { asm volatile("fence.pro
 // (the hardware reads it once for the warpgroup): thread r of the group checksums its slice.
 __device__ __forceinline__ void ag_wgmma_read(AgState& s, i64 start, i64 n) {
   i64 chunk = (n + 127) / 128, lo = start + (i64)(s.tid % 128u) * chunk, hi = start + n;
+  hi = hi < AG_SMEM_BYTES ? hi : AG_SMEM_BYTES;
   lo = lo < hi ? lo : hi; hi = lo + chunk < hi ? lo + chunk : hi;
   ag_read(s, lo, hi - lo); }
 """
@@ -261,6 +276,15 @@ _CNAME = re.compile(r"[^A-Za-z0-9_]")
 
 def c_name(name: str) -> str:
     return "v_" + _CNAME.sub("_", name)
+
+
+def _byte_size(size, what, span) -> int:
+    """A whole, positive element size in bytes, or EmitError: sub-byte and unknown dtypes
+    (int4, fp4, ...) have no byte-addressed skeleton, and a None must never reach the C text."""
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise EmitError(f"line {span.line}: element size of {what} in bytes is not known "
+                        f"({size!r}; sub-byte or unknown dtype)")
+    return size
 
 
 # ---------------------------------------------------------------- the emitter
@@ -279,6 +303,7 @@ class _Emitter:
         self.info: dict = {}
         self.features: set = set()
         self.descriptors: set = set()     # C variables of wgmma descriptors (declared at the top)
+        self.delays: list = []            # witness replay: [{line, warp, loops, us}]
 
     # ---- output
     def out(self, line: str) -> None:
@@ -375,7 +400,7 @@ class _Emitter:
         view = self.el.view_of(data)
         if view is None:
             raise EmitError(f"line {e.span.line}: access_ptr over an unknown buffer")
-        size = dtype_bytes(str(dtype)) if dtype else view.elem_size
+        size = _byte_size(dtype_bytes(str(dtype)) if dtype else view.elem_size, dtype or view.name, e.span)
         addr = f"({view.flat_base}LL + ({self.expr(off)}) * {size}LL)"
         return view, addr, size, ext
 
@@ -417,7 +442,7 @@ class _Emitter:
             raise EmitError(f"line {sub.span.line}: subscript is not shared memory")
         shape = view.shape or (1 << 40,)
         idx = sub.indices
-        es = view.elem_size
+        es = _byte_size(view.elem_size, view.name, sub.span)
         if len(idx) == 1 and isinstance(idx[0], ir.Slice):
             s = idx[0]
             lo = self.expr(s.lo) if s.lo is not None else "0LL"
@@ -503,7 +528,21 @@ class _Emitter:
             return
         raise EmitError(f"program node {type(s).__name__}")
 
+    def delay(self, s: POp) -> None:
+        """Witness replay: before the op at a delayed line, the named warp (at the witness's
+        loop iteration, for the loop variables in scope here) waits `us` microseconds."""
+        for d in self.delays:
+            if d["line"] != s.span.line:
+                continue
+            conds = [f"ag_tid / 32u == {int(d['warp'])}u"]
+            conds += [f"{c_name(k)} == {int(v)}LL" for k, v in sorted((d.get("loops") or {}).items())
+                      if k in self.known and isinstance(v, int)]
+            self.out(f"if ({' && '.join(conds)}) ag_delay({int(d['us'])}u);  // replay: hold warp {d['warp']} back")
+            self.features.add("replay")
+
     def op(self, s: POp) -> None:
+        if self.delays:
+            self.delay(s)
         name, span = s.name, s.span
         if name == "load":
             sub = self.node("sub", span)
@@ -532,7 +571,8 @@ class _Emitter:
                 view = self.el.view_of(args[0])
                 if view is None or not view.is_shared:
                     raise EmitError(f"line {span.line}: cp.async destination")
-                addr = f"({view.flat_base}LL + ({self.expr(args[1])}) * {view.elem_size}LL)"
+                es = _byte_size(view.elem_size, view.name, span)
+                addr = f"({view.flat_base}LL + ({self.expr(args[1])}) * {es}LL)"
                 nbytes = self.expr(args[4])
             else:
                 raise EmitError(f"line {span.line}: T.ptx_cp_async with {len(args)} arguments")
@@ -662,9 +702,10 @@ class _Emitter:
 
 
 def emit(func: ir.Function, program: Program, kernel: str | None = None,
-         sizes: dict | None = None) -> Emitted:
+         sizes: dict | None = None, delays: list | None = None) -> Emitted:
     """The skeleton of one prim_func, its symbolic sizes (scalar parameters) bound to `sizes`.
-    Raises EmitError when it cannot be expressed."""
+    `delays` ([{line, warp, loops, us}]) hold a warp back before the ops of a line (witness
+    replay). Raises EmitError when it cannot be expressed."""
     if program.notes:
         reason, span = program.notes[0]
         raise EmitError(f"line {span.line}: {reason}")
@@ -675,6 +716,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     kernel = kernel or KERNEL_PREFIX + _CNAME.sub("_", func.name)
     em = _Emitter(func, program, kernel)
     em.known |= set(sizes)
+    em.delays = list(delays or [])
     launch = program.launch
     layout = program.layout
     total = -(-(layout.dyn_bytes + layout.static_bytes) // 16) * 16 or 16
@@ -684,7 +726,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     hopper = "hopper" in em.features
     tx, ty, tz = launch.threads
     head = [f"// asyncguard sanitize: synchronization skeleton of {func.name}",
-            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", PRELUDE]
+            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", f"#define AG_SMEM_BYTES {total}LL", PRELUDE]
     if hopper:
         head.append(HOPPER_PRELUDE)
     head.append(

@@ -1,0 +1,337 @@
+"""The gate's CPU side: static verdict, skeleton and numpy reference of every kernel, and the
+comparison of a GPU trace with the reference. Nothing here needs a GPU, and nothing here raises
+on a kernel: a kernel the gate cannot handle becomes a Case with `skip` set to the reason.
+
+Each file is prepared in a worker process under a wall-clock budget (the checker's own per-kernel
+`--timeout` for the static verdict, an alarm for elaboration, emission and the reference), so one
+pathological kernel costs its budget and is SKIP, never a stalled run.
+"""
+from __future__ import annotations
+
+import re
+import signal
+import sys
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+MAX_BLOCK_THREADS = 1024          # CUDA's limit on threads per block
+MAX_Z_THREADS = 64                # CUDA's limit on blockDim.z
+GATE_SIZES = 4                    # symbolic kernels run at this many of the sizes the checker lists
+PREPARE_SECONDS = 60.0            # default budget per file (static check, then each instance)
+
+
+@dataclass
+class Case:
+    path: str
+    func: str
+    static: str = ""
+    static_rules: list = field(default_factory=list)
+    findings: list = field(default_factory=list)    # the static findings (dicts) of this function
+    emitted: object = None
+    skip: str | None = None          # why the gate cannot run this kernel (reported SKIP)
+    refs: list = field(default_factory=list)
+    plan: dict = field(default_factory=dict)
+    hang: str | None = None
+    result: dict = field(default_factory=dict)
+    same_as: "Case | None" = None    # an earlier case with the identical skeleton (its run is shared)
+    seconds: float = 0.0             # preparation time of this case
+    replays: list = field(default_factory=list)     # witness replay skeletons (emit/replay.py)
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}::{self.func}"
+
+    # the old name, kept for the JSON rows and the table script
+    @property
+    def not_emitted(self) -> str | None:
+        return self.skip
+
+
+class PrepareTimeout(Exception):
+    pass
+
+
+@contextmanager
+def deadline(seconds: float, what: str):
+    """Raise PrepareTimeout inside the block after `seconds` (main thread of a process only;
+    elsewhere, or with seconds <= 0, no limit)."""
+    import threading
+    usable = seconds and seconds > 0 and hasattr(signal, "setitimer") and \
+        threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def _alarm(signum, frame):
+        raise PrepareTimeout(f"{what}: more than {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def gate_sizes(program) -> list[dict]:
+    """Concrete values for a kernel's symbolic sizes: a few of those the checker itself runs
+    (prover.sizes), smallest first, the induction's far value left out (too long to trace)."""
+    if not program.symbols:
+        return [{}]
+    from ..prover.sizes import plan_sizes
+    listed = plan_sizes(program, []).values
+    values = listed[:-1] or listed
+    picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
+    return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
+
+
+def kernel_name(index: int, path: str, label: str) -> str:
+    """A C name unique in the run (the file's index in it), readable (stem and label)."""
+    tail = re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}_{label}")[:80]
+    return f"ag{index}_{tail}"
+
+
+def launch_problem(launch) -> str | None:
+    """Why CUDA would refuse this block shape (the gate then does not launch it)."""
+    x, y, z = launch.threads
+    if min(x, y, z) < 1:
+        return f"threadIdx extents {launch.threads}: not a launch"
+    if x * y * z > MAX_BLOCK_THREADS:
+        return f"{x * y * z} threads per block: CUDA allows at most {MAX_BLOCK_THREADS}"
+    if z > MAX_Z_THREADS:
+        return f"threadIdx.z extent {z}: CUDA allows at most {MAX_Z_THREADS}"
+    if min(launch.blocks) < 1:
+        return f"grid {launch.blocks}: empty"
+    return None
+
+
+def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=None,
+            replay: bool = False) -> list[Case]:
+    """Cases of every kernel (and size instance) in `paths`, files in parallel over `jobs`
+    processes. Never raises on a kernel; `progress(done, total)` after each file. `replay`:
+    also emit each finding's witness-replay skeleton."""
+    from ..runner import collect
+    files = [str(p) for p in collect(paths)]
+    jobs_ = [(i, f, seconds, replay) for i, f in enumerate(files)]
+    per_file: list = [None] * len(files)
+    if jobs > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        with ProcessPoolExecutor(jobs) as pool:
+            futs = {pool.submit(prepare_file, *j): j for j in jobs_}
+            for n, fut in enumerate(as_completed(futs), 1):
+                i, f = futs[fut][:2]
+                try:
+                    per_file[i] = fut.result()
+                except Exception as err:  # noqa: BLE001 -- a worker that died (memory, signal)
+                    per_file[i] = [Case(f, "<file>", static="?", skip=f"preparation died: {type(err).__name__}: {err}")]
+                if progress:
+                    progress(n, len(files))
+    else:
+        for n, j in enumerate(jobs_, 1):
+            per_file[j[0]] = prepare_file(*j)
+            if progress:
+                progress(n, len(files))
+    return [c for cases in per_file for c in cases]
+
+
+def prepare_file(index: int, path: str, seconds: float = PREPARE_SECONDS, replay: bool = False) -> list[Case]:
+    """Every case of one file. Never raises: a file the parser rejects is one SKIP case."""
+    try:
+        return _prepare_file(index, path, seconds, replay)
+    except Exception as err:  # noqa: BLE001 -- the gate reports, it never crashes
+        why = f"{type(err).__name__}: {err}"
+        if type(err).__name__ != "InputError":
+            why += " [" + traceback.format_exc(limit=-1).strip().splitlines()[-2].strip() + "]"
+        return [Case(path, "<file>", static="?", skip=f"not prepared: {why}")]
+
+
+def _prepare_file(index: int, path: str, seconds: float, replay: bool) -> list[Case]:
+    from ..analyze import Limits, check_text
+    from ..diagnostics import verdict
+    from ..parse import parse
+    from ..runner import read
+
+    text = read(Path(path))
+    statics, static_err = {}, "?"
+    try:
+        report = check_text(text, path, Limits(max_seconds=seconds))
+        for k in report.kernels:
+            statics[k.name] = (verdict(k.findings), sorted({f.rule.code for f in k.findings}),
+                               [f.as_dict() for f in k.findings])
+    except Exception as err:  # noqa: BLE001 -- InputError included: the parse below says it again
+        static_err = f"check failed: {type(err).__name__}: {err}"
+    cases: list[Case] = []
+    functions = parse(text, path).functions
+    for func in functions:
+        static, rules, findings = statics.get(func.name, (static_err, [], []))
+        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay)
+    return cases
+
+
+def _prepare_function(index, path, func, static, rules, findings, seconds, replay) -> list[Case]:
+    from ..engine.program import elaborate
+    out: list[Case] = []
+
+    def new(label: str) -> Case:
+        c = Case(path, label, static=static, static_rules=rules, findings=findings)
+        out.append(c)
+        return c
+
+    t0 = time.time()
+    try:
+        with deadline(seconds, "elaboration"):
+            program = elaborate(func)
+            sizes = gate_sizes(program)
+    except Exception as err:  # noqa: BLE001 -- PrepareTimeout, NotModelled, a model bug
+        new(func.name).skip = f"elaboration failed: {type(err).__name__}: {err}"
+        return out
+    for j, size in enumerate(sizes):
+        label = func.name + ("[" + ",".join(f"{k}={v}" for k, v in size.items()) + "]" if size else "")
+        c = new(label)
+        left = seconds - (time.time() - t0) if seconds else 0
+        if seconds and left <= 0:
+            c.skip = f"preparation budget ({seconds:g} s per file) spent before this size"
+            continue
+        try:
+            with deadline(left, "skeleton and reference"):
+                _prepare_instance(c, func, program, size, kernel_name(index, path, f"{j}_{label}"), replay)
+        except Exception as err:  # noqa: BLE001
+            c.skip = f"{type(err).__name__}: {err}"
+            c.refs, c.emitted, c.plan = [], None, {}
+        c.seconds = round(time.time() - t0, 3)
+    return out
+
+
+def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bool = False) -> None:
+    from . import reference
+    from .cuda import EmitError, emit
+
+    why = launch_problem(program.launch)
+    if why:
+        c.skip = f"not launched: {why}"
+        return
+    try:
+        e = emit(func, program, kname, sizes=size)
+    except EmitError as err:
+        c.skip = f"not emitted: {err}"
+        return
+    launch = program.launch
+    blocks = launch.sample_blocks() if program.block_dependent else [{}]
+    gx, gy, gz = launch.blocks
+    nblocks = gx * gy * gz
+    if nblocks > 1 << 24:
+        c.skip = f"not launched: {nblocks} blocks (the gate traces a sample but launches the whole grid)"
+        return
+    slots = [-1] * nblocks
+    for i, b in enumerate(blocks):
+        bid = b.get("blockIdx.x", 0) + b.get("blockIdx.y", 0) * gx + b.get("blockIdx.z", 0) * gx * gy
+        slots[bid] = i
+    T = launch.num_threads
+    for b in blocks:
+        r = reference.compute(program, e, b, sizes=size)
+        if len(r.reads) != T:
+            raise AssertionError(f"reference has {len(r.reads)} threads, the launch {T}")
+        c.refs.append(r)
+        c.hang = c.hang or r.hang
+        if r.problem:
+            c.skip = f"reference incomplete (block {b or 0}): {r.problem}"
+            return
+    maxr = max((len(x) for r in c.refs for x in r.reads), default=0)
+    per = int(max((int(r.src_bytes.max()) for r in c.refs), default=0))
+    c.plan = {"id": c.id, "kernel": e.kernel, "grid": list(e.grid), "block": list(e.threads),
+              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks),
+              "slots": slots, "maxr": maxr, "per": -(-per // 16) * 16 or 16,
+              "hopper": "hopper" in e.features}
+    e.info = {}           # op id -> model closures: used by the reference only, not picklable
+    c.emitted = e
+    if replay and c.findings and not c.hang:
+        from .replay import prepare_replays
+        prepare_replays(c, func, program, size, kname)
+
+
+def skeleton_key(c: Case) -> tuple:
+    """Two cases with this key equal run the same code on the same launch and expect the same
+    trace: the source without its kernel name and line comments, the launch, the reference."""
+    src = re.sub(r"//[^\n]*", "", c.emitted.source.replace(c.emitted.kernel, "K"))
+    plan = tuple((k, str(v)) for k, v in sorted(c.plan.items()) if k not in ("id", "kernel", "cubin"))
+    reads = tuple(tuple(h for h, _ in x) for r in c.refs for x in r.reads)
+    return src, plan, reads
+
+
+def run_shape(plan: dict) -> tuple:
+    """(slots, threads, reads per thread) of a launch's trace buffer."""
+    return max(plan["nslots"], 1), plan["threads_total"], max(plan["maxr"], 1)
+
+
+def expected_run(case: Case) -> dict:
+    """The run a correct GPU would return for this case: the reference's trace in the launch's
+    buffers (tests, and the shape every real run is checked against)."""
+    S, T, R = run_shape(case.plan)
+    trace = np.zeros((S, T, R), dtype=np.uint32)
+    counts = np.zeros((S, T), dtype=np.uint32)
+    smem = max(case.plan["smem"], 16)
+    sink = np.zeros((S, smem), dtype=np.uint8)
+    for s, ref in enumerate(case.refs):
+        for t, reads in enumerate(ref.reads):
+            counts[s, t] = len(reads)
+            for i, (h, _) in enumerate(reads[:R]):
+                trace[s, t, i] = 0 if h is None else h
+        if ref.sink is not None:
+            sink[s, : len(ref.sink)] = ref.sink
+    return {"trace": trace, "counts": counts, "sink": sink, "timeouts": 0, "overruns": 0}
+
+
+def compare(case: Case, run: dict) -> dict:
+    """Every traced read against the reference. A run whose buffers do not have the launch's
+    shape (a different kernel's run) is reported as such, never indexed past its end."""
+    S, T, R = run_shape(case.plan)
+    trace, counts = np.asarray(run["trace"]), np.asarray(run["counts"])
+    if trace.shape != (S, T, R) or counts.shape != (S, T) or len(case.refs) > S:
+        return {"mismatches": 0, "count_mismatches": 0, "sink_mismatches": 0, "reads": 0,
+                "shape_error": f"trace {trace.shape} / counts {counts.shape}, expected {(S, T, R)} / {(S, T)}",
+                "first": ["the run's buffers do not have this kernel's launch shape"]}
+    mism, count_bad, sink_bad, first, where = 0, 0, 0, [], []
+    for slot, ref in enumerate(case.refs):
+        tr, cn = trace[slot], counts[slot]
+        for t, reads in enumerate(ref.reads[:T]):
+            if int(cn[t]) != len(reads):
+                count_bad += 1
+                if len(first) < 5:
+                    first.append(f"block {ref.block or 0} thread {t}: {int(cn[t])} reads, reference {len(reads)}")
+            for i, (h, line) in enumerate(reads[:R]):
+                if h is not None and int(tr[t, i]) != h:
+                    mism += 1
+                    if len(where) < 64:
+                        where.append((t, line))
+                    if len(first) < 5:
+                        first.append(f"block {ref.block or 0} thread {t} read #{i} (line {line}): "
+                                     f"got {int(tr[t, i]):08x}, reference {h:08x}")
+        if ref.sink is not None and "sink" in run:
+            got = np.asarray(run["sink"])[slot][: len(ref.sink)]
+            bad = np.flatnonzero(got != ref.sink[: len(got)])
+            sink_bad += len(bad)
+            if len(bad) and len(first) < 5:
+                first.append(f"block {ref.block or 0} TMA-store sink: {len(bad)} byte(s) differ from the "
+                             f"reference, the first at shared offset {int(bad[0])}")
+    return {"mismatches": mism, "count_mismatches": count_bad, "sink_mismatches": sink_bad, "first": first,
+            "reads": sum(len(x) for r in case.refs for x in r.reads), "where": where}
+
+
+def stderr_progress(what: str, every: float = 5.0):
+    """A progress callback printing `what: done/total, elapsed` on stderr at most every `every`
+    seconds (and at the end)."""
+    t0, last = time.time(), [0.0]
+
+    def tick(done: int, total: int, extra: str = "") -> None:
+        now = time.time()
+        if done == total or now - last[0] >= every:
+            last[0] = now
+            print(f"asyncguard sanitize: {what} {done}/{total} ({now - t0:.0f} s){extra}",
+                  file=sys.stderr, flush=True)
+    return tick
