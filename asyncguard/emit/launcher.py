@@ -132,7 +132,6 @@ class Gpu:
     def launch(self, plan: dict, cubin: bytes) -> dict:
         """Load, set attributes, launch once, read the trace back. A GpuError leaves the context
         unusable when it came from the kernel (the caller's process must end)."""
-        from .reference import make_pool
         cu = self.cu
         keep = np.frombuffer(cubin, dtype=np.uint8).copy()
         mod = _ok(cu.cuModuleLoadData(keep.ctypes.data), "cuModuleLoadData")
@@ -152,8 +151,7 @@ class Gpu:
         got["SHARED_SIZE_BYTES(static)"] = _ok(cu.cuFuncGetAttribute(FA.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn), "attr")
         S, T, R = max(plan["nslots"], 1), plan["threads_total"], max(plan["maxr"], 1)
         smem16 = max(smem, 16)
-        # the pool: each thread's slice, then `smem` bytes of padding (see ag_src in the skeleton)
-        pool = np.concatenate([make_pool(T, plan["per"]), np.zeros(smem16 + 16, np.uint8)])
+        pool = pool_for(plan)
         host = {
             "trace": np.zeros(S * T * R, dtype=np.uint32),
             "counts": np.zeros(S * T, dtype=np.uint32),
@@ -187,6 +185,15 @@ class Gpu:
                 "sink": host["sink"][: S * smem16].reshape(S, smem16),
                 "timeouts": int(host["flags"][0]), "overruns": int(host["flags"][1]),
                 "attrs": got, "not_taken": not_taken, "seconds": secs}
+
+
+def pool_for(plan: dict) -> np.ndarray:
+    """The global source of the skeleton's copies: each thread's `per`-byte slice (what the
+    reference reads), then the shared size plus 16 bytes of padding, so a copy that `ag_src`
+    restarts at its slice's start (a block that copies more than the traced ones) stays inside."""
+    from .reference import make_pool
+    return np.concatenate([make_pool(plan["threads_total"], plan["per"]),
+                           np.zeros(max(plan["smem"], 16) + 16, np.uint8)])
 
 
 META = ("timeouts", "overruns", "attrs", "not_taken", "seconds")
@@ -250,15 +257,16 @@ def serve(trace_dir: str) -> int:
 class _Launcher:
     """One launcher process on one GPU, restarted after a fault or a hang."""
 
-    def __init__(self, gpu: str, work: Path):
+    def __init__(self, gpu: str, work: Path, command: list | None = None):
         self.gpu, self.work, self.proc, self.lines = gpu, work, None, None
+        self.command = command or [sys.executable, "-m", "asyncguard.emit.launcher", "serve"]
         self.started = 0
 
     def start(self, timeout: float) -> str | None:
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=self.gpu)
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "") if env.get("PYTHONPATH") else root
-        self.proc = subprocess.Popen([sys.executable, "-m", "asyncguard.emit.launcher", "serve", str(self.work)],
+        self.proc = subprocess.Popen(self.command + [str(self.work)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, env=env, bufsize=1)
         self.started += 1
@@ -324,8 +332,10 @@ class _Launcher:
                 "gpu": self.gpu}
 
 
-def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progress=None) -> dict:
-    """Every plan launched once, spread over `gpus` (one launcher each): id -> run or {'error'}."""
+def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progress=None,
+                 command: list | None = None) -> dict:
+    """Every plan launched once, spread over `gpus` (one launcher each): id -> run or {'error'}.
+    `command`: the launcher program (its last argument is the trace directory; tests)."""
     todo: queue.Queue = queue.Queue()
     for p in plans:
         todo.put(p)
@@ -333,7 +343,7 @@ def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progr
     lock = threading.Lock()
 
     def worker(gpu):
-        lau = _Launcher(gpu, work)
+        lau = _Launcher(gpu, work, command)
         try:
             while True:
                 try:

@@ -1,0 +1,166 @@
+"""The skeleton faults only where the kernel would (issue 15, item 3), uneven roles, witness
+replay emission, and the racecheck bar.arrive rule; CPU only (nvcc compiles where present)."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from asyncguard.emit import reference
+from asyncguard.emit.gate import _judge, agree
+from asyncguard.emit.launcher import pool_for
+from asyncguard.emit.prepare import Case, compare, expected_run, prepare, prepare_file, skeleton_key
+from asyncguard.emit.replay import witness_delays
+from asyncguard.engine.program import elaborate
+from asyncguard.parse import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "tests" / "gate_kernels"
+
+
+def _cases(name, **kw):
+    return [c for c in prepare_file(0, str(KERNELS / name), **kw)]
+
+
+def test_same_file_name_in_two_directories_gets_two_kernel_names(tmp_path):
+    # two arch directories holding a file of the same name were one kernel name: the second
+    # compile overwrote the first's cubin and the first kernel was launched with the other's
+    # code and buffers (wrong thread count: IndexError; wrong buffers: ILLEGAL_ADDRESS)
+    src = (ROOT / "corpus" / "real" / "gemm_sm90a_ws_s1_128x128x64.tir").read_text()
+    other = (KERNELS / "ws_uneven_128c_32p.tir").read_text()
+    for d, text in (("sm90a", src), ("field", other)):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "gemm_ws.tir").write_text(text)
+    a, b = prepare([str(tmp_path / "sm90a"), str(tmp_path / "field")], jobs=1)
+    assert a.emitted.kernel != b.emitted.kernel
+    assert a.plan["threads_total"] == 256 and b.plan["threads_total"] == 160
+    assert compare(a, expected_run(b)).get("shape_error")      # never an IndexError
+    assert skeleton_key(a) != skeleton_key(b)
+
+
+def test_uneven_roles_128_consumers_and_a_32_thread_producer():
+    (c,) = _cases("ws_uneven_128c_32p.tir")
+    assert c.skip is None and c.static == "clean" and c.plan["threads_total"] == 160
+    counts = [len(r) for r in c.refs[0].reads]
+    assert all(n > 0 for n in counts[:128]) and len(set(counts[:128])) == 1   # the consumer warpgroup
+    assert counts[128:] == [0] * 32                                          # the producer warp reads nothing
+    assert compare(c, expected_run(c))["mismatches"] == 0
+
+
+def test_uneven_roles_two_warpgroups_and_a_producer_warp():
+    (c,) = _cases("ws_uneven_2wg_1warp.tir")
+    assert c.skip is None and c.static == "clean" and c.plan["threads_total"] == 288
+    counts = [len(r) for r in c.refs[0].reads]
+    assert all(n > 0 for n in counts[:256]) and counts[256:] == [0] * 32
+
+
+def test_thread_layout_with_y_and_z_and_sampled_blocks():
+    (c,) = _cases("xyz_cp_async_ring.tir")
+    assert c.skip is None and c.plan["block"] == [32, 2, 2] and c.plan["nslots"] == 3
+    assert "threadIdx.x + threadIdx.y * 32u + threadIdx.z * 64u" in c.emitted.source
+    # blocks 0 and 2 run two trips, block 1 three: one read per trip per thread
+    assert [len(r.reads[77]) for r in c.refs] == [2, 3, 2]
+
+
+def test_an_untraced_block_copying_more_stays_inside_the_pool(tmp_path):
+    # blocks 0, 1, 32 and 63 are traced; block 6 copies more than any of them. The pool was
+    # sized from the traced blocks only, so block 6's copies read past it (ILLEGAL_ADDRESS on a
+    # valid kernel). Now a copy that would pass its slice restarts at the slice's start and the
+    # pool has the shared size as padding behind it.
+    src = (KERNELS / "xyz_cp_async_ring.tir").read_text()
+    src = src.replace('"blockIdx.x": 3', '"blockIdx.x": 64').replace('T.launch_thread("blockIdx.x", 3)',
+                                                                   'T.launch_thread("blockIdx.x", 64)')
+    src = src.replace("T.serial(2 + bx % 2)", "T.serial(bx % 7)")
+    path = tmp_path / "grid64.tir"
+    path.write_text(src)
+    (c,) = prepare_file(0, str(path))
+    assert c.skip is None and c.plan["nslots"] == 4
+    func = parse(path.read_text(), str(path)).functions[0]
+    program = elaborate(func)
+    from asyncguard.emit.cuda import emit
+    e = emit(func, program)
+    block6 = reference.compute(program, e, {"blockIdx.x": 6})
+    assert int(block6.src_bytes.max()) > c.plan["per"]            # the case the old skeleton faulted on
+    assert "if ((u64)off + slot > s.per) { off = 0;" in c.emitted.source
+    assert "ag_src(s, 16u)" in c.emitted.source and "s.pool + (u64)s.tid * s.per + s.src" not in c.emitted.source
+    pool = pool_for(c.plan)
+    # the furthest byte any copy can touch: the last thread's slice start plus one copy (<= shared size)
+    assert len(pool) >= (c.plan["threads_total"] - 1) * c.plan["per"] + c.plan["per"] + c.plan["smem"]
+
+
+def test_wgmma_operand_reads_never_pass_the_shared_buffer():
+    (c,) = _cases("ws_uneven_128c_32p.tir")
+    src = c.emitted.source
+    assert f"#define AG_SMEM_BYTES {c.plan['smem']}LL" in src and "hi = hi < AG_SMEM_BYTES ? hi : AG_SMEM_BYTES;" in src
+    # the reference reads the same clamped bytes: numpy slices stop at the array's end
+    smem = np.arange(64, dtype=np.uint8)
+    lo, hi = reference.wgmma_slice(127, 0, 128 * 8)      # the last slice lies past a 64-byte buffer
+    assert reference.fnv(smem[lo:hi]) == reference.fnv(np.zeros(0, np.uint8))
+
+
+def test_replay_delays_the_warp_of_the_first_access_at_its_iteration():
+    (c,) = _cases("named_barrier_pingpong_race.tir", replay=True)
+    assert c.static == "buggy" and "AG201" in c.static_rules and c.replays
+    delayed = [e for e in c.replays if e.get("source")]
+    assert delayed
+    f = c.findings[delayed[0]["finding"]]
+    d = delayed[0]["delays"][0]
+    assert d["warp"] == f["witness"]["first"]["thread"] // 32 and d["line"] == f["witness"]["first"]["line"]
+    k = f["witness"]["first"]["loops"]["k"]
+    assert f"if (ag_tid / 32u == {d['warp']}u && v_k == {k}LL) ag_delay(200u);" in delayed[0]["source"]
+    assert "ag_delay(" not in c.emitted.source.split('extern "C"')[1]     # the plain skeleton is untouched
+
+
+def test_replay_of_an_mbarrier_deadlock_holds_the_waiters_back():
+    path = ROOT / "corpus" / "variants" / "gemm_sm90a_ws_s1_128x128x64__drop-arrive_L62.tir"
+    (c,) = prepare_file(0, str(path), replay=True)
+    assert all(e.get("source") or e.get("same_as") is not None for e in c.replays)
+    assert witness_delays({"rule": "AG408", "line": 34, "witness": {"threads": "128..255"}})[0][0]["warp"] == 4
+
+
+def test_a_race_inside_one_warp_is_not_replayed_and_says_why():
+    delays, why = witness_delays({"witness": {"first": {"thread": 4, "line": 24, "loops": {}},
+                                              "second": {"thread": 1, "line": 40, "loops": {}}}})
+    assert delays == [] and "warp 0" in why
+
+
+def _ran(c, racecheck, trace_bad=0):
+    c.result = {"status": "ran", "trace": {"mismatches": trace_bad, "count_mismatches": 0, "sink_mismatches": 0},
+                "timeouts": 0, "not_taken": [], "racecheck": {"hazards": racecheck, "finished": True},
+                "synccheck": {"hazards": 0, "finished": True}}
+    _judge(c, False)
+    return c.result
+
+
+def test_racecheck_reports_on_a_clean_arrive_sync_kernel_are_not_a_disagreement():
+    (c,) = _cases("named_barrier_pingpong.tir")
+    assert c.static == "clean" and "ag_bar_arrive(" in c.emitted.source
+    r = _ran(c, racecheck=1)
+    assert r["verdict"] == "pass" and "racecheck: 1 report(s) not counted" in r["why"][0] and agree(c) == "yes"
+    assert _ran(c, racecheck=1, trace_bad=3)["verdict"] == "fail"     # the trace differing still fails
+    (plain,) = _cases("xyz_cp_async_ring.tir")                        # no bar.arrive: racecheck counts
+    assert _ran(plain, racecheck=1)["verdict"] == "fail"
+
+
+def test_skips_say_why():
+    c = Case("x.tir", "f", static="clean", skip="not emitted: line 3: something")
+    c.result = {"status": "not emitted"}
+    _judge(c, False)
+    assert c.result["verdict"] == "skip" and c.result["why"] == ["not emitted: line 3: something"]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_hand_made_and_replay_skeletons_compile_for_sm90a(tmp_path):
+    sources = []
+    for p in sorted(KERNELS.glob("*.tir")):
+        for c in prepare_file(0, str(p), replay=True):
+            assert c.skip is None, (c.id, c.skip)
+            sources.append((c.emitted.kernel, c.emitted.source))
+            sources += [(e["kernel"], e["source"]) for e in c.replays if e.get("source")][:1]
+    for name, src in sources:
+        f = tmp_path / f"{name}.cu"
+        f.write_text(src)
+        r = subprocess.run(["nvcc", "-arch=sm_90a", "-c", "-o", str(tmp_path / f"{name}.o"), str(f)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, (name, r.stderr[-2000:])
