@@ -310,6 +310,9 @@ def _print(cases) -> None:
             print(f"       same skeleton as {r['same_as']} (its run)")
         for w in r.get("why") or []:
             print(f"       {w}")
+        for x in r.get("replay") or []:
+            print(f"       {x['rule']} line {x['line']}: {'confirmed by ' if x['confirmed'] != 'not confirmed' else ''}"
+                  f"{x['confirmed']} ({x['how']})")
 
 
 def _junit(cases) -> str:

@@ -146,3 +146,8 @@ def judge_replays(c) -> None:
                                             if src.get("run") else "no replay run")
         out.append(row)
     c.result["replay"] = out
+    shown = [x for x in out if x["confirmed"] == "replay"]
+    if shown and not plain:          # the delayed schedule showed the bug on the GPU: the kernel fails
+        c.result["verdict"] = "fail"
+        c.result.setdefault("why", []).insert(0, f"replay: {len(shown)} finding(s) shown by a delayed schedule "
+                                                 f"({shown[0]['rule']} line {shown[0]['line']}: {shown[0]['how']})")

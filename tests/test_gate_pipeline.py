@@ -1,0 +1,102 @@
+"""`asyncguard sanitize` end to end on the CPU: the GPU pieces (device query, compiler, launcher,
+compute-sanitizer) replaced by stand-ins that return what a correct GPU would (the reference's
+own trace), so every step of the command -- preparation, dedup, compile, launch, replay,
+sanitizer, judging, printing, JSON, JUnit -- runs here. A parse-rejected file, a kernel that
+faults and one the gate cannot emit are in the same run: none of them changes another's row."""
+import json
+from pathlib import Path
+
+import pytest
+
+from asyncguard import cli
+from asyncguard.emit import gate
+from asyncguard.emit.prepare import expected_run
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "tests" / "gate_kernels"
+
+
+class FakeGpu:
+    name, cc, arch = "Fake H200", (9, 0), "sm_90a"
+
+
+def fake_compile(job):
+    source, name, arch, out = job
+    Path(out).write_text(source)
+    return out, "fake", None
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    seen = {}
+    real_prepare = gate.prepare
+
+    def prepare(*a, **kw):
+        cases = real_prepare(*a, **kw)
+        seen.update({c.id: c for c in cases})
+        return cases
+
+    def run_isolated(plans, work, gpus, timeout, progress=None, command=None):
+        out = {}
+        for i, p in enumerate(plans):
+            base = p["id"].split("#replay")[0]
+            if "faulting" in base:
+                out[p["id"]] = {"error": "kernel: CUDA_ERROR_ILLEGAL_ADDRESS", "fault": True, "gpu": gpus[i % len(gpus)]}
+                continue
+            run = expected_run(seen[base])
+            if "#replay" in p["id"]:          # the delayed schedule reads a different value
+                t = int(run["counts"][0].argmax())
+                run["trace"][0, t, 0] ^= 1
+            run.update(attrs={}, not_taken=[], seconds=0.001, gpu=gpus[i % len(gpus)])
+            out[p["id"]] = run
+            if progress:
+                progress(len(out), len(plans))
+        return out
+
+    monkeypatch.setattr(gate, "prepare", prepare)
+    monkeypatch.setattr(gate, "visible_gpus", lambda limit=0: ["0", "1"][: limit or 2])
+    monkeypatch.setattr(gate, "Gpu", FakeGpu)
+    monkeypatch.setattr(gate, "compile_job", fake_compile)
+    monkeypatch.setattr(gate, "run_isolated", run_isolated)
+    monkeypatch.setattr("asyncguard.emit.launcher.run_isolated", run_isolated)
+    monkeypatch.setattr(gate, "find_sanitizer", lambda: "/bin/true")
+    monkeypatch.setattr(gate, "_sanitize_one", lambda san, tool, plan, work, timeout, g: {
+        "hazards": 0, "errors": 0, "warnings": 0, "finished": True, "excerpt": [], "launch_error": None})
+    return seen
+
+
+def test_the_whole_command_with_a_fault_a_parse_error_and_a_skip(tmp_path, fake_gpu, capsys):
+    (tmp_path / "bad.tir").write_text("@T.prim_func\ndef f(:\n")
+    faulting = tmp_path / "faulting.tir"
+    faulting.write_text((KERNELS / "xyz_cp_async_ring.tir").read_text())
+    files = [str(KERNELS / "ws_uneven_128c_32p.tir"), str(KERNELS / "named_barrier_pingpong_race.tir"),
+             str(tmp_path / "bad.tir"), str(faulting), str(ROOT / "corpus" / "real" / "gemm_sm90a_cluster_multicast.tir")]
+    out_json = tmp_path / "r.json"
+    rc = cli.main(["sanitize", "--jobs", "2", "--replay", "--json", str(out_json), "--junit", str(tmp_path / "j.xml"),
+                   "--keep", str(tmp_path / "work")] + files)
+    printed = capsys.readouterr()
+    rows = {r["kernel"].split("/")[-1]: r for r in json.loads(out_json.read_text())}
+    assert rc == 1                                          # the faulting kernel fails the run
+    assert rows["ws_uneven_128c_32p.tir::main_kernel"]["verdict"] == "pass"
+    assert rows["bad.tir::<file>"]["verdict"] == "skip" and "InputError" in rows["bad.tir::<file>"]["why"][0]
+    assert rows["faulting.tir::xyz_ring"]["verdict"] == "fail"
+    assert "ILLEGAL_ADDRESS" in rows["faulting.tir::xyz_ring"]["error"]
+    assert "FAULT" in printed.err and "faulting.tir::xyz_ring" in printed.err and "ILLEGAL_ADDRESS" in printed.err
+    assert rows["gemm_sm90a_cluster_multicast.tir::main_kernel"]["verdict"] == "skip"
+    race = rows["named_barrier_pingpong_race.tir::pingpong_race"]
+    assert race["static"] == "buggy" and race["verdict"] == "fail" and race["agree"] == "yes"
+    assert race["why"][0].startswith("replay: ")
+    assert race["replay"] and all(x["confirmed"] == "replay" for x in race["replay"]), race["replay"]
+    assert "prepared file" in printed.err and "kernel(s) in" in printed.err    # progress and the figure
+    assert 'skipped="2"' in (tmp_path / "j.xml").read_text()
+    assert "Traceback" not in printed.err + printed.out
+
+
+def test_two_gpus_and_one_give_the_same_rows(tmp_path, fake_gpu, capsys):
+    files = [str(KERNELS / "ws_uneven_2wg_1warp.tir"), str(KERNELS / "named_barrier_pingpong.tir")]
+    rows = []
+    for n in (1, 2):
+        out = tmp_path / f"r{n}.json"
+        assert cli.main(["sanitize", "--jobs", "1", "--gpus", str(n), "--json", str(out)] + files) == 0
+        rows.append({r["kernel"]: (r["verdict"], r["trace"]["mismatches"], r["agree"]) for r in json.loads(out.read_text())})
+    assert rows[0] == rows[1] and all(v[0] == "pass" for v in rows[0].values())
