@@ -169,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compute-sanitizer processes run at once (one per kernel and tool)")
     z.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="processes preparing and compiling kernels (default: one per CPU)")
+    z.add_argument("--sanitizer-batch", type=int, default=1, metavar="N",
+                   help="kernels per compute-sanitizer process, reports attributed by skeleton file; any "
+                        "doubt reruns a kernel alone (default 1: one process per kernel and tool)")
     z.add_argument("--gpus", type=int, default=0, metavar="N",
                    help="launch on the first N visible GPUs, one launcher process each (default: all)")
     z.add_argument("--replay", action="store_true",

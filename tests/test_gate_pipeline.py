@@ -97,6 +97,53 @@ def test_two_gpus_and_one_give_the_same_rows(tmp_path, fake_gpu, capsys):
     rows = []
     for n in (1, 2):
         out = tmp_path / f"r{n}.json"
-        assert cli.main(["sanitize", "--jobs", "1", "--gpus", str(n), "--json", str(out)] + files) == 0
+        # batches of 2: the stand-in sanitizer (/bin/true) prints no summary, so every kernel of a
+        # batch is run again alone -- the fallback path
+        assert cli.main(["sanitize", "--jobs", "1", "--gpus", str(n), "--sanitizer-batch", "2",
+                         "--json", str(out)] + files) == 0
         rows.append({r["kernel"]: (r["verdict"], r["trace"]["mismatches"], r["agree"]) for r in json.loads(out.read_text())})
     assert rows[0] == rows[1] and all(v[0] == "pass" for v in rows[0].values())
+
+
+RACE_A = """========= Warning: Race reported between Read access at agns_ag3_a::ag_read(AgState &, long long, long long)+0x2570 in ag3_a.cu:40
+=========     and Write access at agns_ag3_a::ag_cp_async(AgState &, long long, long long, bool)+0x1570 in ag3_a.cu:57 [65536 hazards]
+=========     and Write access at agns_ag3_a::ag_cp_async(AgState &, long long, long long, bool)+0x15e0 in ag3_a.cu:57 [65536 hazards]"""
+RACE_B = """========= Error: Race reported between Write access at agns_ag7_b::ag_write(AgState &, long long, long long)+0x100 in ag7_b.cu:52
+=========     and Read access at agns_ag7_b::ag_read(AgState &, long long, long long)+0x200 in ag7_b.cu:40 [128 hazards]"""
+
+
+def _batch_text(blocks, summary, ends=("a", "b", "c")):
+    marks = "\n".join(f"@@AGSAN BEGIN {k}\n@@AGSAN RESULT {k} timeouts=0\n@@AGSAN END {k}" for k in ends)
+    return "========= COMPUTE-SANITIZER\n" + marks + "\n" + "\n".join(blocks) + "\n" + summary + "\n"
+
+
+PLANS3 = [{"id": "a", "kernel": "ag3_a"}, {"id": "b", "kernel": "ag7_b"}, {"id": "c", "kernel": "ag9_c"}]
+
+
+def test_batched_racecheck_reports_are_attributed_by_skeleton_file():
+    text = _batch_text([RACE_A, RACE_B, RACE_B.replace("0x100", "0x180")],
+                       "========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)")
+    out, ok = gate.attribute_reports("racecheck", text, PLANS3)
+    assert ok
+    assert (out["a"]["hazards"], out["a"]["warnings"], out["b"]["hazards"], out["b"]["errors"], out["c"]["hazards"]) \
+        == (1, 1, 2, 2, 0)
+    assert all(r["finished"] for r in out.values())
+
+
+def test_batched_reports_that_do_not_add_up_are_not_trusted():
+    text = _batch_text([RACE_A], "========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)")
+    assert not gate.attribute_reports("racecheck", text, PLANS3)[1]
+    api = "========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuCtxSynchronize."
+    text = _batch_text([api], "========= ERROR SUMMARY: 1 error")
+    assert not gate.attribute_reports("synccheck", text, PLANS3)[1]      # an error naming no kernel
+    text = _batch_text([], "========= ERROR SUMMARY: 0 errors", ends=("a",))
+    out, ok = gate.attribute_reports("synccheck", text, PLANS3)
+    assert ok and out["a"]["finished"] and not out["b"]["finished"]     # b and c run again alone
+
+
+def test_synccheck_blocks_are_attributed_too():
+    sync = """========= Barrier error detected. Missing wait.
+=========     at agns_ag7_b::ag_mbar_arrive(unsigned long long *)+0x1060 in ag7_b.cu:96
+=========     by thread (224,0,0) in block (4,0,0)"""
+    out, ok = gate.attribute_reports("synccheck", _batch_text([sync, sync], "========= ERROR SUMMARY: 2 errors"), PLANS3)
+    assert ok and out["b"]["hazards"] == 2 and out["a"]["hazards"] == 0

@@ -725,10 +725,15 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     em.body(program.body)
     hopper = "hopper" in em.features
     tx, ty, tz = launch.threads
+    # the helpers live in a namespace named after the kernel: compute-sanitizer reports name the
+    # helper function (`ag_read(AgState&, ...)+0x..`), and in one process running several
+    # skeletons a hazard must never look like one already reported in another kernel
     head = [f"// asyncguard sanitize: synchronization skeleton of {func.name}",
-            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", f"#define AG_SMEM_BYTES {total}LL", PRELUDE]
+            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", f"#define AG_SMEM_BYTES {total}LL",
+            f"namespace agns_{kernel} {{", PRELUDE]
     if hopper:
         head.append(HOPPER_PRELUDE)
+    head.append(f"}}  // namespace agns_{kernel}\nusing namespace agns_{kernel};")
     head.append(
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
         "    u32* __restrict__ ag_trace, u32* __restrict__ ag_counts, u32* __restrict__ ag_flags,\n"

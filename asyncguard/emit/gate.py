@@ -66,6 +66,73 @@ def _sanitize_one(san, tool, plan, work, timeout, gpu):
     return parse_sanitizer(tool, text, plan["id"])
 
 
+_BLOCK_START = re.compile(r"^========= (?:(Error|Warning): Race reported|Barrier error detected|[A-Z][^:]*error)")
+_IN_FILE = re.compile(r" in (ag\w+?)\.cu:\d+")
+
+
+def attribute_reports(tool: str, text: str, plans: list) -> tuple[dict, bool]:
+    """Split one sanitizer process's output over the kernels it ran: each report block names the
+    skeleton's source file (`<kernel>.cu:<line>`). (id -> result, trustworthy): trustworthy when
+    every block names one of the kernels and the blocks add up to the tool's own summary count."""
+    names = {p["kernel"]: p for p in plans}
+    blocks, cur = [], None
+    for ln in text.splitlines():
+        if _BLOCK_START.match(ln):
+            cur = [ln]
+            blocks.append(cur)
+        elif cur is not None and ln.startswith("=========     "):
+            cur.append(ln)
+        else:
+            cur = None
+    per = {k: [] for k in names}
+    unattributed = 0
+    for b in blocks:
+        m = _IN_FILE.search("\n".join(b))
+        if m and m.group(1) in per:
+            per[m.group(1)].append(b)
+        else:
+            unattributed += 1
+    m = _RACE_SUMMARY.search(text) if tool == "racecheck" else _ERR_SUMMARY.search(text)
+    total = int(m.group(1)) if m else None
+    ok = total is not None and unattributed == 0 and total == sum(len(v) for v in per.values())
+    out = {}
+    for k, p in names.items():
+        bl = per[k]
+        warn = sum("Warning: Race" in b[0] for b in bl)
+        out[p["id"]] = {"hazards": len(bl), "errors": len(bl) - warn, "warnings": warn,
+                        "finished": f"{MARK} END {p['id']}" in text, "excerpt": [x for b in bl for x in b][:12],
+                        "launch_error": None, "batched": True}
+    return out, ok
+
+
+def _sanitize_batch(san, tool, plans, work, timeout, gpu) -> dict:
+    """Several kernels in one sanitizer process (its start-up is most of a small kernel's cost),
+    each report attributed by the skeleton file it names. Any doubt -- a block naming no kernel,
+    counts that do not add up to the summary, a kernel that did not finish -- and those kernels
+    run again one per process."""
+    if len(plans) == 1:
+        return {plans[0]["id"]: _sanitize_one(san, tool, plans[0], work, timeout, gpu)}
+    pf = work / f"batch_{plans[0]['kernel']}.{tool}.plan.json"
+    pf.write_text(json.dumps(plans))
+    cmd = [san, "--tool", tool, "--print-limit", "100000", sys.executable, "-m", "asyncguard.emit.launcher",
+           "once", str(pf)]
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * len(plans), env=env)
+        text = r.stdout + r.stderr
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or ""
+        text = (out.decode(errors="replace") if isinstance(out, bytes) else out) + "\n[asyncguard: timed out]"
+    (work / f"batch_{plans[0]['kernel']}.{tool}.log").write_text(text)
+    results, ok = attribute_reports(tool, text, plans)
+    for p in plans:
+        if not ok or not results[p["id"]]["finished"]:
+            results[p["id"]] = _sanitize_one(san, tool, p, work, timeout, gpu)
+    return results
+
+
 def run_child(plan_file: str, trace_dir: str | None = None) -> int:
     """`asyncguard sanitize --child PLANS.json`: launch each plan once between markers."""
     from .launcher import launch_plans
@@ -170,15 +237,17 @@ def main(args) -> int:
     if plans and not args.no_sanitizer:
         from concurrent.futures import ThreadPoolExecutor
         t0 = time.time()
-        jobs_ = [(tool, p) for tool in ("racecheck", "synccheck") for p in plans]
-        tick = stderr_progress("sanitizer runs")
+        size = max(1, getattr(args, "sanitizer_batch", 1) or 1)
+        jobs_ = [(tool, plans[i:i + size]) for tool in ("racecheck", "synccheck") for i in range(0, len(plans), size)]
+        tick = stderr_progress("sanitizer processes")
         with ThreadPoolExecutor(max(1, args.sanitizer_jobs)) as ex:
-            futs = [(tool, p, ex.submit(_sanitize_one, san, tool, p, work, args.sanitizer_timeout, gpus[i % len(gpus)]))
-                    for i, (tool, p) in enumerate(jobs_)]
-            for n, (tool, p, f) in enumerate(futs, 1):
-                by_id[p["id"]].result[tool] = f.result()
+            futs = [(tool, ex.submit(_sanitize_batch, san, tool, batch, work, args.sanitizer_timeout, gpus[i % len(gpus)]))
+                    for i, (tool, batch) in enumerate(jobs_)]
+            for n, (tool, f) in enumerate(futs, 1):
+                for kid, res in f.result().items():
+                    by_id[kid].result[tool] = res
                 tick(n, len(futs))
-        _log(f"{len(jobs_)} sanitizer runs in {time.time() - t0:.1f}s")
+        _log(f"{2 * len(plans)} sanitizer checks ({len(jobs_)} batches of up to {size}) in {time.time() - t0:.1f}s")
     for c in cases:
         if c.same_as is not None:
             c.result = dict(c.same_as.result, same_as=c.same_as.id)
