@@ -1,25 +1,46 @@
 #!/bin/sh
-# The H200 runs behind docs/sanitizer-gate.md. Usage (in the repository root, on a GPU machine):
-#   sh bench/sanitizer_run.sh corpus    # corpus/real, handwritten, resources + the variant sample
-#   sh bench/sanitizer_run.sh repaired  # every variant repaired by `fix` (made by:
-#                                       #   python bench/repair_variants.py --out gate-repaired)
-# Results (JSON, JUnit, the printed report) go to $OUT (default gate-results/); the table is
-#   python bench/sanitizer_table.py $OUT/gate_*.json
+# The GPU runs behind docs/sanitizer-gate.md. In the repository root of a GPU machine:
+#
+#   sh bench/sanitizer_run.sh PART [PART...]
+#
+#   corpus     corpus/real, corpus/handwritten, corpus/resources and tests/gate_kernels, with --replay
+#   field      the field corpus ($FIELD, default field-out/: TileLang's own examples), with --replay
+#   variants1  every other file of corpus/variants (the 1st, 3rd, ...), with --replay
+#   variants2  the others
+#   repaired   every variant repaired by `fix` (gate-repaired/, made by bench/repair_variants.py --out)
+#
+# Each part is one `asyncguard sanitize` run: its JSON, JUnit and printed report go to
+# $OUT/gate_PART.{json,xml,log}, and the wall time to $OUT/gate_PART.time. GPUS (default: all
+# visible) sets --gpus; JOBS (default nproc) the preparing/compiling processes and sanitizer
+# processes; BATCH (default 8) the kernels per compute-sanitizer process. The tables:
+#   python3 bench/sanitizer_table.py --doc $OUT
 OUT=${OUT:-gate-results}
 JOBS=${JOBS:-$(nproc)}
+BATCH=${BATCH:-8}
+GPUS=${GPUS:-0}
+FIELD=${FIELD:-field-out}
 mkdir -p "$OUT"
-gate() {   # name, then files
+gate() {   # name, then arguments
     name=$1; shift
-    python3 -m asyncguard sanitize --jobs "$JOBS" --sanitizer-jobs "$JOBS" \
-        --json "$OUT/gate_$name.json" --junit "$OUT/gate_$name.xml" "$@" > "$OUT/gate_$name.log" 2>&1
-    echo "gate $name: exit $?"; tail -3 "$OUT/gate_$name.log"
+    start=$(date +%s)
+    python3 -m asyncguard sanitize --jobs "$JOBS" --sanitizer-jobs "$JOBS" --sanitizer-batch "$BATCH" \
+        --gpus "$GPUS" --json "$OUT/gate_$name.json" --junit "$OUT/gate_$name.xml" "$@" \
+        > "$OUT/gate_$name.log" 2>&1
+    rc=$?
+    end=$(date +%s)
+    echo "$name $((end - start)) s, exit $rc, GPUS=$GPUS JOBS=$JOBS BATCH=$BATCH" | tee "$OUT/gate_$name.time"
+    grep -E "kernel\(s\) in|FAULT|Traceback" "$OUT/gate_$name.log" | head -20
 }
-case "$1" in
-corpus)
-    gate corpus corpus/real corpus/handwritten corpus/resources
-    gate variants $(grep -v '^#' bench/sanitizer_variants.txt) ;;
-repaired)
-    gate repaired gate-repaired ;;
-*)
-    echo "usage: sh bench/sanitizer_run.sh corpus|repaired" >&2; exit 2 ;;
-esac
+variants() {   # every other variant file, starting at the first (1) or second (2)
+    ls corpus/variants/*.tir | awk -v k="$1" 'NR % 2 == k % 2'
+}
+for part in "$@"; do
+    case "$part" in
+    corpus)    gate corpus --replay corpus/real corpus/handwritten corpus/resources tests/gate_kernels ;;
+    field)     if [ -d "$FIELD" ]; then gate field --replay "$FIELD"; else echo "field: no $FIELD directory" >&2; fi ;;
+    variants1) gate variants1 --replay $(variants 1) ;;
+    variants2) gate variants2 --replay $(variants 2) ;;
+    repaired)  gate repaired gate-repaired ;;
+    *) echo "usage: sh bench/sanitizer_run.sh corpus|field|variants1|variants2|repaired ..." >&2; exit 2 ;;
+    esac
+done
