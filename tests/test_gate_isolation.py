@@ -85,3 +85,41 @@ def test_a_stale_result_file_is_never_read(tmp_path, fake):
     out = run_isolated(plans, tmp_path, ["0"], timeout=5, command=fake)
     assert "error" in out["dies"]
     assert not (tmp_path / (plans[0]["kernel"] + ".npz")).exists()
+
+
+def _task(x):
+    import os
+    import time
+    if x == 1:
+        os._exit(7)              # the interpreter dies (a segfault, the OOM killer)
+    if x == 2:
+        time.sleep(100)          # stuck where the alarm cannot reach (a native call)
+    if x == 3:
+        raise ValueError("boom")
+    return [x] * 3
+
+
+def test_preparation_children_that_die_hang_or_raise_cost_only_their_own_file():
+    from asyncguard.emit.prepare import run_forked
+    out = run_forked(_task, [(i,) for i in range(6)], jobs=3, hard_limit=3)
+    assert out[0] == [0, 0, 0] and out[4] == [4, 4, 4] and out[5] == [5, 5, 5]
+    assert "died (exit code 7)" in out[1] and "killed after 3 s" in out[2] and out[3] == "ValueError: boom"
+
+
+def test_a_sanitizer_run_that_times_out_takes_its_children_with_it(tmp_path):
+    import stat
+    import time
+    from pathlib import Path
+    from asyncguard.emit.gate import run_sanitizer
+    pidfile = tmp_path / "child.pid"
+    tool = tmp_path / "fake-sanitizer"
+    tool.write_text(f"#!/bin/sh\necho started\nsleep 100 &\necho $! > {pidfile}\nwait\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    t0 = time.time()
+    text = run_sanitizer(str(tool), "racecheck", tmp_path / "p.json", "0", timeout=2)
+    assert time.time() - t0 < 20 and "started" in text and "timed out" in text
+    pid = int(pidfile.read_text())
+    time.sleep(0.5)
+    status = Path(f"/proc/{pid}/status")
+    # the launcher under the tool is gone too (or a zombie waiting for whoever adopted it)
+    assert not status.exists() or "\nState:\tZ" in status.read_text()

@@ -48,20 +48,33 @@ def parse_sanitizer(tool: str, text: str, kid: str) -> dict:
             "excerpt": lines, "launch_error": fail[0].split(" ", 3)[-1] if fail else None}
 
 
-def _sanitize_one(san, tool, plan, work, timeout, gpu):
-    pf = work / f"{plan['kernel']}.plan.json"
-    pf.write_text(json.dumps([plan]))
+def run_sanitizer(san: str, tool: str, plan_file: Path, gpu: str, timeout: float) -> str:
+    """compute-sanitizer over a launcher process on one GPU: its output. On a timeout the whole
+    process group goes (the tool and the launcher under it: a hung kernel must not keep the GPU)."""
+    import signal
     cmd = [san, "--tool", tool, "--print-limit", "100000", sys.executable, "-m", "asyncguard.emit.launcher",
-           "once", str(pf)]
+           "once", str(plan_file)]
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                         start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        text = r.stdout + r.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or ""
-        text = (out.decode(errors="replace") if isinstance(out, bytes) else out) + "\n[asyncguard: timed out]"
+        text, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        text, _ = p.communicate()
+        text = (text or "") + "\n[asyncguard: timed out]"
+    return text or ""
+
+
+def _sanitize_one(san, tool, plan, work, timeout, gpu):
+    pf = work / f"{plan['kernel']}.plan.json"
+    pf.write_text(json.dumps([plan]))
+    text = run_sanitizer(san, tool, pf, gpu, timeout)
     (work / f"{plan['kernel']}.{tool}.log").write_text(text)
     return parse_sanitizer(tool, text, plan["id"])
 
@@ -114,17 +127,7 @@ def _sanitize_batch(san, tool, plans, work, timeout, gpu) -> dict:
         return {plans[0]["id"]: _sanitize_one(san, tool, plans[0], work, timeout, gpu)}
     pf = work / f"batch_{plans[0]['kernel']}.{tool}.plan.json"
     pf.write_text(json.dumps(plans))
-    cmd = [san, "--tool", tool, "--print-limit", "100000", sys.executable, "-m", "asyncguard.emit.launcher",
-           "once", str(pf)]
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * len(plans), env=env)
-        text = r.stdout + r.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or ""
-        text = (out.decode(errors="replace") if isinstance(out, bytes) else out) + "\n[asyncguard: timed out]"
+    text = run_sanitizer(san, tool, pf, gpu, timeout * len(plans))
     (work / f"batch_{plans[0]['kernel']}.{tool}.log").write_text(text)
     results, ok = attribute_reports(tool, text, plans)
     for p in plans:

@@ -8,6 +8,7 @@ pathological kernel costs its budget and is SKIP, never a stalled run.
 """
 from __future__ import annotations
 
+import os
 import re
 import signal
 import sys
@@ -115,29 +116,85 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
             replay: bool = False) -> list[Case]:
     """Cases of every kernel (and size instance) in `paths`, files in parallel over `jobs`
     processes. Never raises on a kernel; `progress(done, total)` after each file. `replay`:
-    also emit each finding's witness-replay skeleton."""
+    also emit each finding's witness-replay skeleton.
+
+    Each file is prepared in its own forked process, so a file whose preparation crashes the
+    interpreter, runs out of memory or sits in native code past the alarm (a z3 query does not
+    return to Python to take the signal) is killed at twice its budget and is that file's SKIP,
+    and no other file's result depends on it."""
     from ..runner import collect
     files = [str(p) for p in collect(paths)]
-    jobs_ = [(i, f, seconds, replay) for i, f in enumerate(files)]
-    per_file: list = [None] * len(files)
-    if jobs > 1 and len(files) > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        with ProcessPoolExecutor(jobs) as pool:
-            futs = {pool.submit(prepare_file, *j): j for j in jobs_}
-            for n, fut in enumerate(as_completed(futs), 1):
-                i, f = futs[fut][:2]
-                try:
-                    per_file[i] = fut.result()
-                except Exception as err:  # noqa: BLE001 -- a worker that died (memory, signal)
-                    per_file[i] = [Case(f, "<file>", static="?", skip=f"preparation died: {type(err).__name__}: {err}")]
-                if progress:
-                    progress(n, len(files))
-    else:
-        for n, j in enumerate(jobs_, 1):
-            per_file[j[0]] = prepare_file(*j)
+    tasks = [(i, f, seconds, replay) for i, f in enumerate(files)]
+    if jobs <= 1 or len(files) <= 1 or not hasattr(os, "fork"):
+        out = []
+        for n, t in enumerate(tasks, 1):
+            out += prepare_file(*t)
             if progress:
-                progress(n, len(files))
-    return [c for cases in per_file for c in cases]
+                progress(n, len(tasks))
+        return out
+    hard = 2 * seconds + 30 if seconds else None
+    results = run_forked(prepare_file, tasks, jobs, hard, progress)
+    out = []
+    for t, r in zip(tasks, results):
+        if isinstance(r, str):
+            r = [Case(t[1], "<file>", static="?", skip=f"not prepared: {r}")]
+        out += r
+    return out
+
+
+def run_forked(fn, tasks: list, jobs: int, hard_limit: float | None, progress=None) -> list:
+    """fn(*task) for every task, each in its own forked child, at most `jobs` at once: the
+    results in order; a task whose child died or ran past `hard_limit` seconds is a string
+    saying so."""
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+    ctx = mp.get_context("fork")
+    results: list = [None] * len(tasks)
+    running: dict = {}               # connection -> (index, process, start)
+    todo = list(range(len(tasks)))[::-1]
+    done = 0
+
+    def child(conn, task):
+        try:
+            conn.send(fn(*task))
+        except BaseException as err:  # noqa: BLE001 -- reported to the parent, never raised there
+            conn.send(f"{type(err).__name__}: {err}")
+        finally:
+            conn.close()
+
+    while todo or running:
+        while todo and len(running) < jobs:
+            i = todo.pop()
+            recv, send = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=child, args=(send, tasks[i]), daemon=True)
+            p.start()
+            send.close()
+            running[recv] = (i, p, time.time())
+        ready = wait(list(running), timeout=1.0)
+        for conn in ready:
+            i, p, _ = running.pop(conn)
+            try:
+                results[i] = conn.recv()
+            except (EOFError, OSError):
+                p.join(5)
+                results[i] = f"the preparing process died (exit code {p.exitcode})"
+            conn.close()
+            p.join(5)
+            done += 1
+            if progress:
+                progress(done, len(tasks))
+        now = time.time()
+        for conn, (i, p, start) in list(running.items()):
+            if hard_limit and now - start > hard_limit:
+                p.kill()
+                p.join(5)
+                conn.close()
+                del running[conn]
+                results[i] = f"preparation killed after {hard_limit:g} s (a native call did not return)"
+                done += 1
+                if progress:
+                    progress(done, len(tasks))
+    return results
 
 
 def prepare_file(index: int, path: str, seconds: float = PREPARE_SECONDS, replay: bool = False) -> list[Case]:
