@@ -37,7 +37,7 @@ variants() {   # every other variant file, starting at the first (1) or second (
 for part in "$@"; do
     case "$part" in
     corpus)    gate corpus --replay corpus/real corpus/handwritten corpus/resources tests/gate_kernels ;;
-    field)     if [ -d "$FIELD" ]; then gate field --replay "$FIELD"; else echo "field: no $FIELD directory" >&2; fi ;;
+    field)     if [ -d "$FIELD" ]; then gate field --replay --prepare-timeout 120 "$FIELD"; else echo "field: no $FIELD directory" >&2; fi ;;
     variants1) gate variants1 --replay $(variants 1) ;;
     variants2) gate variants2 --replay $(variants 2) ;;
     repaired)  gate repaired gate-repaired ;;

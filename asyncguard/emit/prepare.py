@@ -120,7 +120,7 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
 
     Each file is prepared in its own forked process, so a file whose preparation crashes the
     interpreter, runs out of memory or sits in native code past the alarm (a z3 query does not
-    return to Python to take the signal) is killed at twice its budget and is that file's SKIP,
+    return to Python to take the signal) is killed at three times its budget and is that file's SKIP,
     and no other file's result depends on it."""
     from ..runner import collect
     files = [str(p) for p in collect(paths)]
@@ -132,7 +132,7 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
             if progress:
                 progress(n, len(tasks))
         return out
-    hard = 2 * seconds + 30 if seconds else None
+    hard = 3 * seconds + 30 if seconds else None     # the static check's budget, then the instances
     results = run_forked(prepare_file, tasks, jobs, hard, progress)
     out = []
     for t, r in zip(tasks, results):

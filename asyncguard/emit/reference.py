@@ -125,36 +125,52 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
     for ev, s, ttids, extra in rec.stream:
         if isinstance(ev, Access):
             inf = emitted.info.get(id(s))
-            lo, hi = ev.lo.tolist(), ev.hi.tolist()
-            tids = ev.tids.tolist()
+            tids, lo, hi = ev.tids.astype(np.int64), ev.lo.astype(np.int64), ev.hi.astype(np.int64)
             if ev.kind == AccessKind.READ:
                 if inf is not None and inf.kind == "ldmatrix":
                     _ldmatrix(ref, smem, ev, ttids, inf, s.span.line)
                 else:
-                    for t, a, b in zip(tids, lo, hi):
-                        ref.reads[t].append((fnv(smem[a:b]), s.span.line))
+                    for t, h in zip(tids.tolist(), _checksums(smem, lo, hi)):
+                        ref.reads[t].append((h, s.span.line))
             elif ev.kind == AccessKind.ASYNC_READ and ev.group_kind == "bulk":
-                for a, b in zip(lo, hi):   # a TMA store copies the bytes as they are at issue
+                for a, b in zip(lo.tolist(), hi.tolist()):   # a TMA store copies the bytes as they are at issue
                     ref.sink[a:b] = smem[a:b]
             elif ev.kind == AccessKind.ASYNC_READ and inf is not None and inf.kind == "wgmma":
-                for t, a, b in zip(tids, lo, hi):
-                    lo_t, hi_t = wgmma_slice(t, a, b)
-                    ref.reads[t].append((fnv(smem[lo_t:hi_t]), s.span.line))
+                chunk = -(-(hi - lo) // 128)
+                slo = np.minimum(lo + (tids % 128) * chunk, hi)
+                shi = np.minimum(slo + chunk, hi)
+                for t, h in zip(tids.tolist(), _checksums(smem, slo, shi)):
+                    ref.reads[t].append((h, s.span.line))
             elif ev.kind == AccessKind.WRITE:
-                for t, a, b in zip(tids, lo, hi):
-                    smem[a:b] = pattern(seed(t, int(w[t])), np.arange(a, b))
-                    w[t] += 1
+                seeds = seed_array(tids, w[tids])
+                if _distinct(tids) and _disjoint(lo, hi):
+                    w[tids] += 1
+                    _fill(smem, lo, hi, lambda rows, addrs: pattern_rows(seeds[rows], addrs))
+                else:                # one thread twice, or overlapping writes: in stream order
+                    for t, a, b in zip(tids.tolist(), lo.tolist(), hi.tolist()):
+                        _put(smem, a, pattern(seed(t, int(w[t])), np.arange(a, b)))
+                        w[t] += 1
             elif ev.kind == AccessKind.ASYNC_WRITE:
-                for i, (t, a, b) in enumerate(zip(tids, lo, hi)):
-                    n = b - a
-                    off = int(src[t])
-                    src[t] += 16 if ev.group_kind == "cp.async" else -(-n // 16) * 16
-                    ok = True if extra is None else bool(extra[i])
-                    data = pool_bytes(t, np.arange(off, off + n)) if ok else np.zeros(n, np.uint8)
-                    if ev.group_kind == "cp.async":
-                        pend.setdefault(t, []).append([-1, a, data])
-                    else:
-                        smem[a:b] = data
+                step = np.where(np.full(len(tids), ev.group_kind == "cp.async"), 16, -(-(hi - lo) // 16) * 16)
+                if _distinct(tids):
+                    offs = src[tids].copy()
+                    src[tids] += step
+                else:
+                    offs = np.zeros(len(tids), dtype=np.int64)
+                    for i, t in enumerate(tids.tolist()):
+                        offs[i] = src[t]
+                        src[t] += step[i]
+                ok = np.ones(len(tids), dtype=bool) if extra is None else np.asarray(extra, dtype=bool)
+                data = [pool_bytes(t, np.arange(o, o + (b - a))) if k else np.zeros(b - a, np.uint8)
+                        for t, o, a, b, k in zip(tids.tolist(), offs.tolist(), lo.tolist(), hi.tolist(), ok.tolist())] \
+                    if len(set((hi - lo).tolist())) != 1 else \
+                    list(np.where(ok[:, None], pool_rows(tids, offs, int(hi[0] - lo[0])), 0).astype(np.uint8))
+                if ev.group_kind == "cp.async":
+                    for t, a, d in zip(tids.tolist(), lo.tolist(), data):
+                        pend.setdefault(t, []).append([-1, a, d])
+                else:
+                    for a, d in zip(lo.tolist(), data):
+                        _put(smem, a, d)
         elif isinstance(ev, CommitGroup) and ev.kind == "cp.async":
             for t in ev.tids.tolist():
                 for p in pend.get(t, ()):
@@ -166,11 +182,85 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 keep = []
                 for p in pend.get(t, ()):
                     if p[0] >= 0 and p[0] < committed[t] - ev.n:
-                        smem[p[1]:p[1] + len(p[2])] = p[2]
+                        _put(smem, p[1], p[2])
                     else:
                         keep.append(p)
                 pend[t] = keep
     return ref
+
+
+# ---------------------------------------------------------------- vectorised helpers
+# The same functions as `seed`, `pattern`, `pool_bytes` and `fnv`, over many threads at once
+# (a block's event touches every thread: one numpy pass instead of one Python loop per thread).
+def seed_array(tids: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    x = (np.asarray(tids, dtype=np.uint64) * np.uint64(65599) + np.asarray(ws, dtype=np.uint64) * np.uint64(2654435761)
+         + np.uint64(12345)) & M32
+    return fmix(x)
+
+
+def pattern_rows(seeds: np.ndarray, addrs: np.ndarray) -> np.ndarray:
+    """pattern(seeds[i], addrs[i, :]) for every row i."""
+    a = (np.asarray(addrs, dtype=np.uint64) * np.uint64(0x9E3779B1)) & M32
+    return (fmix(np.asarray(seeds, dtype=np.uint64)[:, None] ^ a) & np.uint64(0xFF)).astype(np.uint8)
+
+
+def pool_rows(tids: np.ndarray, offs: np.ndarray, n: int) -> np.ndarray:
+    """pool_bytes(tids[i], offs[i] + arange(n)) for every row i."""
+    o = np.asarray(offs, dtype=np.uint64)[:, None] + np.arange(n, dtype=np.uint64)[None, :]
+    x = (np.asarray(tids, dtype=np.uint64)[:, None] * np.uint64(0x27D4EB2F) + o * np.uint64(0x9E3779B1)
+         + np.uint64(0x51ED270B)) & M32
+    return (fmix(x) & np.uint64(0xFF)).astype(np.uint8)
+
+
+def fnv_rows(data: np.ndarray) -> np.ndarray:
+    """fnv(row) of every row of a 2-D uint8 array (FNV-1a runs along a row: vectorised down)."""
+    h = np.full(data.shape[0], 2166136261, dtype=np.uint64)
+    for j in range(data.shape[1]):
+        h = ((h ^ data[:, j].astype(np.uint64)) * np.uint64(16777619)) & M32
+    return h
+
+
+def _checksums(smem: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list:
+    """fnv(smem[lo[i]:hi[i]]) for every i (a range past the buffer's end is cut there, as a numpy
+    slice is)."""
+    lo = np.minimum(lo, len(smem))
+    hi = np.minimum(np.maximum(hi, lo), len(smem))
+    n = hi - lo
+    out = np.empty(len(lo), dtype=np.uint64)
+    for k in np.unique(n).tolist():
+        rows = np.flatnonzero(n == k)
+        idx = lo[rows][:, None] + np.arange(k, dtype=np.int64)[None, :]
+        out[rows] = fnv_rows(smem[idx]) if k else np.uint64(2166136261)
+    return [int(h) for h in out]
+
+
+def _put(smem: np.ndarray, a: int, data: np.ndarray) -> None:
+    """smem[a:a + len(data)] = data, cut at the buffer's end (the skeleton's write there would
+    be the kernel's own out-of-range access; the reference must not raise on it)."""
+    end = min(a + len(data), len(smem))
+    if end > a >= 0:
+        smem[a:end] = data[: end - a]
+
+
+def _distinct(tids: np.ndarray) -> bool:
+    return len(np.unique(tids)) == len(tids)
+
+
+def _disjoint(lo: np.ndarray, hi: np.ndarray) -> bool:
+    order = np.argsort(lo, kind="stable")
+    return bool(np.all(lo[order][1:] >= hi[order][:-1]))
+
+
+def _fill(smem: np.ndarray, lo: np.ndarray, hi: np.ndarray, rows_fn) -> None:
+    """smem[lo[i]:hi[i]] = rows_fn(rows, addresses) for disjoint ranges, grouped by length."""
+    n = hi - lo
+    for k in np.unique(n).tolist():
+        if k <= 0:
+            continue
+        rows = np.flatnonzero(n == k)
+        idx = lo[rows][:, None] + np.arange(k, dtype=np.int64)[None, :]
+        keep = idx < len(smem)
+        smem[idx[keep]] = rows_fn(rows, idx)[keep]
 
 
 def wgmma_slice(tid: int, start: int, end: int) -> tuple[int, int]:
@@ -182,25 +272,29 @@ def wgmma_slice(tid: int, start: int, end: int) -> tuple[int, int]:
 
 
 def _ldmatrix(ref: Reference, smem: np.ndarray, ev: Access, ttids: np.ndarray, inf, line: int) -> None:
-    rows = dict(zip(ev.tids.tolist(), ev.lo.tolist()))
-    for t in ttids.tolist():
-        lane, base = t % 32, t - t % 32
-        parts = []
-        ok = True
-        for m in range(inf.num):
-            if not inf.trans:
-                a = rows.get(base + m * 8 + lane // 4)
-                if a is None:
-                    ok = False
-                    break
-                parts.append(smem[a + 4 * (lane % 4): a + 4 * (lane % 4) + 4])
-            else:
-                a0 = rows.get(base + m * 8 + 2 * (lane % 4))
-                a1 = rows.get(base + m * 8 + 2 * (lane % 4) + 1)
-                if a0 is None or a1 is None:
-                    ok = False
-                    break
-                c = 2 * (lane // 4)
-                parts.append(smem[a0 + c: a0 + c + 2])
-                parts.append(smem[a1 + c: a1 + c + 2])
-        ref.reads[t].append((fnv(np.concatenate(parts)) if ok else None, line))
+    """Each thread's fragments (PTX ldmatrix layout: the rows of matrix m are named by lanes
+    8m..8m+7 of the warp), for all threads of the task at once; a thread whose rows are not all
+    named reads None (not compared)."""
+    T = len(ref.reads)
+    rowaddr = np.full(T + 32, -1, dtype=np.int64)
+    rowaddr[ev.tids.astype(np.int64)] = ev.lo.astype(np.int64)
+    t = np.asarray(ttids, dtype=np.int64)
+    lane, base = t % 32, t - t % 32
+    idx, ok = [], np.ones(len(t), dtype=bool)
+    for m in range(inf.num):
+        if not inf.trans:
+            a = rowaddr[base + m * 8 + lane // 4]
+            ok &= a >= 0
+            idx.append((a + 4 * (lane % 4))[:, None] + np.arange(4)[None, :])
+        else:
+            a0 = rowaddr[base + m * 8 + 2 * (lane % 4)]
+            a1 = rowaddr[base + m * 8 + 2 * (lane % 4) + 1]
+            ok &= (a0 >= 0) & (a1 >= 0)
+            c = 2 * (lane // 4)
+            idx.append((a0 + c)[:, None] + np.arange(2)[None, :])
+            idx.append((a1 + c)[:, None] + np.arange(2)[None, :])
+    idx = np.concatenate(idx, axis=1)
+    ok &= (idx < len(smem)).all(axis=1)
+    hashes = fnv_rows(smem[np.where(ok[:, None], idx, 0)])
+    for k, (tt, good) in enumerate(zip(t.tolist(), ok.tolist())):
+        ref.reads[tt].append((int(hashes[k]) if good else None, line))
