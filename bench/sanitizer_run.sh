@@ -3,15 +3,17 @@
 #
 #   sh bench/sanitizer_run.sh PART [PART...]
 #
-#   corpus     corpus/real, corpus/handwritten, corpus/resources and tests/gate_kernels, with --replay
-#   field      the field corpus ($FIELD, default field-out/: TileLang's own examples), with --replay
-#   variants1  every other file of corpus/variants (the 1st, 3rd, ...), with --replay
-#   variants2  the others
-#   repaired   every variant repaired by `fix` (gate-repaired/, made by bench/repair_variants.py --out)
+#   corpus       corpus/real, corpus/handwritten, corpus/resources and tests/gate_kernels, --replay
+#   field        the field corpus ($FIELD, default field-out/: TileLang's own examples), --replay
+#   variantsKofN every N-th file of corpus/variants starting at the K-th (variants1of2,
+#                variants2of2; variants1of4 ... variants4of4), --replay
+#   repaired     every variant repaired by `fix` (gate-repaired/, made by bench/repair_variants.py --out)
 #
 # Each part is one `asyncguard sanitize` run: its JSON, JUnit and printed report go to
-# $OUT/gate_PART.{json,xml,log}, and the wall time to $OUT/gate_PART.time. GPUS (default: all
-# visible) sets --gpus; JOBS (default nproc) the preparing/compiling processes and sanitizer
+# $OUT/gate_PART.{json,xml,log}, and the wall time to $OUT/gate_PART.time; with PACK=DIR each
+# finished part is also packed into DIR/gate_PART.tgz at once (a device machine returns at most 8
+# files, and a run cut off at its time limit keeps the parts already finished). GPUS (default 0:
+# all visible) sets --gpus; JOBS (default nproc) the preparing/compiling and sanitizer
 # processes; BATCH (default 8) the kernels per compute-sanitizer process. The tables:
 #   python3 bench/sanitizer_table.py --doc $OUT
 OUT=${OUT:-gate-results}
@@ -30,17 +32,21 @@ gate() {   # name, then arguments
     end=$(date +%s)
     echo "$name $((end - start)) s, exit $rc, GPUS=$GPUS JOBS=$JOBS BATCH=$BATCH" | tee "$OUT/gate_$name.time"
     grep -E "kernel\(s\) in|FAULT|Traceback" "$OUT/gate_$name.log" | head -20
+    if [ -n "$PACK" ]; then
+        tar czf "$PACK/gate_$name.tgz" -C "$OUT" "gate_$name.json" "gate_$name.xml" "gate_$name.log" "gate_$name.time"
+    fi
 }
-variants() {   # every other variant file, starting at the first (1) or second (2)
-    ls corpus/variants/*.tir | awk -v k="$1" 'NR % 2 == k % 2'
+variants() {   # every N-th variant file starting at the K-th
+    ls corpus/variants/*.tir | awk -v k="$1" -v n="$2" 'NR % n == k % n'
 }
 for part in "$@"; do
     case "$part" in
     corpus)    gate corpus --replay corpus/real corpus/handwritten corpus/resources tests/gate_kernels ;;
     field)     if [ -d "$FIELD" ]; then gate field --replay --prepare-timeout 120 "$FIELD"; else echo "field: no $FIELD directory" >&2; fi ;;
-    variants1) gate variants1 --replay $(variants 1) ;;
-    variants2) gate variants2 --replay $(variants 2) ;;
+    variants*of*)
+        k=${part#variants}; k=${k%of*}; n=${part#*of}
+        gate "$part" --replay $(variants "$k" "$n") ;;
     repaired)  gate repaired gate-repaired ;;
-    *) echo "usage: sh bench/sanitizer_run.sh corpus|field|variants1|variants2|repaired ..." >&2; exit 2 ;;
+    *) echo "usage: sh bench/sanitizer_run.sh corpus|field|variantsKofN|repaired ..." >&2; exit 2 ;;
     esac
 done

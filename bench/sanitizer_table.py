@@ -3,6 +3,7 @@
     python bench/sanitizer_table.py [--summary] RESULTS.json...     one table (or totals + non-pass rows)
     python bench/sanitizer_table.py --doc DIR                        every table of the doc's results
                                                                      section from DIR/gate_*.json, *.time
+    python bench/sanitizer_table.py --same DIR1 DIR2                 the same rows? (1 GPU vs 2 GPUs)
 
 A later file's row replaces an earlier file's row of the same kernel (a re-run). --doc groups the
 rows by part (corpus, field, variants1 + variants2, repaired), prints the run times, the full
@@ -186,10 +187,30 @@ def doc(d: Path, out=print) -> None:
         out("")
 
 
+def same(a: Path, b: Path) -> int:
+    """Rows of two result directories (e.g. one GPU and two) compared kernel by kernel: verdict,
+    reads that differ, timeouts, sanitizer counts and agreement. Prints the differences; 0 when
+    there are none."""
+    def key(r):
+        t = r.get("trace") or {}
+        return (r["verdict"], t.get("mismatches"), t.get("count_mismatches"), t.get("sink_mismatches"),
+                r.get("timeouts"), (r.get("racecheck") or {}).get("hazards"),
+                (r.get("synccheck") or {}).get("hazards"), agree(r))
+    ra = {r["kernel"]: r for r in load(sorted(a.glob("gate_*.json")))}
+    rb = {r["kernel"]: r for r in load(sorted(b.glob("gate_*.json")))}
+    diff = [k for k in sorted(set(ra) | set(rb)) if k not in ra or k not in rb or key(ra[k]) != key(rb[k])]
+    print(f"{len(set(ra) & set(rb))} kernels in both; {len(diff)} differ")
+    for k in diff[:50]:
+        print(f"  {short(k)}: {key(ra[k]) if k in ra else '-'} vs {key(rb[k]) if k in rb else '-'}")
+    return 1 if diff else 0
+
+
 def main(argv) -> None:
     if argv[:1] == ["--doc"] and len(argv) == 2:
         doc(Path(argv[1]))
         return
+    if argv[:1] == ["--same"] and len(argv) == 3:
+        sys.exit(same(Path(argv[1]), Path(argv[2])))
     brief = "--summary" in argv
     rows = load(a for a in argv if a != "--summary")
     if brief:
