@@ -161,7 +161,6 @@ def main(args) -> int:
         gpus = visible_gpus(getattr(args, "gpus", 0) or 0)
         if not gpus:
             raise GpuError("no CUDA device")
-        os.environ["CUDA_VISIBLE_DEVICES"] = gpus[0]      # this process only asks what the GPU is
         gpu = Gpu()
     except Exception as err:  # noqa: BLE001 -- ImportError, no driver, no device
         print(f"asyncguard sanitize: no GPU: {type(err).__name__}: {err}", file=sys.stderr)

@@ -124,7 +124,10 @@ def judge_replays(c) -> None:
     """Per static finding: confirmed by a plain run, by the replay, or not confirmed (why)."""
     if not c.findings or c.result.get("verdict") == "skip":
         return
-    entries = getattr(c, "replays", None) or (getattr(c.same_as, "replays", None) if c.same_as else None) or []
+    entries = getattr(c, "replays", None) or []
+    if not entries and c.same_as is not None and \
+            [(f.get("rule"), f.get("line")) for f in c.same_as.findings] == [(f.get("rule"), f.get("line")) for f in c.findings]:
+        entries = c.same_as.replays or []       # the same skeleton and the same findings: its replays
     by_finding = {e["finding"]: e for e in entries}
     plain = c.result.get("verdict") == "fail"
     out = []
