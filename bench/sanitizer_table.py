@@ -3,6 +3,8 @@
     python bench/sanitizer_table.py [--summary] RESULTS.json...     one table (or totals + non-pass rows)
     python bench/sanitizer_table.py --doc DIR                        every table of the doc's results
                                                                      section from DIR/gate_*.json, *.time
+    python bench/sanitizer_table.py --doc DIR --into docs/sanitizer-gate.md   ... written between
+                                                                     the doc's gate-results markers
     python bench/sanitizer_table.py --same DIR1 DIR2                 the same rows? (1 GPU vs 2 GPUs)
 
 A later file's row replaces an earlier file's row of the same kernel (a re-run). --doc groups the
@@ -205,9 +207,28 @@ def same(a: Path, b: Path) -> int:
     return 1 if diff else 0
 
 
+BEGIN, END = "<!-- gate-results:begin -->", "<!-- gate-results:end -->"
+
+
+def into(d: Path, md: Path) -> None:
+    """Replace the text between the gate-results markers of `md` with --doc's output."""
+    lines: list = []
+    doc(d, lines.append)
+    text = md.read_text()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"{md}: no {BEGIN} ... {END} markers")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    md.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail)
+    print(f"{md}: results from {d} written ({len(lines)} lines)")
+
+
 def main(argv) -> None:
     if argv[:1] == ["--doc"] and len(argv) == 2:
         doc(Path(argv[1]))
+        return
+    if argv[:1] == ["--doc"] and len(argv) == 4 and argv[2] == "--into":
+        into(Path(argv[1]), Path(argv[3]))
         return
     if argv[:1] == ["--same"] and len(argv) == 3:
         sys.exit(same(Path(argv[1]), Path(argv[2])))
