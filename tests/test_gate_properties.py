@@ -4,9 +4,12 @@ roles, 1 to 1024 threads and more, several sampled blocks, symbolic sizes). A ke
 cannot handle is a SKIP with a reason; one it handles expects, from a correct GPU, exactly the
 reference (the comparison of the reference's own trace finds nothing)."""
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from asyncguard.emit.prepare import compare, expected_run, prepare_file
@@ -44,13 +47,13 @@ def check_cases(cases, path):
 @SLOW
 @given(st.sampled_from(CORPUS + KERNELS))
 def test_corpus_kernels_prepare_without_raising(path):
-    check_cases(prepare_file(0, path, seconds=60), path)
+    check_cases(prepare_file(0, path, seconds=20), path)
 
 
 @SLOW
 @given(st.sampled_from(VARIANTS))
 def test_variants_prepare_without_raising(path):
-    check_cases(prepare_file(0, path, seconds=60), path)
+    check_cases(prepare_file(0, path, seconds=20), path)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -58,7 +61,7 @@ def test_variants_prepare_without_raising(path):
 def test_field_corpus_prepares_without_raising(path):
     if path is None:
         return          # the field corpus is not here (AG_FIELD_CORPUS)
-    check_cases(prepare_file(0, path, seconds=60), path)
+    check_cases(prepare_file(0, path, seconds=20), path)
 
 
 def test_hand_made_kernels_prepare_and_emit():
@@ -175,3 +178,21 @@ def test_expected_run_shape_matches_the_launch_buffers():
     S, T, R = run["trace"].shape
     assert (S, T) == run["counts"].shape and R == max(c.plan["maxr"], 1) and T == c.plan["threads_total"]
     assert np.asarray(run["sink"]).shape[1] >= c.plan["smem"]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_generated_skeletons_compile_for_sm90a(tmp_path):
+    layouts_ = [dict(x=32, y=2, z=2, split=64, trips="bx", grid=64, barrier_kind="named", race=False),
+                dict(x=160, y=1, z=1, split=128, trips="K", grid=1, barrier_kind="named", race=False),
+                dict(x=7, y=3, z=1, split=5, trips="const", grid=3, barrier_kind="block", race=True),
+                dict(x=1024, y=1, z=1, split=512, trips="const", grid=1, barrier_kind="named", race=False)]
+    names = []
+    for i, p in enumerate(layouts_):
+        path = tmp_path / f"g{i}.tir"
+        path.write_text(generated(symbolic=p["trips"] == "K", **p))
+        for c in prepare_file(i, str(path)):
+            assert c.skip is None, c.skip
+            (tmp_path / f"{c.emitted.kernel}.cu").write_text(c.emitted.source)
+            names.append(f"{c.emitted.kernel}.cu")
+    r = subprocess.run(["nvcc", "-arch=sm_90a", "-c"] + names, cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
