@@ -33,7 +33,8 @@ gate() {   # name, then arguments
     echo "$name $((end - start)) s, exit $rc, GPUS=$GPUS JOBS=$JOBS BATCH=$BATCH" | tee "$OUT/gate_$name.time"
     grep -E "kernel\(s\) in|FAULT|Traceback" "$OUT/gate_$name.log" | head -20
     if [ -n "$PACK" ]; then
-        tar czf "$PACK/gate_$name.tgz" -C "$OUT" "gate_$name.json" "gate_$name.xml" "gate_$name.log" "gate_$name.time"
+        (cd "$OUT" && tar czf "$PACK/gate_$name.tgz" $(ls "gate_$name.json" "gate_$name.xml" "gate_$name.log" \
+            "gate_$name.time" 2>/dev/null))
     fi
 }
 variants() {   # every N-th variant file starting at the K-th
