@@ -22,6 +22,7 @@ BATCH=${BATCH:-8}
 GPUS=${GPUS:-0}
 FIELD=${FIELD:-field-out}
 mkdir -p "$OUT"
+if [ -n "$PACK" ]; then mkdir -p "$PACK" && PACK=$(cd "$PACK" && pwd); fi
 gate() {   # name, then arguments
     name=$1; shift
     start=$(date +%s)
