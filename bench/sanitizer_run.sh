@@ -14,7 +14,8 @@
 # finished part is also packed into DIR/gate_PART.tgz at once (a device machine returns at most 8
 # files, and a run cut off at its time limit keeps the parts already finished). GPUS (default 0:
 # all visible) sets --gpus; JOBS (default nproc) the preparing/compiling and sanitizer
-# processes; BATCH (default 8) the kernels per compute-sanitizer process. The tables:
+# processes; BATCH (default 8) the kernels per compute-sanitizer process; SAN_TIMEOUT (default
+# 60) the seconds per kernel under a tool. The tables:
 #   python3 bench/sanitizer_table.py --doc $OUT
 OUT=${OUT:-gate-results}
 JOBS=${JOBS:-$(nproc)}
@@ -27,6 +28,7 @@ gate() {   # name, then arguments
     name=$1; shift
     start=$(date +%s)
     python3 -m asyncguard sanitize --jobs "$JOBS" --sanitizer-jobs "$JOBS" --sanitizer-batch "$BATCH" \
+        --sanitizer-timeout "${SAN_TIMEOUT:-60}" \
         --gpus "$GPUS" --json "$OUT/gate_$name.json" --junit "$OUT/gate_$name.xml" "$@" \
         > "$OUT/gate_$name.log" 2>&1
     rc=$?

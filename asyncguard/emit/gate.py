@@ -240,7 +240,12 @@ def main(args) -> int:
         from concurrent.futures import ThreadPoolExecutor
         t0 = time.time()
         size = max(1, getattr(args, "sanitizer_batch", 1) or 1)
-        jobs_ = [(tool, plans[i:i + size]) for tool in ("racecheck", "synccheck") for i in range(0, len(plans), size)]
+        # a kernel whose plain run had waits give up is slow under the tools (every wait spins to
+        # its limit) and may run past the timeout: alone, it cannot cost a batch its results
+        slow = [p for p in plans if by_id[p["id"]].result.get("timeouts")]
+        quick = [p for p in plans if not by_id[p["id"]].result.get("timeouts")]
+        groups = [quick[i:i + size] for i in range(0, len(quick), size)] + [[p] for p in slow]
+        jobs_ = [(tool, g) for tool in ("racecheck", "synccheck") for g in groups]
         tick = stderr_progress("sanitizer processes")
         with ThreadPoolExecutor(max(1, args.sanitizer_jobs)) as ex:
             futs = [(tool, ex.submit(_sanitize_batch, san, tool, batch, work, args.sanitizer_timeout, gpus[i % len(gpus)]))
