@@ -8,7 +8,7 @@
     python bench/sanitizer_table.py --same DIR1 DIR2                 the same rows? (1 GPU vs 2 GPUs)
 
 A later file's row replaces an earlier file's row of the same kernel (a re-run). --doc groups the
-rows by part (corpus, field, variants1 + variants2, repaired), prints the run times, the full
+rows by part (corpus, field, every variantsKofN, repaired), prints the run times, the full
 tables of the corpus and the field corpus, totals and non-pass rows of the variants, every
 disagreement with its explanation, and the witness-replay outcome per finding.
 """
