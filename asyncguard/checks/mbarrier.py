@@ -346,7 +346,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"pass the wait for phase {p.detail['phase_observed']}, so they return on phase "
                    f"{p.detail['returns_on_phase']} and then read or arrive on the wrong phase")
             out.append(Finding(ALIASING, line, col, msg, wit, path))
-        elif p.kind == "lapped":
+        elif p.kind == "lapped" and ("aliasing", p.span.line, p.barrier.split("[")[0]) not in seen:
             then = ("which never completes in this run: they hang" if not p.detail["that_phase_completes"]
                     else "and do nothing before their next wait, falling behind for good")
             msg = (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "

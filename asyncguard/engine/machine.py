@@ -54,7 +54,7 @@ class Record:
     group_kind: str = ""
     proxy: Proxy = Proxy.GENERIC
     fence_clk: np.ndarray | None = None  # generic accesses: the thread's clock at its next proxy fence
-    fenced_in_flight: np.ndarray | None = None  # cp.async: that fence ran before the copy landed
+    landed_fence_clk: np.ndarray | None = None  # cp.async: clock at the first fence after it landed
     mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
     phase: int = -1
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
@@ -343,6 +343,12 @@ class _Group:
             if bad.any():
                 return int(rid[j[bad]].min())
         return None
+
+
+def _unfenced(r: Record) -> bool:
+    """Some thread of `r` has not proxy-fenced it yet (a cp.async: not since it landed)."""
+    return bool((r.fence_clk == PENDING).any() or
+                (r.landed_fence_clk is not None and (r.landed_fence_clk == PENDING).any()))
 
 
 def _uses(body, names) -> bool:
@@ -725,7 +731,7 @@ class Machine:
             when = r.done if r.done is not None else r.clk
             if (when == PENDING).any() or not (known[r.owner] >= when).all():
                 keep.append(r)
-            elif r.fence_clk is not None and (r.fence_clk == PENDING).any():
+            elif r.fence_clk is not None and _unfenced(r):
                 if r.kind in _READS:
                     self.unfenced_reads.append(r)
                 elif self.async_readers:
@@ -811,8 +817,8 @@ class Machine:
             self._check_written(rec)
         if ev.proxy == Proxy.GENERIC and (writes or self.async_writers):
             rec.fence_clk = np.full(len(tids), PENDING, dtype=np.int64)
-            if writes:
-                rec.fenced_in_flight = np.zeros(len(tids), dtype=bool)
+            if ev.kind == AccessKind.ASYNC_WRITE:
+                rec.landed_fence_clk = np.full(len(tids), PENDING, dtype=np.int64)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
             rec.group = np.full(len(tids), -1, dtype=np.int64)
@@ -851,10 +857,11 @@ class Machine:
         writer_fenced = (old.fence_clk[cols] != PENDING) & (self.vc[t_new, t_old] >= old.fence_clk[cols])
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
-        if bad.size == 0 and old.fenced_in_flight is not None:
-            # the strict reading: a fence the writer ran before its cp.async landed does not count
-            strict = writer_fenced & old.fenced_in_flight[cols]
-            bad = np.flatnonzero(ordered & strict & ~reader_fenced)
+        if bad.size == 0 and old.landed_fence_clk is not None:
+            # the strict reading: only a fence the writer ran after its cp.async landed counts
+            landed = old.landed_fence_clk[cols]
+            strict = (landed != PENDING) & (self.vc[t_new, t_old] >= landed)
+            bad = np.flatnonzero(ordered & ~strict & ~reader_fenced)
             direction = "in-flight"
             key = ("proxy-in-flight", old.span.start, new.span.start)
             if key in self.seen_pairs:
@@ -870,19 +877,22 @@ class Machine:
 
     def _proxy_fence(self, tids: np.ndarray) -> None:
         self.fence_vc[tids] = self.vc[tids]
-        self.unfenced = [r for r in self.unfenced if (r.fence_clk == PENDING).any()]
-        self.unfenced_reads = [r for r in self.unfenced_reads if (r.fence_clk == PENDING).any()]
         for r in self.live + self.unfenced + self.unfenced_reads:
             if r.fence_clk is None:
                 continue
             # covers the thread's generic accesses issued before the fence, cp.async still in
-            # flight included (TileLang's InjectFenceProxy model; docs/model.md); the copies
-            # still in flight are remembered for the strict reading
-            sel = np.isin(r.tids, tids) & (r.fence_clk == PENDING)
+            # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the strict
+            # reading, the first fence after a copy landed is kept apart
+            mine = np.isin(r.tids, tids)
+            sel = mine & (r.fence_clk == PENDING)
             if sel.any():
                 r.fence_clk[sel] = self.vc[r.tids[sel], r.tids[sel]]
-                if r.fenced_in_flight is not None and r.done is not None:
-                    r.fenced_in_flight[sel] = r.done[sel] == PENDING
+            if r.landed_fence_clk is not None:
+                sel = mine & (r.landed_fence_clk == PENDING) & (r.done != PENDING)
+                if sel.any():
+                    r.landed_fence_clk[sel] = self.vc[r.tids[sel], r.tids[sel]]
+        self.unfenced = [r for r in self.unfenced if _unfenced(r)]
+        self.unfenced_reads = [r for r in self.unfenced_reads if _unfenced(r)]
 
     # ------------------------------------------------------------ shared bytes no write reached
     def _mark_written(self, rec: Record) -> None:

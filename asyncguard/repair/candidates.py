@@ -11,7 +11,7 @@ import re
 
 from .. import ir
 from .edits import Edit, body
-from .tree import Gap, Tree, call_of, last_line
+from .tree import Gap, Tree, call_of, calls_in, last_line
 
 BARRIER = 'T.tvm_storage_sync("shared")'
 COMMIT = "T.ptx_commit_group()"
@@ -158,6 +158,8 @@ class Generator:
         elif code == "AG405":
             out += self.insert(t.gaps_before(B) + t.gaps_after(A), FENCE_PROXY,
                                "order generic-proxy writes before the async-proxy read")
+        elif code in ("AG410", "AG413"):
+            out += self.wait_into_elected_branch(f.line)
         tma = "tma" in str(first.get("op", "")) + str(second.get("op", ""))
         if code.startswith("AG4") or tma:
             out += self.mbarrier_candidates(f, A, B)
@@ -268,6 +270,28 @@ class Generator:
         if not arrived - waited:
             out += self.missing_wait(waits, B)
         return out
+
+    def wait_into_elected_branch(self, line: int) -> list[tuple]:
+        """A lapped waiter whose only work after the wait is an elected thread's branch (TileLang's
+        producer: every thread waits on the empty barrier, one issues the TMA): the wait moves
+        into that branch, as CUTLASS runs producer_acquire, so the threads that can be lapped no
+        longer wait at all."""
+        t = self.t
+        s = t.stmt_at(line)
+        c = call_of(s) if s is not None else None
+        if c is None or c.name != "T.mbarrier_wait_parity" or s.span.line != last_line(s):
+            return []
+        bi, i = t.where[id(s)]
+        nxt = t.blocks[bi].stmts[i + 1] if i + 1 < len(t.blocks[bi].stmts) else None
+        if not isinstance(nxt, ir.If) or not nxt.then or nxt.other:
+            return []
+        cond = [x for x in calls_in(nxt.cond) if x.name == "T.tl_shuffle_elect"]
+        if not cond:
+            return []
+        first = nxt.then[0]
+        return [(Edit(s.span.line, "delete", "", "", "move the wait into the elected branch"),
+                 Edit(first.span.line, "insert-before", t.src(s), t.indent_of(first),
+                      "only the elected thread waits (CUTLASS producer_acquire)"))]
 
     def flip_parity(self, s):
         call = call_of(s)
