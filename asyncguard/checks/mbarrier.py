@@ -373,7 +373,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"{st.phase}, parity {st.parity}, {st.pending_arrivals} arrival(s) and {st.tx} byte(s) "
                    f"missing)" + (f"; also blocked: {cyc}" if cyc else ""))
             out.append(Finding(DEADLOCK, st.span.line, st.span.col, msg, wit, path))
-    raced = {(rc.second.span.start, rc.second.via) for rc in result.races}
+    raced = {(r.span.start, r.via) for rc in result.races for r in (rc.first, rc.second)}
     for u in result.unwritten_reads:
         r = u.record
         if (r.span.start, r.via) in raced or result.notes:

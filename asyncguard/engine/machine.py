@@ -387,7 +387,8 @@ class Machine:
         self.mbars = [_Mbar(n, T + self.NB, T) for n in names]
         self.alive = np.ones(T, dtype=bool)
         # Per passed mbarrier wait (a *watch*): which of its threads acted (accessed shared memory,
-        # arrived, added expected bytes) before their next wait. `guard[t]`: thread t's latest watch.
+        # arrived, added expected bytes) before their next wait or block / named barrier.
+        # `guard[t]`: thread t's latest watch, -1 after a barrier.
         self.guard = np.full(T, -1, dtype=np.int64)
         self.watch_acted: list = []
         # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
@@ -701,6 +702,8 @@ class Machine:
         arrivers = [tids for _, tids, _, ao in gen.arrivals if ao]
         self._sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
                    np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
+        if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
+            self.guard[np.concatenate(waiters)] = -1
         released = []
         for task, _, _, ao in gen.arrivals:
             if not ao and task.state == "barrier":
@@ -896,6 +899,8 @@ class Machine:
 
     # ------------------------------------------------------------ shared bytes no write reached
     def _mark_written(self, rec: Record) -> None:
+        if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
+            return   # the usual case after the first fill: nothing new
         if rec.hi_max > len(self.written):
             grown = np.zeros(max(rec.hi_max, 2 * len(self.written)), dtype=bool)
             grown[: len(self.written)] = self.written
@@ -911,6 +916,8 @@ class Machine:
         """A read some thread of which touches only bytes no write has reached yet. Only whole
         ranges count: an operand footprint that is approximated (wgmma) may include bytes the
         operation does not really read, but not a range of which it reads none."""
+        if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
+            return
         if self.written_prefix is None:
             self.written_prefix = np.concatenate(([0], np.cumsum(self.written, dtype=np.int64)))
         pre = self.written_prefix
