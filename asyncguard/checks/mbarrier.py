@@ -348,7 +348,8 @@ def check(result: RunResult, path: str) -> list[Finding]:
             out.append(Finding(ALIASING, line, col, msg, wit, path))
         elif p.kind == "lapped" and ("aliasing", p.span.line, p.barrier.split("[")[0]) not in seen:
             then = ("which never completes in this run: they hang" if not p.detail["that_phase_completes"]
-                    else "and do nothing before their next wait, falling behind for good")
+                    else "and as they do nothing before their next wait, each later wait returns two phases "
+                         "late and the last one waits for a phase that never completes")
             msg = (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
                    f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
                    f"pass the wait for phase {p.detail['phase_observed']}; they then block until phase "
