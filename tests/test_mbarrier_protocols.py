@@ -182,3 +182,15 @@ def test_a_change_every_rule_must_ignore_keeps_the_verdict(name, change):
     assert other != src
     a, b = check_text(src, limits=STRICT), check_text(other, limits=STRICT)
     assert (a.verdict, codes(a)) == (b.verdict, codes(b))
+
+
+def test_fix_makes_every_lapped_waiter_release_the_stage(tmp_path):
+    p = tmp_path / "k.tir"
+    p.write_text(text("ws_leader_arrive_lapped"))
+    out = subprocess.run([sys.executable, "-m", "asyncguard", "fix", "--write", str(p)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode in (0, 1), out.stderr
+    fixed = p.read_text()
+    assert "T.ptx_init_barrier_thread_count(mbarrier[2], 128)" in fixed
+    assert "            T.ptx_arrive_barrier(mbarrier[k % 2 + 2])\n" in fixed   # no elected branch around it
+    assert check_text(fixed).verdict == "clean"
