@@ -18,6 +18,7 @@ class Limits:
     max_file_bytes: int = 1 << 20    # larger files are not parsed (Lark parses ~50 KB/s): AG002
     prefix_steps: int = 10_000       # a kernel certain to need > max_steps runs only this far
     max_seconds: float = 0           # wall-clock budget per kernel (0: none; main thread only)
+    strict: tuple = ()               # opt-in strict readings ("lapping", "proxy"; checks.mbarrier.STRICT)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
                 if line not in scope:
                     scope.append(line)
-            found = checks.run_all(result, path, kernel=kernel)
+            found = checks.run_all(result, path, kernel=kernel, strict=limits.strict)
             if result.control_lost:   # paths were skipped: what follows may be an artifact
                 found = [f for f in found if f.rule.kind == "unsupported"]
             for f in found:

@@ -46,7 +46,8 @@ def _size(text: str) -> int:
 
 def cmd_check(args) -> int:
     limits = Limits(max_steps=args.max_steps, max_threads=args.max_threads,
-                    max_file_bytes=args.max_file_size, max_seconds=args.timeout)
+                    max_file_bytes=args.max_file_size, max_seconds=args.timeout,
+                    strict=tuple(args.strict or ()))
     try:  # config per file (pyproject.toml [tool.asyncguard], or --config); flags override it
         resolver = Resolver(args.config, _selectors(args.select), _selectors(args.ignore),
                             getattr(args, "arch", None))
@@ -145,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop the concrete engine after SECONDS per kernel and report AG002 "
                         "(default 60; 0: none). Real kernels take 2 s at most; a kernel that hits "
                         "it is unknown, and whether it does depends on the machine's speed")
+    c.add_argument("--strict", action="append", choices=("lapping", "proxy"),
+                   help="also apply an opt-in strict reading (docs/model.md): lapped idle waiters, proxy fences")
     c.add_argument("--redundant", action="store_true",
                    help="also report syncs whose removal leaves the kernel race-free (AG601-AG603; "
                         "re-runs the checker per sync)")

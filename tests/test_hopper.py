@@ -89,3 +89,14 @@ def test_elected_lane_arrive_does_not_publish_other_lanes_writes():
                                   "gemm_sm90a_nows_s3", "fa_fwd_sm90a_ws_s2"])
 def test_real_hopper_kernels_are_clean(name):
     assert check_text((CORPUS / "real" / f"{name}.tir").read_text()).verdict == "clean"
+
+
+def test_tilelang_ws_producer_waiters_are_reported_only_when_strict():
+    """TileLang's producers: every thread waits on the empty barrier, one elected thread loads.
+    Clean by default (docs/model.md, "Schedules"); --strict lapping names the idle threads."""
+    from asyncguard.analyze import Limits
+    text = (CORPUS / "real" / "gemm_sm90a_ws_s3_128x128x64.tir").read_text()
+    assert check_text(text).verdict == "clean"
+    (f,) = check_text(text, limits=Limits(strict=("lapping",))).findings
+    assert f.rule.code == "AG413" and f.line == line_of(text, "T.mbarrier_wait_parity(mbarrier_1[k % 3 + 3]")
+    assert f.witness["delay"] == {"threads": list(range(1, 128)), "warps": [0, 1, 2, 3], "before_line": f.line}

@@ -5,10 +5,12 @@ from . import resources
 FAMILIES = (unsupported, cp_async, shared_race, barriers, mbarrier)
 
 
-def run_all(result, path: str, kernel=None) -> list:
+def run_all(result, path: str, kernel=None, strict=()) -> list:
+    """`strict`: the opt-in readings to apply (mbarrier.STRICT: "lapping", "proxy")."""
     out = []
     for family in FAMILIES:
-        out.extend(family.check(result, path))
+        out.extend(f for f in family.check(result, path)
+                   if f.rule.code not in mbarrier.STRICT or mbarrier.STRICT[f.rule.code] in strict)
     if kernel is not None:   # resources.KernelContext: program, syntax tree, source, --arch
         out.extend(resources.check(result, path, kernel))
     out.sort(key=lambda f: (f.line, f.col, f.rule.code))

@@ -120,13 +120,100 @@ STALE_PARITY = rule("AG409", "mbarrier-stale-parity", "race", "error",
     "earlier phase it can observe in another."))
 
 ALIASING = rule("AG410", "mbarrier-parity-aliasing", "race", "error",
-                "a waiter can fall two phases behind, so its parity names the wrong phase", _doc(
-    "Flags a wait after which the barrier's next phase can complete without depending on the waiter: "
-    "the barrier may run two phases ahead and the 1-bit parity no longer identifies the phase.",
-    "The waiter observes a later phase than the one it needs (stale data, or a hang).",
-    "# producer never waits on the empty barrier: it refills stage s twice before the consumer looks",
-    "T.mbarrier_wait_parity(empty[s], parity)   # before refilling stage s",
-    "The wait (line, threads), the phase it observed and the next phase that can complete without it."))
+                "a waiter can be lapped: it then reads or arrives on a later phase than the one it waited for", _doc(
+    "Flags a wait for phase p after which phase p + 1 can complete before the waiter has passed the wait "
+    "(no arrival of p + 1 happens-after it), when phase p + 2 completes too and the lapped threads act "
+    "before their next wait: they read shared memory or arrive on an mbarrier. Every waiter is checked; "
+    "waiters that do nothing after the wait are AG413.",
+    "A delayed waiter finds the barrier in phase p + 2, whose parity is p's: it blocks until p + 2 "
+    "completes, then reads that phase's bytes (wrong data) or arrives into the wrong phase. Typical cause: "
+    "every warp of a partition waits on full[s] but only a leader arrives on empty[s], so the producer's "
+    "refill of stage s depends on the leader alone.",
+    "T.mbarrier_wait_parity(full[k % 2], k // 2 % 2)   # 4 consumer warps\nT.ptx_ldmatrix(...)\n"
+    "if T.tl_shuffle_elect(128):\n    T.ptx_arrive_barrier(empty[k % 2])   # only the leader (count 1)",
+    "T.mbarrier_wait_parity(full[k % 2], k // 2 % 2)\nT.ptx_ldmatrix(...)\n"
+    "T.ptx_arrive_barrier(empty[k % 2])   # every consumer thread (count 128)",
+    "The wait (line, barrier), the lapped threads and warps (`delay`: the threads a replay must delay "
+    "before the wait line to show it), the phase observed, the phase that can complete without them "
+    "and the phase they return on."))
+
+LAPPED_WAITER = rule("AG413", "mbarrier-lapped-waiter-hang", "hang", "error",
+                     "a waiter can be lapped and then block until a phase that may never complete (opt-in: --strict lapping)", _doc(
+    "Flags a wait for phase p after which phase p + 1 can complete before the waiter has passed the wait, "
+    "when the lapped threads do nothing before their next wait, or phase p + 2 never completes. Off by "
+    "default: TileLang's warp-specialized producers have this shape (every producer thread waits on the "
+    "empty barrier, one elected thread issues the TMA), and a hang needs a warp that spins on the wait to "
+    "be delayed for a whole ring of phases (docs/model.md, \"Schedules\"). Enable with `--strict lapping`.",
+    "PTX gives no bound on how long a thread may be delayed. A lapped waiter sees the barrier in phase "
+    "p + 2, whose parity is p's, and blocks until p + 2 completes: in the last phases of the ring that is "
+    "never, and the block hangs.",
+    "for k in range(n):\n    T.mbarrier_wait_parity(empty[k % 2], T.bitwise_xor(k // 2 % 2, 1))   # 128 threads\n"
+    "    if T.tl_shuffle_elect(128):\n        T.mbarrier_expect_tx(full[k % 2], 8192)\n        T.tma_load(...)",
+    "for k in range(n):\n    if T.tl_shuffle_elect(128):\n"
+    "        T.mbarrier_wait_parity(empty[k % 2], T.bitwise_xor(k // 2 % 2, 1))   # CUTLASS producer_acquire\n"
+    "        T.mbarrier_expect_tx(full[k % 2], 8192)\n        T.tma_load(...)",
+    "The wait (line, barrier), the lapped threads and warps (`delay`: delay them before the wait line "
+    "and the replay hangs), the phase observed, the phase that can complete without them and the phase "
+    "they would block on."))
+
+REVERSE_PROXY_FENCE = rule("AG414", "missing-proxy-fence-before-async-write", "race", "error",
+                           "shared bytes read through the generic proxy are overwritten by a TMA load without fence.proxy.async (opt-in: --strict proxy)", _doc(
+    "Flags shared bytes read through the generic proxy (loads, ldmatrix) and later overwritten through "
+    "the async proxy (a TMA load refilling the stage) with no `T.fence_proxy_async()` between: neither "
+    "the reader fenced after its reads and before the release the TMA issuer acquired, nor the issuer "
+    "fenced after acquiring. Off by default: TileLang's pipelines and CUTLASS's register-sourced "
+    "mainloops release such stages without the fence (docs/model.md, \"The async proxy\"). Enable with "
+    "`--strict proxy`.",
+    "The PTX memory model orders accesses of different proxies only through a proxy fence, in both "
+    "directions: without it the TMA write may overtake the generic reads the release was meant to "
+    "complete, and the reader sees the next tile's bytes. DeepEP (PR 642) and FlashAttention (PR 2462) "
+    "fixed this bug with the fence.",
+    "T.ptx_ldmatrix(..., A_shared, stage, ...)\nT.ptx_arrive_barrier(empty[stage])   # producer refills the stage",
+    "T.ptx_ldmatrix(..., A_shared, stage, ...)\nT.fence_proxy_async()\nT.ptx_arrive_barrier(empty[stage])",
+    "The generic read (line, thread, bytes) and the TMA load that overwrites the bytes."))
+
+PROXY_FENCE_IN_FLIGHT = rule("AG415", "proxy-fence-before-cp-async-lands", "race", "error",
+                             "the only fence.proxy.async covering a cp.async ran before the copy landed (opt-in: --strict proxy)", _doc(
+    "Flags cp.async bytes read through the async proxy (wgmma, TMA store) when the fence.proxy.async "
+    "that orders them was executed while the copy was still in flight (before its `cp.async.wait_group`). "
+    "Off by default: TileLang places the fence after issuing the copies (its InjectFenceProxy pass "
+    "treats cp.async as a generic write at issue), and its pipelines rely on that. Enable with "
+    "`--strict proxy`.",
+    "The PTX memory model gives the proxy fence effect on writes the thread has performed; a cp.async "
+    "write is performed when the copy lands. A fence issued before that does not order the landing "
+    "bytes with the async proxy.",
+    "T.ptx_cp_async(A_shared[...], A[...], 16)\nT.ptx_commit_group()\nT.fence_proxy_async()\n"
+    "T.ptx_wait_group(0)\nT.tvm_storage_sync(\"shared\")\nT.ptx_wgmma_ss(...)",
+    "T.ptx_cp_async(A_shared[...], A[...], 16)\nT.ptx_commit_group()\nT.ptx_wait_group(0)\n"
+    "T.fence_proxy_async()\nT.tvm_storage_sync(\"shared\")\nT.ptx_wgmma_ss(...)",
+    "The cp.async (line, thread, bytes) and the async-proxy read."))
+
+TMA_BARRIER_INVALID = rule("AG416", "tma-completion-not-mbarrier", "invalid", "error",
+                           "a TMA load completes on something that is not an mbarrier", _doc(
+    "Flags a TMA load whose completion operand is an element of an undeclared buffer or of a buffer "
+    "outside `shared.barrier`.",
+    "The TMA unit performs complete-tx on whatever 8 bytes the operand addresses: no phase ever "
+    "completes for the consumers, and the bytes at that address are corrupted.",
+    "T.tma_load(desc, A_shared_1[0], T.tvm_access_ptr(...), 0, 0)",
+    "T.tma_load(desc, mbarrier[0], T.tvm_access_ptr(...), 0, 0)",
+    "The TMA load (line, threads) and the operand."))
+
+UNWRITTEN_READ = rule("AG417", "read-of-unwritten-shared", "race", "error",
+                      "shared bytes are read before any write reached them", _doc(
+    "Flags a read of shared bytes (load, ldmatrix, wgmma operand, TMA-store source) when no write "
+    "(store, cp.async, TMA load, from any thread) to any of the bytes a thread reads happened before it "
+    "in the executed schedule: none happens-before the read and none is concurrent with it (that would "
+    "be a race, reported on its own).",
+    "Shared memory is not initialized at launch: the read sees whatever the previous block left. Typical "
+    "cause: a consumer parity computed from a loop variable that starts at 1 passes its first wait on a "
+    "fresh barrier at once and reads a stage no TMA has filled yet. Every schedule reads garbage, so no "
+    "happens-before check sees it.",
+    "for k in T.serial(1, 7):\n    T.mbarrier_wait_parity(full[k % 2], k // 2 % 2)   # k = 1: parity 0 of a fresh barrier",
+    "for k in T.serial(1, 7):\n    T.mbarrier_wait_parity(full[(k - 1) % 2], (k - 1) // 2 % 2)",
+    "The read (line, thread, loop values, bytes)."))
+
+# Rules off by default, and the `--strict` word that turns each on (checks.run_all filters them).
+STRICT = {LAPPED_WAITER.code: "lapping", REVERSE_PROXY_FENCE.code: "proxy", PROXY_FENCE_IN_FLIGHT.code: "proxy"}
 
 ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
                              "a wgmma or TMA store still reading shared memory when the kernel ends", _doc(
@@ -192,12 +279,27 @@ def check(result: RunResult, path: str) -> list[Finding]:
     out = _race_findings(result, path)
     for p in result.proxy_problems:
         w, r = p.write, p.read
+        if p.direction == "read-write":
+            wit = {"first": access(w, p.t_write, p.lo, p.hi), "second": access(r, p.t_read, p.lo, p.hi),
+                   "missing": (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line} (before "
+                               f"its release), or by thread {p.t_read} before line {r.span.line}")}
+            what = byte_text(w.buffer, p.lo, p.hi, w.region_base, max(w.elem_size, 1))
+            msg = (f"{r.via} at {where(r)} overwrites {what} through the async proxy; thread {p.t_write} "
+                   f"read them at {where(w)} through the generic proxy and no fence.proxy.async orders the two")
+            out.append(Finding(REVERSE_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
+            continue
         wit = {"first": access(w, p.t_write, p.lo, p.hi), "second": access(r, p.t_read, p.lo, p.hi),
                "missing": (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line} (before "
                            f"the barrier), or by thread {p.t_read} before line {r.span.line}")}
         what = byte_text(r.buffer, p.lo, p.hi, r.region_base, max(r.elem_size, 1))
         msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; thread {p.t_write} wrote "
                f"them at {where(w)} through the generic proxy and no fence.proxy.async orders the two")
+        if p.direction == "in-flight":
+            msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; the fence.proxy.async that "
+                   f"orders the cp.async at {where(w)} (thread {p.t_write}) ran before the copy landed")
+            wit["missing"] = f"T.fence_proxy_async() by thread {p.t_write} after the cp.async wait covering line {w.span.line}"
+            out.append(Finding(PROXY_FENCE_IN_FLIGHT, r.span.line, r.span.col, msg, wit, path))
+            continue
         out.append(Finding(MISSING_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
     seen = set()
     for p in result.mbar_problems:
@@ -239,10 +341,24 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"only {p.detail['phases_known_complete']} phase(s) are known complete when it starts")
             out.append(Finding(STALE_PARITY, line, col, msg, wit, path))
         elif p.kind == "aliasing":
-            msg = (f"after the wait on {p.barrier} at line {line} (phase {p.detail['phase_observed']}), "
-                   f"phase {p.detail['next_phase']} can complete without this waiter: it may fall two "
-                   "phases behind and its parity then names the wrong phase")
+            msg = (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
+                   f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
+                   f"pass the wait for phase {p.detail['phase_observed']}, so they return on phase "
+                   f"{p.detail['returns_on_phase']} and then read or arrive on the wrong phase")
             out.append(Finding(ALIASING, line, col, msg, wit, path))
+        elif p.kind == "lapped" and ("aliasing", p.span.line, p.barrier.split("[")[0]) not in seen:
+            then = ("which never completes in this run: they hang" if not p.detail["that_phase_completes"]
+                    else "and as they do nothing before their next wait, each later wait returns two phases "
+                         "late and the last one waits for a phase that never completes")
+            msg = (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
+                   f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
+                   f"pass the wait for phase {p.detail['phase_observed']}; they then block until phase "
+                   f"{p.detail['blocks_until_phase']}, {then}")
+            out.append(Finding(LAPPED_WAITER, line, col, msg, wit, path))
+        elif p.kind == "not-a-barrier":
+            msg = (f"the TMA load at line {line} completes on {p.detail['operand']}, which is not an "
+                   f"initialized mbarrier: no phase completes for its bytes")
+            out.append(Finding(TMA_BARRIER_INVALID, line, col, msg, wit, path))
     for st in result.stuck:
         wit = {"barrier": st.barrier, "threads": _groups(st.tids), "parity": st.parity, "phase": st.phase,
                "pending_arrivals": st.pending_arrivals, "tx_bytes_outstanding": st.tx,
@@ -258,6 +374,17 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"{st.phase}, parity {st.parity}, {st.pending_arrivals} arrival(s) and {st.tx} byte(s) "
                    f"missing)" + (f"; also blocked: {cyc}" if cyc else ""))
             out.append(Finding(DEADLOCK, st.span.line, st.span.col, msg, wit, path))
+    raced = {(r.span.start, r.via) for rc in result.races for r in (rc.first, rc.second)}
+    for u in result.unwritten_reads:
+        r = u.record
+        if (r.span.start, r.via) in raced or result.notes:
+            continue   # a race explains it, or something unmodelled may have written the bytes
+        what = byte_text(r.buffer, u.lo, u.hi, r.region_base, max(r.elem_size, 1))
+        wit = {"read": access(r, u.thread, u.lo, u.hi),
+               "missing": "a write of these bytes (store, cp.async or TMA load) ordered before the read"}
+        msg = (f"thread {u.thread} reads {what} at {where(r)} ({r.via}) before any write reached those "
+               f"bytes: it reads uninitialized shared memory in every schedule")
+        out.append(Finding(UNWRITTEN_READ, r.span.line, r.span.col, msg, wit, path))
     for p in result.pending:
         r = p.record
         if r.group_kind == "cp.async":

@@ -53,7 +53,8 @@ class Record:
     owner: np.ndarray | None = None    # vector-clock column that completes it (TMA: the mbarrier's)
     group_kind: str = ""
     proxy: Proxy = Proxy.GENERIC
-    fence_clk: np.ndarray | None = None  # generic writes: writer's clock at its next proxy fence
+    fence_clk: np.ndarray | None = None  # generic accesses: the thread's clock at its next proxy fence
+    landed_fence_clk: np.ndarray | None = None  # cp.async: clock at the first fence after it landed
     mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
     phase: int = -1
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
@@ -84,19 +85,26 @@ class BarrierProblem:
 
 @dataclass
 class ProxyProblem:
-    """A generic-proxy write read by an async-proxy operation with no proxy fence between."""
+    """Two accesses to the same bytes through different proxies with no fence.proxy.async
+    between: a generic write then an async-proxy read (`write`, `read` in that order), or a
+    generic read then an async-proxy write (`write` is then the generic read: `first`)."""
     write: Record
     read: Record
     t_write: int
     t_read: int
     lo: int
     hi: int
+    # "write-read": generic write, async read. "read-write": generic read, async-proxy write
+    # (a TMA refill). "in-flight": the only fence covering the generic write ran before that
+    # cp.async landed (the strict reading, docs/model.md "The async proxy").
+    direction: str = "write-read"
 
 
 @dataclass
 class MbarProblem:
     kind: str          # "uninitialized" | "init-unpublished" | "init-unfenced" | "overflow" |
-                       # "stale-parity" | "aliasing" | "tx-mismatch" | "reinit" | "run-ahead"
+                       # "stale-parity" | "aliasing" | "lapped" | "tx-mismatch" | "reinit" |
+                       # "run-ahead" | "not-a-barrier"
     barrier: str       # "mbarrier_1[2]"
     span: ir.Span
     tids: np.ndarray
@@ -114,6 +122,16 @@ class StuckWait:
     pending_arrivals: int
     tx: int
     others: list       # [(what, span, tids)] every other blocked wait: the cycle
+
+
+@dataclass
+class UnwrittenRead:
+    """A read of shared bytes that no write reached before it: no write happens-before it, and
+    none ran earlier in the executed schedule (an earlier unordered one is a race instead)."""
+    record: Record
+    thread: int
+    lo: int
+    hi: int
 
 
 @dataclass
@@ -135,6 +153,7 @@ class RunResult:
     pending: list = field(default_factory=list)
     proxy_problems: list = field(default_factory=list)
     mbar_problems: list = field(default_factory=list)
+    unwritten_reads: list = field(default_factory=list)
     stuck: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     steps: int = 0
@@ -197,7 +216,7 @@ class _Mbar:
         self.expected, self.bytes_in = 0, 0
         self.arrivals: list = []    # (span, n) this phase
         self.waiters: list = []     # (task, parity, span)
-        self.observations: list = []  # (phase observed, tids, clocks after the wait, span)
+        self.observations: list = []  # (phase observed, tids, clocks after the wait, span, watch id)
 
 
 class _BarrierGen:
@@ -326,6 +345,12 @@ class _Group:
         return None
 
 
+def _unfenced(r: Record) -> bool:
+    """Some thread of `r` has not proxy-fenced it yet (a cp.async: not since it landed)."""
+    return bool((r.fence_clk == PENDING).any() or
+                (r.landed_fence_clk is not None and (r.landed_fence_clk == PENDING).any()))
+
+
 def _uses(body, names) -> bool:
     for s in body:
         if isinstance(s, POp) and s.name in names:
@@ -361,7 +386,14 @@ class Machine:
         self.fence_vc = np.full((T, T + self.NB), -1, dtype=np.int64)  # knowledge at last proxy fence
         self.mbars = [_Mbar(n, T + self.NB, T) for n in names]
         self.alive = np.ones(T, dtype=bool)
-        self.acted = np.zeros(T, dtype=bool)   # touched shared memory or arrived somewhere
+        # Per passed mbarrier wait (a *watch*): which of its threads acted (accessed shared memory,
+        # arrived, added expected bytes) before their next wait or block / named barrier.
+        # `guard[t]`: thread t's latest watch, -1 after a barrier.
+        self.guard = np.full(T, -1, dtype=np.int64)
+        self.watch_acted: list = []
+        # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
+        self.written = np.zeros(0, dtype=bool)
+        self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
         self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
         self.last_wait: dict = {}       # tid -> (span, n) of its latest wait_group (witness)
         self.live: list[Record] = []
@@ -375,6 +407,10 @@ class Machine:
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
         self.unfenced: list[Record] = []
         self.async_readers = _uses(program.body, ("ptx_wgmma_ss", "ptx_wgmma_rs", "tma_store"))
+        # generic reads retired from `live` but not yet proxy-fenced: a TMA load over them later
+        # needs a fence.proxy.async in between (the reverse direction)
+        self.async_writers = _uses(program.body, ("tma_load", "tma_load_multicast", "tma_load_im2col"))
+        self.unfenced_reads: list = []
         self.barriers: dict[int, _BarrierGen] = {}
         self.tasks: list[_Task] = []
         self.next_id = 0
@@ -666,6 +702,8 @@ class Machine:
         arrivers = [tids for _, tids, _, ao in gen.arrivals if ao]
         self._sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
                    np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
+        if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
+            self.guard[np.concatenate(waiters)] = -1
         released = []
         for task, _, _, ao in gen.arrivals:
             if not ao and task.state == "barrier":
@@ -696,8 +734,11 @@ class Machine:
             when = r.done if r.done is not None else r.clk
             if (when == PENDING).any() or not (known[r.owner] >= when).all():
                 keep.append(r)
-            elif self.async_readers and r.fence_clk is not None and (r.fence_clk == PENDING).any():
-                self.unfenced.append(r)
+            elif r.fence_clk is not None and _unfenced(r):
+                if r.kind in _READS:
+                    self.unfenced_reads.append(r)
+                elif self.async_readers:
+                    self.unfenced.append(r)
         self._set_live(keep)
 
     def _set_live(self, keep: list) -> None:
@@ -723,7 +764,7 @@ class Machine:
         if ev.tids.size == 0:
             return
         tids = ev.tids.astype(np.int64, copy=False)
-        self.acted[tids] = True
+        self._acts(tids)
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
                      self.vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
@@ -760,15 +801,27 @@ class Machine:
                     continue
                 if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
                     continue
-                if old.proxy == Proxy.GENERIC and old.fence_clk is not None:
+                if old.proxy == Proxy.GENERIC and old.fence_clk is not None and old.kind not in _READS:
                     self._check_proxy(old, rec)
             for old in self.unfenced:
                 if old.hi_max > rec.lo_min and rec.hi_max > old.lo_min:
                     self._check_proxy(old, rec)
+        if ev.proxy == Proxy.ASYNC and writes:   # a TMA refill over bytes read through the generic proxy
+            for old in self.live + self.unfenced_reads:
+                if old.kind == AccessKind.READ and old.proxy == Proxy.GENERIC and old.fence_clk is not None \
+                        and old.hi_max > rec.lo_min and rec.hi_max > old.lo_min:
+                    self._check_proxy(old, rec, "read-write")
+            self.unfenced_reads = [r for r in self.unfenced_reads
+                                   if r.hi_max <= rec.lo_min or rec.hi_max <= r.lo_min]
         if writes:
             self._check_self(rec)
-        if ev.proxy == Proxy.GENERIC and writes:
+            self._mark_written(rec)
+        else:
+            self._check_written(rec)
+        if ev.proxy == Proxy.GENERIC and (writes or self.async_writers):
             rec.fence_clk = np.full(len(tids), PENDING, dtype=np.int64)
+            if ev.kind == AccessKind.ASYNC_WRITE:
+                rec.landed_fence_clk = np.full(len(tids), PENDING, dtype=np.int64)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
             rec.group = np.full(len(tids), -1, dtype=np.int64)
@@ -787,9 +840,11 @@ class Machine:
         else:
             self.other_live.append(rec)
 
-    def _check_proxy(self, old: Record, new: Record) -> None:
-        """Generic writes read through the async proxy need fence.proxy.async: by the writer
-        before the release the reader acquired, or by the reader after acquiring the write."""
+    def _check_proxy(self, old: Record, new: Record, direction: str = "write-read") -> None:
+        """Shared bytes accessed through the generic proxy and then through the async proxy need
+        fence.proxy.async between, in both directions (a generic write read by wgmma or a TMA
+        store; a generic read overwritten by a TMA load): by the first thread after its access
+        and before the release the second acquired, or by the second after acquiring."""
         key = ("proxy", old.span.start, new.span.start)
         if key in self.seen_pairs:
             return
@@ -805,6 +860,15 @@ class Machine:
         writer_fenced = (old.fence_clk[cols] != PENDING) & (self.vc[t_new, t_old] >= old.fence_clk[cols])
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
+        if bad.size == 0 and old.landed_fence_clk is not None:
+            # the strict reading: only a fence the writer ran after its cp.async landed counts
+            landed = old.landed_fence_clk[cols]
+            strict = (landed != PENDING) & (self.vc[t_new, t_old] >= landed)
+            bad = np.flatnonzero(ordered & ~strict & ~reader_fenced)
+            direction = "in-flight"
+            key = ("proxy-in-flight", old.span.start, new.span.start)
+            if key in self.seen_pairs:
+                return
         if bad.size == 0:
             return
         self.seen_pairs.add(key)
@@ -812,19 +876,62 @@ class Machine:
         i, j = rows[k], cols[k]
         self.result.proxy_problems.append(ProxyProblem(
             old, new, int(old.tids[j]), int(new.tids[i]), int(max(new.lo[i], old.lo[j])),
-            int(min(new.hi[i], old.hi[j]))))
+            int(min(new.hi[i], old.hi[j])), direction))
 
     def _proxy_fence(self, tids: np.ndarray) -> None:
         self.fence_vc[tids] = self.vc[tids]
-        self.unfenced = [r for r in self.unfenced if (r.fence_clk == PENDING).any()]
-        for r in self.live + self.unfenced:
+        for r in self.live + self.unfenced + self.unfenced_reads:
             if r.fence_clk is None:
                 continue
-            # covers the thread's generic writes issued before the fence, cp.async still in
-            # flight included (TileLang's InjectFenceProxy model; docs/model.md)
-            sel = np.isin(r.tids, tids) & (r.fence_clk == PENDING)
+            # covers the thread's generic accesses issued before the fence, cp.async still in
+            # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the strict
+            # reading, the first fence after a copy landed is kept apart
+            mine = np.isin(r.tids, tids)
+            sel = mine & (r.fence_clk == PENDING)
             if sel.any():
                 r.fence_clk[sel] = self.vc[r.tids[sel], r.tids[sel]]
+            if r.landed_fence_clk is not None:
+                sel = mine & (r.landed_fence_clk == PENDING) & (r.done != PENDING)
+                if sel.any():
+                    r.landed_fence_clk[sel] = self.vc[r.tids[sel], r.tids[sel]]
+        self.unfenced = [r for r in self.unfenced if _unfenced(r)]
+        self.unfenced_reads = [r for r in self.unfenced_reads if _unfenced(r)]
+
+    # ------------------------------------------------------------ shared bytes no write reached
+    def _mark_written(self, rec: Record) -> None:
+        if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
+            return   # the usual case after the first fill: nothing new
+        if rec.hi_max > len(self.written):
+            grown = np.zeros(max(rec.hi_max, 2 * len(self.written)), dtype=bool)
+            grown[: len(self.written)] = self.written
+            self.written = grown
+        base = rec.lo_min
+        diff = np.zeros(rec.hi_max - base + 1, dtype=np.int64)
+        np.add.at(diff, rec.lo - base, 1)
+        np.add.at(diff, rec.hi - base, -1)
+        self.written[base: rec.hi_max] |= np.cumsum(diff[:-1]) > 0
+        self.written_prefix = None
+
+    def _check_written(self, rec: Record) -> None:
+        """A read some thread of which touches only bytes no write has reached yet. Only whole
+        ranges count: an operand footprint that is approximated (wgmma) may include bytes the
+        operation does not really read, but not a range of which it reads none."""
+        if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
+            return
+        if self.written_prefix is None:
+            self.written_prefix = np.concatenate(([0], np.cumsum(self.written, dtype=np.int64)))
+        pre = self.written_prefix
+        n = len(pre) - 1
+        lo, hi = np.minimum(rec.lo, n), np.minimum(rec.hi, n)
+        none = (pre[hi] - pre[lo] == 0) & (rec.hi > rec.lo)
+        if none.any():
+            key = ("unwritten", rec.span.start, rec.via)
+            if key in self.seen_pairs:
+                return
+            self.seen_pairs.add(key)
+            k = int(np.flatnonzero(none)[0])
+            self.result.unwritten_reads.append(
+                UnwrittenRead(rec, int(rec.tids[k]), int(rec.lo[k]), int(rec.hi[k])))
 
     # ------------------------------------------------------------ mbarriers
     def _mbar_ids(self, bar: np.ndarray, s: POp) -> int | None:
@@ -878,6 +985,7 @@ class Machine:
 
     def _arrive(self, task: _Task, m: _Mbar, b: int, ev: MbarArrive, s: POp) -> None:
         self._check_run_ahead(m, b, ev.tids, s)
+        self._acts(ev.tids)
         m.tx += ev.tx * len(ev.tids)
         m.expected += ev.tx * len(ev.tids)
         if not ev.arrive:
@@ -885,7 +993,6 @@ class Machine:
                 self._complete_phase(m, b)
             return
         tids = ev.tids
-        self.acted[tids] = True
         m.rel_vc = np.maximum(m.rel_vc, self.vc[tids].max(axis=0))
         self.vc[tids, tids] += 1   # later accesses are not covered by this release
         n = len(tids)
@@ -924,6 +1031,10 @@ class Machine:
         m.last_phase[tids] = m.phase
 
     def _tma_deliver(self, task: _Task, rec: Record, ev: Access, s: POp) -> None:
+        if isinstance(ev.mbarrier, str):   # the model found no mbarrier where the completion goes
+            self.result.mbar_problems.append(MbarProblem(
+                "not-a-barrier", ev.mbarrier, s.span, rec.tids, {"operand": ev.mbarrier}))
+            return
         b = self._mbar_ids(ev.mbarrier, s)
         if b is None:
             return
@@ -970,7 +1081,24 @@ class Machine:
     def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
         if phase >= 0:
             self.vc[tids] = np.maximum(self.vc[tids], m.completed[phase])
-        m.observations.append((phase, tids, self.vc[tids, tids].copy(), span))
+        watch = len(self.watch_acted)
+        self.watch_acted.append(np.zeros(self.T, dtype=bool))
+        self.guard[tids] = watch
+        m.observations.append((phase, tids, self.vc[tids, tids].copy(), span, watch))
+
+    def _acts(self, tids: np.ndarray) -> None:
+        """`tids` access shared memory or contribute to an mbarrier phase: each one's latest
+        passed wait guarded something."""
+        if not self.watch_acted:
+            return
+        g = self.guard[tids]
+        lo, hi = int(g.min()), int(g.max())
+        if lo == hi:
+            if lo >= 0:
+                self.watch_acted[lo][tids] = True
+            return
+        for w in np.unique(g[g >= 0]).tolist():
+            self.watch_acted[w][tids[g == w]] = True
 
     def _wait_parity(self, task: _Task, m: _Mbar, b: int, ev: MbarWait, s: POp) -> None:
         ps = np.unique(ev.parity)
@@ -1070,6 +1198,39 @@ class Machine:
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
 
     # ------------------------------------------------------------ the end of the kernel
+    def _lapped_waiters(self, m: _Mbar) -> None:
+        """A waiter that passed the wait for phase p is safe only if phase p + 1 cannot complete
+        before it has passed: p + 1's release must happen-after the wait. Otherwise a delayed
+        waiter finds the barrier in phase p + 2, whose parity is p's, and blocks until p + 2
+        completes. Then, if p + 2 completes and the waiter acts before its next wait (reads the
+        stage, arrives), it acts on the wrong phase ("aliasing", a race). If p + 2 never
+        completes, or the waiter does nothing before its next wait, the hazard is a hang of the
+        delayed threads ("lapped", opt-in: docs/model.md "Schedules")."""
+        done = len(m.completed)
+        for phase, tids, clocks, span, watch in m.observations:
+            if phase + 1 >= done:
+                continue   # no later phase exists in this run: nothing can lap the waiter
+            nxt = m.completed[phase + 1]
+            lapped = nxt[tids] < clocks
+            if not lapped.any():
+                continue
+            who = tids[lapped]
+            acts = self.watch_acted[watch][who]
+            detail = {"phase_observed": phase, "next_phase": phase + 1, "wait_line": span.line,
+                      "delay": {"threads": who.tolist(), "warps": np.unique(who // WARP).tolist(),
+                                "before_line": span.line}}
+            if phase + 2 < done and acts.any():
+                self.result.mbar_problems.append(MbarProblem(
+                    "aliasing", m.name, span, who[acts], dict(detail, returns_on_phase=phase + 2)))
+                who = who[~acts]
+            if who.size:
+                detail["delay"] = {"threads": who.tolist(), "warps": np.unique(who // WARP).tolist(),
+                                   "before_line": span.line}
+                self.result.mbar_problems.append(MbarProblem(
+                    "lapped", m.name, span, who,
+                    dict(detail, blocks_until_phase=phase + 2, that_phase_completes=phase + 2 < done,
+                         acts_after_wait=bool(self.watch_acted[watch][who].any()))))
+
     def _finish(self) -> None:
         res = self.result
         if res.limit_hit or res.internal_error:
@@ -1084,16 +1245,7 @@ class Machine:
                       for o in blocked if o is not t]
             res.stuck.append(StuckWait(m.name, span, t.tids, p, m.phase, m.pending, m.tx, others))
         for b, m in enumerate(self.mbars):
-            for phase, tids, clocks, span in m.observations:
-                # a waiter that never touches shared memory nor arrives guards nothing: skip it
-                keep = self.acted[tids]
-                tids, clocks = tids[keep], clocks[keep]
-                if tids.size and phase + 1 < len(m.completed):
-                    nxt = m.completed[phase + 1]
-                    if not (nxt[tids] >= clocks).all():
-                        res.mbar_problems.append(MbarProblem(
-                            "aliasing", m.name, span, tids[nxt[tids] < clocks],
-                            {"phase_observed": phase, "next_phase": phase + 1}))
+            self._lapped_waiters(m)
         for r in self.async_live:
             still = r.done == PENDING
             if still.any():

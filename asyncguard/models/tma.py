@@ -8,6 +8,7 @@ committed by `tma_store_arrive` (cp.async.bulk.commit_group).
 """
 from __future__ import annotations
 
+from .. import ir
 from ..events import Access, AccessKind, CommitGroup, Proxy, WaitGroup
 from . import NotModelled, constant, op, per_thread
 
@@ -27,17 +28,42 @@ def tma_load(ctx, call):
     else:
         ptr, bar = _box(ctx, call, 2), ctx.barrier_ref(call.args[1])
         n_fn, unit = ptr.extent, ptr.elem_size
+    invalid = None
     if bar is None:
-        raise NotModelled(f"{call.name}: completion barrier is not a shared.barrier element")
+        invalid = _not_a_barrier(ctx, call.args[2] if len(call.args) >= 4 and
+                                 ctx.access_ptr_or_none(call.args[0]) is not None else call.args[1])
+        if invalid is None:
+            raise NotModelled(f"{call.name}: completion barrier is not a shared.barrier element")
     name = call.name.removeprefix("T.")
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA box size") * unit
         lo = ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size
         return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
-                       ptr.elem_size, name, group_kind="mbarrier", mbarrier=per_thread(bar(env), tids),
+                       ptr.elem_size, name, group_kind="mbarrier",
+                       mbarrier=invalid if invalid is not None else per_thread(bar(env), tids),
                        proxy=Proxy.ASYNC)]
     return run
+
+
+def _not_a_barrier(ctx, e) -> str | None:
+    """Why a completion operand certainly names no mbarrier: an element of an undeclared buffer,
+    or of a declared buffer outside shared.barrier (the machine reports it invalid). None when
+    the operand is some other expression the model does not follow (then: unsupported)."""
+    if isinstance(e, ir.Subscript):
+        target = e.value
+    elif isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
+        target = e.args[1]
+    else:
+        return None
+    while isinstance(target, ir.Attr) and target.name == "data":
+        target = target.value
+    if not isinstance(target, ir.Var):
+        return None
+    view = ctx.view_of(target)
+    if view is None:
+        return f"{target.name} (not declared)"
+    return f"{target.name} (a {view.scope} buffer, not shared.barrier)"
 
 
 @op("T.tma_store")

@@ -11,7 +11,7 @@ import re
 
 from .. import ir
 from .edits import Edit, body
-from .tree import Gap, Tree, call_of, last_line
+from .tree import Gap, Tree, call_of, calls_in, last_line
 
 BARRIER = 'T.tvm_storage_sync("shared")'
 COMMIT = "T.ptx_commit_group()"
@@ -158,6 +158,9 @@ class Generator:
         elif code == "AG405":
             out += self.insert(t.gaps_before(B) + t.gaps_after(A), FENCE_PROXY,
                                "order generic-proxy writes before the async-proxy read")
+        elif code in ("AG410", "AG413"):
+            out += self.wait_into_elected_branch(f.line)
+            out += self.every_waiter_releases(f)
         tma = "tma" in str(first.get("op", "")) + str(second.get("op", ""))
         if code.startswith("AG4") or tma:
             out += self.mbarrier_candidates(f, A, B)
@@ -267,6 +270,63 @@ class Generator:
             out += self.missing_arrive(waits)
         if not arrived - waited:
             out += self.missing_wait(waits, B)
+        return out
+
+    def wait_into_elected_branch(self, line: int) -> list[tuple]:
+        """A lapped waiter whose only work after the wait is an elected thread's branch (TileLang's
+        producer: every thread waits on the empty barrier, one issues the TMA): the wait moves
+        into that branch, as CUTLASS runs producer_acquire, so the threads that can be lapped no
+        longer wait at all."""
+        t = self.t
+        s = t.stmt_at(line)
+        c = call_of(s) if s is not None else None
+        if c is None or c.name != "T.mbarrier_wait_parity" or s.span.line != last_line(s):
+            return []
+        bi, i = t.where[id(s)]
+        nxt = t.blocks[bi].stmts[i + 1] if i + 1 < len(t.blocks[bi].stmts) else None
+        if not isinstance(nxt, ir.If) or not nxt.then or nxt.other:
+            return []
+        cond = [x for x in calls_in(nxt.cond) if x.name == "T.tl_shuffle_elect"]
+        if not cond:
+            return []
+        first = nxt.then[0]
+        return [(Edit(s.span.line, "delete", "", "", "move the wait into the elected branch"),
+                 Edit(first.span.line, "insert-before", t.src(s), t.indent_of(first),
+                      "only the elected thread waits (CUTLASS producer_acquire)"))]
+
+    def every_waiter_releases(self, f) -> list[tuple]:
+        """Lapped waiters that act (AG410) while only an elected thread releases the stage: every
+        waiter arrives instead, so the next phase waits for all of them. The elected branch
+        around the release goes, and the release barriers' init count (1 for a leader) becomes
+        the number of threads that now arrive: the lapped threads and the leader."""
+        t = self.t
+        threads = (f.witness.get("delay") or {}).get("threads") or []
+        if not threads:
+            return []
+        count = len(threads) + 1
+        inits = sorted((s for s in t.calls("T.ptx_init_barrier_thread_count") if self.int_arg(s, 1) == 1),
+                       key=lambda s: s.span.line)
+        out = []
+        for g in t.stmts:
+            if not isinstance(g, ir.If) or g.other or len(g.then) != 1 or g.span.line <= f.line:
+                continue
+            if not any(x.name == "T.tl_shuffle_elect" for x in calls_in(g.cond)):
+                continue
+            arrive = g.then[0]
+            c = call_of(arrive)
+            if c is None or c.name != "T.ptx_arrive_barrier" or arrive.span.line != last_line(arrive):
+                continue
+            ungate = (Edit(g.span.line, "delete", "", "", "every waiter releases the stage"),
+                      Edit(arrive.span.line, "replace", t.indent_of(g) + t.src(arrive), "",
+                           "every waiter releases the stage"))
+            # the release barriers are consecutive inits; try each run of them
+            for i in range(len(inits)):
+                for j in range(i + 1, len(inits) + 1):
+                    counts = tuple(self.replace_arg(s, 1, str(count), "every waiter arrives")
+                                   for s in inits[i:j])
+                    if all(counts):
+                        out.append(ungate + tuple(e for c_ in counts for e in c_))
+            break
         return out
 
     def flip_parity(self, s):

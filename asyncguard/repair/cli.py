@@ -23,13 +23,15 @@ def add_fix_parser(sub) -> None:
                    help="also remove syncs the checker proves redundant (AG601-AG603)")
     f.add_argument("--explain", action="store_true",
                    help="print each fix's edits and its minimality proof on stderr")
+    f.add_argument("--strict", action="append", choices=("lapping", "proxy"),
+                   help="repair the findings of these opt-in strict readings too (see `check --strict`)")
     f.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
     f.set_defaults(fn=cmd_fix)
 
 
 def cmd_fix(args) -> int:
-    limits = Limits(max_steps=args.max_steps)
+    limits = Limits(max_steps=args.max_steps, strict=tuple(args.strict or ()))
     rc = 0
     for path in collect(args.files):
         p = str(path)
