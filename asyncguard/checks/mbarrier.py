@@ -266,11 +266,22 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
         else:
             kind = "wgmma" if a.group_kind == "wgmma" else "TMA store"
             waitname = "warpgroup_wait" if kind == "wgmma" else "tma_store_wait"
-            wit["missing"] = (f"a {waitname} completing the {kind} at {where(a)} before its bytes are "
-                              f"released or overwritten")
-            msg = (f"{'TMA load' if is_tma(b) else 'thread ' + str(race.t_second)} {verb} {what} at "
-                   f"{where(b)} while the {kind} at {where(a)} may still be reading it "
-                   f"(no {waitname} completed it before the release)")
+            who = 'TMA load' if is_tma(b) else 'thread ' + str(race.t_second)
+            if not race.first_pending and a.wait_span is not None:
+                # The issuers did wait for their operation; what is missing is the ordering between
+                # that wait and the other thread's access (a barrier across the two thread groups).
+                wait_line = a.wait_span.line
+                wit["missing"] = (f"a barrier (or mbarrier handshake) that thread {race.t_first} reaches "
+                                  f"after its {waitname} at line {wait_line} and {who} reaches before "
+                                  f"line {b.span.line}")
+                msg = (f"{who} {verb} {what} at {where(b)} while the {kind} at {where(a)} (issued by "
+                       f"thread {race.t_first}'s warpgroup) may still be reading it: its {waitname} at "
+                       f"line {wait_line} completes it, but nothing orders that wait before this access")
+            else:
+                wit["missing"] = (f"a {waitname} completing the {kind} at {where(a)} before its bytes are "
+                                  f"released or overwritten")
+                msg = (f"{who} {verb} {what} at {where(b)} while the {kind} at {where(a)} may still be "
+                       f"reading it (no {waitname} completed it before the release)")
             out.append(Finding(ASYNC_READ_OVERWRITTEN, b.span.line, b.span.col, msg, wit, path))
     return out
 
