@@ -24,7 +24,7 @@ from ..models import NotModelled
 from ..models.launch import WARP
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program
+from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore
 
 PENDING = -1
 
@@ -492,6 +492,11 @@ class Machine:
                     task.env[s.name] = s.value(task.env)
                 except NotConcrete:
                     task.env.pop(s.name, None)
+            elif isinstance(s, PStore):
+                try:
+                    s.apply(task.env)
+                except NotConcrete as err:
+                    self._note(err.reason, s.span)
             elif isinstance(s, PNote):
                 self._note(s.reason, s.span)
 
@@ -569,6 +574,8 @@ class Machine:
         self._merge_into(task, other)
 
     def _merge_into(self, task: _Task, other: _Task) -> None:
+        for k in [k for k in task.env if k not in other.env]:
+            del task.env[k]   # unknown for `other`'s threads (a register or let it could not compute)
         for k, v in other.env.items():
             mine = task.env.get(k)
             if mine is None:

@@ -22,6 +22,20 @@ from .exprs import NotConcrete, compile_expr, free_names
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
 
+# Per-thread registers the engine evaluates exactly: integer `local` buffers of a few elements
+# (phase counters, tile counters, loop-carried indices). Larger or floating-point local buffers
+# hold data (accumulators, fragments) whose values never decide shared bytes or synchronization.
+REGISTER_SCOPES = ("local", "local.var")
+REGISTER_DTYPES = {"int8": (-2**7, 2**7), "int16": (-2**15, 2**15), "int32": (-2**31, 2**31),
+                   "int64": (-2**63, 2**63), "uint8": (0, 2**8), "uint16": (0, 2**16),
+                   "uint32": (0, 2**32), "uint64": (0, 2**64), "bool": (0, 2)}
+MAX_REGISTER_ELEMS = 8
+
+
+def register_key(region: str, k: int) -> str:
+    """The environment key of element `k` of register buffer `region` (never a TIR name)."""
+    return f"{region}[{k}]"
+
 
 # ---------------------------------------------------------------- program nodes
 @dataclass
@@ -64,6 +78,59 @@ class PIf:
 
 
 @dataclass
+class PStore:
+    """A store into a per-thread register: the task's environment keeps element k of `region`
+    under register_key(region, k), one value per thread like any other per-thread value. A value
+    the engine cannot compute (data, an out-of-range result) leaves the element unknown, so a
+    later use of it is reported where it decides something, never guessed."""
+    region: str
+    index: Callable          # element index from the region's element 0
+    value: Callable
+    size: int
+    bounds: tuple            # (lo, hi): the dtype's range; a value outside it is unknown (wraps)
+    span: ir.Span
+    src: tuple = ()          # (index, value) expressions, for the prover
+
+    def apply(self, env: dict) -> None:
+        k = self.index(env)
+        try:
+            v = self.value(env)
+        except NotConcrete:
+            v = None
+        if v is not None:
+            arr = np.asarray(v)
+            if arr.dtype.kind == "b":
+                v = arr.astype(np.int64) if isinstance(v, np.ndarray) else int(bool(v))
+            elif arr.dtype.kind not in "iu" or arr.size and (
+                    int(arr.min()) < self.bounds[0] or int(arr.max()) >= self.bounds[1]):
+                v = None   # a float, or a value its dtype would wrap: not modelled exactly
+        if isinstance(k, np.ndarray):
+            ks = np.unique(k)
+            if ks.size == 1:
+                k = int(ks[0])
+            else:   # a per-thread index: each element changes for the threads that name it
+                for kk in ks.tolist():
+                    self._check(kk)
+                    key, old = register_key(self.region, kk), env.get(register_key(self.region, kk))
+                    if v is None or old is None:
+                        env.pop(key, None)
+                    else:
+                        env[key] = np.where(k == kk, v, old)
+                return
+        self._check(int(k))
+        key = register_key(self.region, int(k))
+        if v is None:
+            env.pop(key, None)
+        else:
+            env[key] = v
+
+    def _check(self, k: int) -> None:
+        if not 0 <= k < self.size:
+            raise NotConcrete(f"register {self.region}[{k}] out of its {self.size} element(s)",
+                              self.span)
+
+
+@dataclass
 class PNote:
     """A construct the engine cannot execute: reported as `unsupported` if reached."""
     reason: str
@@ -96,11 +163,19 @@ class Program:
 
 def _relevant(stmts) -> bool:
     for s in stmts:
-        if isinstance(s, (POp, PNote)):
+        if isinstance(s, (POp, PNote, PStore)):
             return True
         if isinstance(s, PLoop) and s.relevant or isinstance(s, PIf) and s.relevant:
             return True
     return False
+
+
+def _register_value(env: dict, region: str, k: int, span):
+    try:
+        return env[register_key(region, k)]
+    except KeyError:
+        raise NotConcrete(f"register {region}[{k}] has no known value here (never written, or "
+                          "written with a value the engine cannot compute)", span) from None
 
 
 class Elaborator:
@@ -143,7 +218,60 @@ class Elaborator:
         return None
 
     def compile(self, e: ir.Expr):
-        return compile_expr(e, self._call_hook)
+        return compile_expr(e, self._call_hook, self._load_hook)
+
+    def register_of(self, view: View | None):
+        """(region name, first element, element count, dtype range) when `view` is a per-thread
+        register buffer the engine evaluates, else None."""
+        if view is None or view.region is None:
+            return None
+        r = view.region
+        if r.scope not in REGISTER_SCOPES or r.elem_dtype not in REGISTER_DTYPES:
+            return None
+        esize = dtype_bytes(r.elem_dtype) or 1
+        n = r.nbytes // esize
+        if n > MAX_REGISTER_ELEMS or view.dtype != r.elem_dtype or view.byte_offset % esize:
+            return None
+        return r.name, view.byte_offset // esize, n, REGISTER_DTYPES[r.elem_dtype]
+
+    def _register_index(self, reg, sub: ir.Subscript):
+        """fn(env) -> element index (from the region's element 0) of a 1-element subscript."""
+        idx = sub.indices
+        if len(idx) != 1 and reg is not None:
+            shape = self.view_of(sub.value).shape or ()
+            if len(idx) == len(shape) and not any(isinstance(i, ir.Slice) for i in idx):
+                strides = [int(np.prod(shape[k + 1:])) for k in range(len(idx))]
+                fns = [self.compile(i) for i in idx]
+                first = reg[1]
+                return lambda env: first + sum(f(env) * st for f, st in zip(fns, strides))
+            return None
+        if len(idx) != 1 or isinstance(idx[0], ir.Slice):
+            return None
+        fn, first = self.compile(idx[0]), reg[1]
+        return lambda env: first + fn(env)
+
+    def _load_hook(self, sub: ir.Subscript):
+        reg = self.register_of(self.view_of(sub.value))
+        if reg is None:
+            return None
+        index = self._register_index(reg, sub)
+        if index is None:
+            return None
+        region, span = reg[0], sub.span
+
+        def load(env):
+            k = index(env)
+            if isinstance(k, np.ndarray):
+                ks = np.unique(k)
+                if ks.size != 1:   # a per-thread index: gather each thread's element
+                    out = None
+                    for kk in ks.tolist():
+                        v = _register_value(env, region, kk, span)
+                        out = np.where(k == kk, v, 0 if out is None else out)
+                    return out
+                k = int(ks[0])
+            return _register_value(env, region, int(k), span)
+        return load
 
     def _call_hook(self, call: ir.Call):
         if call.name == "T.tl_shuffle_elect" and len(call.args) == 1:
@@ -473,6 +601,12 @@ class Elaborator:
         out: list = []
         self._expr_effects(val, out)
         if isinstance(tgt, ir.Subscript):
+            reg = self.register_of(self.view_of(tgt.value))
+            index = self._register_index(reg, tgt) if reg is not None else None
+            if index is not None:
+                self.control_names |= free_names(val)
+                return out + [PStore(reg[0], index, self.compile(val), reg[2], reg[3], s.span,
+                                     (tgt.indices[0] if len(tgt.indices) == 1 else None, val))]
             for i in tgt.indices:
                 for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
                     if part is not None:
