@@ -18,6 +18,7 @@ from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
 from ..models.memory import BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, dtype_bytes
 from .exprs import NotConcrete, compile_expr, free_names
+from .inputs import INPUTS
 
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
@@ -189,6 +190,12 @@ class Elaborator:
         self.symbols: list = []
         self.barrier_regions: list = []
         self._in_extern = False
+        # global-memory parameters: the parameter every view of one aliases (data-dependent
+        # inputs), the ones the kernel may write, the ones used only as truth values
+        self.roots: dict = {}
+        self.written_roots: set = set()
+        self.truth_only: dict = {}
+        self._taken_site = None   # the load that is the whole condition of an access-only branch
         self.control_names: set = set()   # names that loop bounds / branches / lets depend on
         for p in func.params:
             ann = p.annotation
@@ -196,6 +203,8 @@ class Elaborator:
                 dtype = self.literal(ann.args[0]) if ann.args else "handle"
                 scope = self.literal(ann.args[1]) if len(ann.args) > 1 else "global"
                 self.views[p.name] = View(p.name, str(dtype), None, scope=str(scope))
+                if scope == "global":
+                    self.roots[p.name] = p.name
             elif isinstance(ann, (ir.Attr, ir.Call, ir.Var)):
                 self.symbols.append(p.name)
 
@@ -250,10 +259,49 @@ class Elaborator:
         fn, first = self.compile(idx[0]), reg[1]
         return lambda env: first + fn(env)
 
+    def _input_load(self, sub: ir.Subscript):
+        """A load from a global parameter: an unknown input of the run (engine/inputs.py), when
+        every thread of the block reads one address, the kernel never writes the buffer, and
+        every use of the buffer is a truth value (two outcomes stand for every value)."""
+        view = self.view_of(sub.value)
+        root = self.roots.get(view.name) if view is not None else None
+        if root is None or any(isinstance(i, ir.Slice) for i in sub.indices):
+            return None
+        shape = view.shape or ()
+        if len(sub.indices) != 1 and len(sub.indices) != len(shape):
+            return None
+        strides = [int(np.prod(shape[k + 1:])) for k in range(len(sub.indices))] \
+            if len(sub.indices) > 1 else [1]
+        fns = [self.compile(i) for i in sub.indices]
+        both = sub is not self._taken_site
+        span, esize, offset = sub.span, view.elem_size, view.byte_offset
+        name = view.name
+
+        def load(env):
+            inputs = env.get(INPUTS)
+            if inputs is None:
+                raise NotConcrete("a value loaded from global memory (data-dependent)", span)
+            if root in self.written_roots:
+                raise NotConcrete(f"a value loaded from {root}, which the kernel also writes "
+                                  "(data-dependent)", span)
+            if not self.truth_only.get(root, False):
+                raise NotConcrete(f"a value loaded from {root} used as a number (data-dependent: "
+                                  "only truth values are enumerated)", span)
+            flat = sum(f(env) * st for f, st in zip(fns, strides))
+            if isinstance(flat, np.ndarray):
+                vals = np.unique(flat)
+                if vals.size != 1:
+                    raise NotConcrete(f"a value loaded from {root} at an address that differs "
+                                      "between threads (data-dependent)", span)
+                flat = vals[0]
+            flat = int(flat)
+            return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both)
+        return load
+
     def _load_hook(self, sub: ir.Subscript):
         reg = self.register_of(self.view_of(sub.value))
         if reg is None:
-            return None
+            return self._input_load(sub)
         index = self._register_index(reg, sub)
         if index is None:
             return None
@@ -401,6 +449,8 @@ class Elaborator:
             if base is not None:
                 self.views[name] = View(name, str(dtype), base.region, base.byte_offset,
                                         tuple(shape or ()), scope or base.scope)
+                if base.region is None and base.name in self.roots:   # an alias of a parameter
+                    self.roots[name] = self.roots[base.name]
                 return True
             scope = scope or "global"
             if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
@@ -573,7 +623,11 @@ class Elaborator:
             self._expr_effects(s.cond, cond_effects)
             self.control_names |= free_names(s.cond)
             then, other = self.block(s.then), self.block(s.other)
-            node = PIf(self.compile(s.cond), then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
+            bare = _bare_load(s.cond)
+            self._taken_site = bare if bare is not None and not other and _access_only(then) else None
+            cond = self.compile(s.cond)
+            self._taken_site = None
+            node = PIf(cond, then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
                        _relevant(then) or _relevant(other), frozenset(free_names(s.cond)), s.cond)
             return cond_effects + [node]
         if isinstance(s, ir.With):
@@ -655,9 +709,107 @@ class Elaborator:
         return [PNote(f"loop over {name or 'an expression'}", s.span)]
 
 
+# operations whose only events are shared accesses (no barrier, group, arrive or register)
+_ACCESS_ONLY_OPS = {"load", "store", "ptx_cp_async", "ptx_ldmatrix", "ptx_stmatrix"}
+
+
+def _access_only(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, POp) and s.name in _ACCESS_ONLY_OPS or isinstance(s, PNote):
+            continue
+        if isinstance(s, PLoop) and _access_only(s.body):
+            continue
+        if isinstance(s, PIf) and _access_only(s.then) and _access_only(s.other):
+            continue
+        return False
+    return True
+
+
+def _bare_load(cond):
+    """The load a condition consists of (`M[i]`, `T.Cast("bool", M[i])`, `T.bool(M[i])`), or None."""
+    while isinstance(cond, ir.Call) and (cond.name == "T.bool" and len(cond.args) == 1 or
+                                         cond.name == "T.Cast" and len(cond.args) == 2):
+        cond = cond.args[-1]
+    return cond if isinstance(cond, ir.Subscript) else None
+
+
+_TRUTH_CALLS = {"T.bool", "T.likely"}
+
+
+def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
+    """Which global parameters the kernel may write, and which are read only as truth values
+    (a condition, `not`, `and`/`or`, `T.Cast("bool", ...)`, `T.bool`)."""
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            _scan_globals(el, x, truth)
+        return
+    if isinstance(node, ir.If) or isinstance(node, ir.While):
+        _scan_globals(el, node.cond, True)
+        _scan_globals(el, node.body if isinstance(node, ir.While) else (node.then, node.other))
+        return
+    if isinstance(node, ir.Assign):
+        if isinstance(node.target, ir.Subscript):
+            view = el.view_of(node.target.value)
+            if view is not None and view.name in el.roots:
+                el.written_roots.add(el.roots[view.name])
+            _scan_globals(el, node.target.indices)
+        _scan_globals(el, node.value)
+        return
+    if isinstance(node, ir.Subscript):
+        view = el.view_of(node.value)
+        if view is not None and view.name in el.roots:
+            root = el.roots[view.name]
+            el.truth_only[root] = el.truth_only.get(root, True) and (truth or view.dtype == "bool")
+        _scan_globals(el, node.indices)
+        return
+    if isinstance(node, ir.Call):
+        if node.name == "T.tvm_access_ptr" and len(node.args) == 5:
+            view = el.view_of(node.args[1])
+            rw = el.literal(node.args[4])
+            if view is not None and view.name in el.roots and not (isinstance(rw, int) and rw & 2 == 0):
+                el.written_roots.add(el.roots[view.name])
+            _scan_globals(el, node.args[2:4])
+            return
+        if node.name in ("T.decl_buffer", "T.Buffer", "T.match_buffer"):
+            return
+        cast_bool = node.name == "T.Cast" and len(node.args) == 2 and el.literal(node.args[0]) == "bool"
+        for a in node.args:
+            view = el.view_of(a)   # a buffer handed to an operation: it may write it
+            if view is not None and view.name in el.roots:
+                el.written_roots.add(el.roots[view.name])
+            _scan_globals(el, a, cast_bool or node.name in _TRUTH_CALLS and truth)
+        for _, a in node.kwargs:
+            _scan_globals(el, a)
+        return
+    if isinstance(node, ir.UnaryOp):
+        _scan_globals(el, node.operand, node.op == "not")
+        return
+    if isinstance(node, ir.BinOp):
+        logic = node.op in ("and", "or")
+        _scan_globals(el, node.left, logic)
+        _scan_globals(el, node.right, logic)
+        return
+    if isinstance(node, ir.IfExp):
+        _scan_globals(el, node.cond, True)
+        _scan_globals(el, (node.then, node.other))
+        return
+    if isinstance(node, (ir.ExprStmt,)):
+        _scan_globals(el, node.expr)
+    elif isinstance(node, (ir.For, ir.With)):
+        _scan_globals(el, node.body)
+        _scan_globals(el, getattr(node, "iter", None) or getattr(node, "ctx", None))
+    elif isinstance(node, (ir.TupleE, ir.ListE)):
+        _scan_globals(el, node.items)
+    elif isinstance(node, ir.Attr):
+        _scan_globals(el, node.value)
+    elif isinstance(node, ir.Other):
+        _scan_globals(el, node.exprs)
+
+
 def elaborate(func: ir.Function) -> Program:
     el = Elaborator(func)
     body = el.block(func.body)
+    _scan_globals(el, func.body)
     el.layout.assign_bases()
     return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                    el.barrier_regions, el.symbols,
