@@ -129,3 +129,19 @@ def test_a_race_under_one_outcome_is_reported():
     assert rep.verdict == "buggy"
     race = next(f for f in rep.findings if f.rule.kind == "race")
     assert race.witness["inputs"] == {"M_1[1]": 1}
+
+
+def test_block_sparse_attention_mask_copied_into_registers():
+    # the mask row travels global -> registers (a truth-cast vector copy) -> branch conditions
+    rep = report("blocksparse_attn_sm80.tir")
+    assert rep.verdict == "clean"
+    assert any("every outcome pattern checked" in s for s in rep.kernels[0].scope)
+
+
+def test_block_sparse_attention_sm90a_overwrites_q_while_it_may_land_for_an_empty_mask_row():
+    rep = report("blocksparse_attn_sm90a.tir")
+    found = sorted({(f.rule.code, f.line) for f in rep.findings})
+    assert found == [("AG401", 172), ("AG401", 176)]
+    first = next(f for f in rep.findings if f.line == 172)
+    assert set(first.witness["inputs"].values()) == {0}   # no block of the row is set
+    assert report("blocksparse_attn_sm90a_q_wait_hoisted.tir").verdict == "clean"

@@ -196,6 +196,7 @@ class Elaborator:
         self.written_roots: set = set()
         self.truth_only: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
+        self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         self.control_names: set = set()   # names that loop bounds / branches / lets depend on
         for p in func.params:
             ann = p.annotation
@@ -259,6 +260,44 @@ class Elaborator:
         fn, first = self.compile(idx[0]), reg[1]
         return lambda env: first + fn(env)
 
+    def _register_slice_store(self, reg, tgt: ir.Subscript, val, span) -> list:
+        """`r[lo:hi] = ...` into a register: element by element when the value is a truth-cast
+        vector load of the same length from global memory (`T.Cast("int8x4", T.Cast("boolx4",
+        M[a:a + 4]))`, how TileLang copies a block mask into registers); any other value leaves
+        every element of the register unknown."""
+        region, first, size, bounds = reg
+        sl = tgt.indices[0] if len(tgt.indices) == 1 and isinstance(tgt.indices[0], ir.Slice) else None
+        lo = self.literal(sl.lo) if sl is not None and sl.lo is not None else None
+        hi = self.literal(sl.hi) if sl is not None and sl.hi is not None else None
+        src, truth = val, False
+        while isinstance(src, ir.Call) and src.name == "T.Cast" and len(src.args) == 2:
+            truth = truth or str(self.literal(src.args[0]) or "").startswith("bool")
+            src = src.args[1]
+        g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
+        root = self.roots.get(g.name) if g is not None else None
+        gsl = src.indices[0] if root is not None and len(src.indices) == 1 and \
+            isinstance(src.indices[0], ir.Slice) and src.indices[0].step is None else None
+        if isinstance(lo, int) and isinstance(hi, int) and truth and gsl is not None and \
+                gsl.lo is not None and 0 <= lo < hi <= size - first:
+            start = self.compile(gsl.lo)
+            length = self.compile(ir.BinOp("-", gsl.hi, gsl.lo)) if gsl.hi is not None else None
+            out = []
+            for j in range(hi - lo):
+                cell = self._input_cell(g, root, lambda env, j=j: start(env) + j, src.span, both=True)
+
+                def value(env, cell=cell, n=hi - lo):
+                    if length is None or length(env) != n:
+                        raise NotConcrete("vector load and register slice of different lengths", span)
+                    return int(bool(cell(env)))
+                out.append(PStore(region, lambda env, k=first + lo + j: k, value, size, bounds, span,
+                                  (None, val)))
+            return out
+
+        def unknown(env):
+            raise NotConcrete("a register slice written with a value the engine does not compute", span)
+        return [PStore(region, lambda env, k=first + k: k, unknown, size, bounds, span, (None, val))
+                for k in range(size - first)]
+
     def _input_load(self, sub: ir.Subscript):
         """A load from a global parameter: an unknown input of the run (engine/inputs.py), when
         every thread of the block reads one address, the kernel never writes the buffer, and
@@ -273,9 +312,12 @@ class Elaborator:
         strides = [int(np.prod(shape[k + 1:])) for k in range(len(sub.indices))] \
             if len(sub.indices) > 1 else [1]
         fns = [self.compile(i) for i in sub.indices]
-        both = sub is not self._taken_site
-        span, esize, offset = sub.span, view.elem_size, view.byte_offset
-        name = view.name
+        return self._input_cell(view, root, lambda env: sum(f(env) * st for f, st in zip(fns, strides)),
+                                sub.span, both=sub is not self._taken_site)
+
+    def _input_cell(self, view: View, root: str, flat_fn, span, both: bool):
+        """fn(env) -> the run's outcome for the element `flat_fn(env)` of global view `view`."""
+        esize, offset, name = view.elem_size, view.byte_offset, view.name
 
         def load(env):
             inputs = env.get(INPUTS)
@@ -287,7 +329,7 @@ class Elaborator:
             if not self.truth_only.get(root, False):
                 raise NotConcrete(f"a value loaded from {root} used as a number (data-dependent: "
                                   "only truth values are enumerated)", span)
-            flat = sum(f(env) * st for f, st in zip(fns, strides))
+            flat = flat_fn(env)
             if isinstance(flat, np.ndarray):
                 vals = np.unique(flat)
                 if vals.size != 1:
@@ -308,6 +350,8 @@ class Elaborator:
         region, span = reg[0], sub.span
 
         def load(env):
+            if region in self.escaped_registers:
+                raise NotConcrete(f"register {region} is handed to an operation by pointer", span)
             k = index(env)
             if isinstance(k, np.ndarray):
                 ks = np.unique(k)
@@ -661,6 +705,9 @@ class Elaborator:
                 self.control_names |= free_names(val)
                 return out + [PStore(reg[0], index, self.compile(val), reg[2], reg[3], s.span,
                                      (tgt.indices[0] if len(tgt.indices) == 1 else None, val))]
+            if reg is not None:
+                self.control_names |= free_names(val)
+                return out + self._register_slice_store(reg, tgt, val, s.span)
             for i in tgt.indices:
                 for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
                     if part is not None:
@@ -766,17 +813,22 @@ def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
         if node.name == "T.tvm_access_ptr" and len(node.args) == 5:
             view = el.view_of(node.args[1])
             rw = el.literal(node.args[4])
+            if el.register_of(view) is not None:
+                el.escaped_registers.add(view.region.name)
             if view is not None and view.name in el.roots and not (isinstance(rw, int) and rw & 2 == 0):
                 el.written_roots.add(el.roots[view.name])
             _scan_globals(el, node.args[2:4])
             return
         if node.name in ("T.decl_buffer", "T.Buffer", "T.match_buffer"):
             return
-        cast_bool = node.name == "T.Cast" and len(node.args) == 2 and el.literal(node.args[0]) == "bool"
+        cast_bool = node.name == "T.Cast" and len(node.args) == 2 and \
+            str(el.literal(node.args[0]) or "").startswith("bool")
         for a in node.args:
             view = el.view_of(a)   # a buffer handed to an operation: it may write it
             if view is not None and view.name in el.roots:
                 el.written_roots.add(el.roots[view.name])
+            if el.register_of(view) is not None:
+                el.escaped_registers.add(view.region.name)
             _scan_globals(el, a, cast_bool or node.name in _TRUTH_CALLS and truth)
         for _, a in node.kwargs:
             _scan_globals(el, a)
