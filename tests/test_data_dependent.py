@@ -145,3 +145,37 @@ def test_block_sparse_attention_sm90a_overwrites_q_while_it_may_land_for_an_empt
     first = next(f for f in rep.findings if f.line == 172)
     assert set(first.witness["inputs"].values()) == {0}   # no block of the row is set
     assert report("blocksparse_attn_sm90a_q_wait_hoisted.tir").verdict == "clean"
+
+
+BLOCKS = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(M: T.handle("int8", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 4, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    M_1 = T.decl_buffer((16,), "int8", data=M)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    for k in range(2):
+        S[tx] = T.float32(1)
+        if T.Cast("bool", M_1[bx * 4 + k]):
+            T.tvm_storage_sync("shared")
+        if T.Cast("bool", M_1[{second}]):
+            C_1[tx] = S[63 - tx]
+        T.tvm_storage_sync("shared")
+'''
+
+
+def test_one_block_stands_for_all_when_blocks_differ_only_in_the_cells_they_read():
+    rep = check_text(BLOCKS.replace("{second}", "bx * 4 + k + 1"))
+    assert rep.kernels[0].blocks == [{"blockIdx.x": 0}]
+    assert any("stands for every block" in s for s in rep.kernels[0].scope)
+    # k = 0 reads cells 0 and 1, k = 1 reads 1 and 2: cell 1 skipped the barrier but guards the read
+    assert rep.verdict == "buggy"
+
+
+def test_blocks_that_address_the_mask_differently_are_all_checked():
+    # cells bx * 4 + k and 12 - bx * 4 + k coincide in some blocks and not in others
+    rep = check_text(BLOCKS.replace("{second}", "12 - bx * 4 + k"))
+    assert len(rep.kernels[0].blocks) == 4
+    assert rep.verdict == "buggy"

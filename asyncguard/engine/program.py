@@ -160,6 +160,7 @@ class Program:
     symbols: list = field(default_factory=list)    # scalar params (symbolic sizes)
     block_dependent: bool = False   # control flow depends on blockIdx: check several blocks
     control_names: set = field(default_factory=set)  # names loop bounds / branches / lets use
+    blocks_alike: bool = False   # control depends on blockIdx only through input-cell addresses
 
 
 def _relevant(stmts) -> bool:
@@ -197,6 +198,10 @@ class Elaborator:
         self.truth_only: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
+        # control names outside the addresses of global loads, and those addresses per parameter:
+        # blocks that differ only in which input cells they read behave alike (elaborate())
+        self.plain_control_names: set = set()
+        self.input_sites: list = []   # (root, index expressions, strides)
         self.control_names: set = set()   # names that loop bounds / branches / lets depend on
         for p in func.params:
             ann = p.annotation
@@ -229,6 +234,28 @@ class Elaborator:
 
     def compile(self, e: ir.Expr):
         return compile_expr(e, self._call_hook, self._load_hook)
+
+    def _control(self, e) -> None:
+        self.control_names |= free_names(e)
+        self.plain_control_names |= self._names_outside_inputs(e)
+
+    def _names_outside_inputs(self, e) -> set:
+        """free_names(e) without the names that only address a global parameter's element."""
+        out: set = set()
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Subscript):
+                v = self.view_of(x.value)
+                if v is not None and v.name in self.roots:
+                    continue
+            if isinstance(x, ir.Var):
+                out.add(x.name)
+            elif isinstance(x, (tuple, list)):
+                stack.extend(x)
+            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+                stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+        return out
 
     def register_of(self, view: View | None):
         """(region name, first element, element count, dtype range) when `view` is a per-thread
@@ -280,6 +307,7 @@ class Elaborator:
         if isinstance(lo, int) and isinstance(hi, int) and truth and gsl is not None and \
                 gsl.lo is not None and 0 <= lo < hi <= size - first:
             start = self.compile(gsl.lo)
+            self.input_sites.append((root, (gsl.lo,), (1,), g.byte_offset, g.elem_size))
             length = self.compile(ir.BinOp("-", gsl.hi, gsl.lo)) if gsl.hi is not None else None
             out = []
             for j in range(hi - lo):
@@ -312,6 +340,7 @@ class Elaborator:
         strides = [int(np.prod(shape[k + 1:])) for k in range(len(sub.indices))] \
             if len(sub.indices) > 1 else [1]
         fns = [self.compile(i) for i in sub.indices]
+        self.input_sites.append((root, tuple(sub.indices), tuple(strides), view.byte_offset, view.elem_size))
         return self._input_cell(view, root, lambda env: sum(f(env) * st for f, st in zip(fns, strides)),
                                 sub.span, both=sub is not self._taken_site)
 
@@ -665,7 +694,7 @@ class Elaborator:
         if isinstance(s, ir.If):
             cond_effects: list = []
             self._expr_effects(s.cond, cond_effects)
-            self.control_names |= free_names(s.cond)
+            self._control(s.cond)
             then, other = self.block(s.then), self.block(s.other)
             bare = _bare_load(s.cond)
             self._taken_site = bare if bare is not None and not other and _access_only(then) else None
@@ -702,11 +731,11 @@ class Elaborator:
             reg = self.register_of(self.view_of(tgt.value))
             index = self._register_index(reg, tgt) if reg is not None else None
             if index is not None:
-                self.control_names |= free_names(val)
+                self._control(val)
                 return out + [PStore(reg[0], index, self.compile(val), reg[2], reg[3], s.span,
                                      (tgt.indices[0] if len(tgt.indices) == 1 else None, val))]
             if reg is not None:
-                self.control_names |= free_names(val)
+                self._control(val)
                 return out + self._register_slice_store(reg, tgt, val, s.span)
             for i in tgt.indices:
                 for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
@@ -721,13 +750,13 @@ class Elaborator:
             if view is not None:  # pointer alias: `p = buf.data`
                 self.views[tgt.name] = view
                 return out
-            self.control_names |= free_names(val)
+            self._control(val)
             return out + [PLet(tgt.name, s.span, self.compile(val), val)]
         return out + [PNote("assignment to an unsupported target", s.span)]
 
     def _for(self, s: ir.For) -> list:
         it = s.iter
-        self.control_names |= free_names(it)
+        self._control(it)
         if not isinstance(it, ir.Call):
             return [PNote("loop over a non-range iterable", s.span)]
         name, args = it.name, it.args
@@ -780,9 +809,6 @@ def _bare_load(cond):
     return cond if isinstance(cond, ir.Subscript) else None
 
 
-_TRUTH_CALLS = {"T.bool", "T.likely"}
-
-
 def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
     """Which global parameters the kernel may write, and which are read only as truth values
     (a condition, `not`, `and`/`or`, `T.Cast("bool", ...)`, `T.bool`)."""
@@ -829,7 +855,7 @@ def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
                 el.written_roots.add(el.roots[view.name])
             if el.register_of(view) is not None:
                 el.escaped_registers.add(view.region.name)
-            _scan_globals(el, a, cast_bool or node.name in _TRUTH_CALLS and truth)
+            _scan_globals(el, a, cast_bool or node.name == "T.bool" or node.name == "T.likely" and truth)
         for _, a in node.kwargs:
             _scan_globals(el, a)
         return
@@ -858,6 +884,65 @@ def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
         _scan_globals(el, node.exprs)
 
 
+def _signed_terms(e, sign: int = 1) -> list:
+    """e as a sum of signed terms (over + and -)."""
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        return _signed_terms(e.left, sign) + _signed_terms(e.right, sign if e.op == "+" else -sign)
+    if isinstance(e, ir.UnaryOp) and e.op == "-":
+        return _signed_terms(e.operand, -sign)
+    return [(sign, e)]
+
+
+def _block_part(e, block_vars: set):
+    """The signed terms of `e` that mention a blockIdx variable, when every such term mentions
+    nothing else (so e = F(block) + G(rest)); None otherwise."""
+    part = []
+    for sign, t in _signed_terms(e):
+        names = free_names(t)
+        if names & block_vars:
+            if not names <= block_vars:
+                return None
+            part.append((sign, t))
+    return part
+
+
+def _same_terms(a: list, b: list) -> bool:
+    rest = list(b)
+    for x in a:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return not rest
+
+
+def inputs_alike_across_blocks(el: Elaborator) -> bool:
+    """Blocks differ only in which input cells they read, the same way for every cell: no
+    control expression mentions a blockIdx variable outside a global load's address, and every
+    load of one parameter addresses F(block) + G(rest) with one F. Then two loads of a block read
+    one cell exactly when they do in any other block, so the outcome patterns of one block are
+    those of every block (analyze checks one block for all)."""
+    block_vars = set(el.launch.block_vars)
+    if el.plain_control_names & block_vars:
+        return False
+    form: dict = {}
+    for root, indices, strides, offset, esize in el.input_sites:
+        parts = []
+        for idx in indices:
+            part = _block_part(idx, block_vars)
+            if part is None:
+                return False
+            parts.append(part)
+        key = (strides, offset, esize)
+        if root not in form:
+            form[root] = (key, parts)
+            continue
+        key0, parts0 = form[root]
+        if key0 != key or len(parts0) != len(parts) or \
+                not all(_same_terms(a, b) for a, b in zip(parts0, parts)):
+            return False
+    return True
+
+
 def elaborate(func: ir.Function) -> Program:
     el = Elaborator(func)
     body = el.block(func.body)
@@ -866,4 +951,5 @@ def elaborate(func: ir.Function) -> Program:
     return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                    el.barrier_regions, el.symbols,
                    block_dependent=bool(el.control_names & set(el.launch.block_vars)),
+                   blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
                    control_names=set(el.control_names))
