@@ -924,6 +924,8 @@ def inputs_alike_across_blocks(el: Elaborator) -> bool:
     block_vars = set(el.launch.block_vars)
     if el.plain_control_names & block_vars:
         return False
+    if any(not el.truth_only.get(site[0]) or site[0] in el.written_roots for site in el.input_sites):
+        return False   # some load is not an input the search enumerates: nothing to share
     form: dict = {}
     for root, indices, strides, offset, esize in el.input_sites:
         parts = []
