@@ -135,8 +135,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     f.witness["block"] = dict(block)
                 if size:
                     f.witness["sizes"] = dict(size)
-                if inputs.pattern():
+                if inputs.pattern():   # the data-dependent values of the failing run
                     f.witness["inputs"] = inputs.pattern()
+                    f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
+                                                      inputs.pattern().items()) + ")"
                 findings.append(f)
     if scope_line(searches):
         scope.append(scope_line(searches))
