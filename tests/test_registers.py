@@ -108,3 +108,15 @@ def test_per_warp_mbarriers_are_modelled_per_thread():
     assert [(f.rule.code, f.line) for f in rep.findings] == [("AG401", 27)]
     rep = check_text((CORPUS / "per_warp_mbarrier_flipped_parity.tir").read_text())
     assert rep.verdict == "buggy" and "AG408" in {f.rule.code for f in rep.findings}
+
+
+def test_each_warp_initializes_its_own_mbarrier():
+    text = (CORPUS / "per_warp_mbarrier.tir").read_text().replace(
+        "    if tx == 0:\n        for w in range(4):\n            T.ptx_init_barrier_thread_count(mbarrier[w], 1)\n",
+        "    if tx % 32 == 0:\n        T.ptx_init_barrier_thread_count(mbarrier[tx // 32], 1)\n")
+    assert "mbarrier[tx // 32], 1)" in text
+    assert check_text(text).verdict == "clean"
+    unpublished = text.replace('    T.ptx_fence_barrier_init()\n    T.tvm_storage_sync("shared")\n',
+                               "    T.ptx_fence_barrier_init()\n")
+    rep = check_text(unpublished)
+    assert [(f.rule.code, f.line) for f in rep.findings] == [("AG403", 23)]
