@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from . import checks
 from .diagnostics import Finding, verdict
+from .engine.inputs import INPUTS, InputSearch, scope_line
 from .engine.machine import Machine
 from .engine.program import elaborate
 from .checks.resources import KernelContext
@@ -82,56 +83,73 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     program = elaborate(func)
     kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
     blocks = program.launch.sample_blocks() if program.block_dependent else [{}]
+    alike = program.block_dependent and program.blocks_alike and len(blocks) > 1
+    if alike:   # every outcome pattern of one block is one of every block (engine/program.py)
+        blocks = blocks[:1]
     sizes = None
     if program.symbols:
         from .prover.sizes import plan_sizes
         sizes = plan_sizes(program, asm)
     size_cases = sizes.values if sizes is not None and sizes.values else [{}]
     findings, seen, steps, scope, broken = [], set(), 0, [], []
-    for size in size_cases:
-        for block in blocks:
-            budget, need, loop = limits.max_steps, 0, None
-            if program.launch.num_threads <= limits.max_threads:
-                need, loop = min_steps(program, dict(program.launch.base_env(block), **size),
-                                       limits.max_steps)
-                if need > limits.max_steps and loop is not None:   # certain to hit the limit
-                    budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
-            machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
-                              block=block, sizes=size,   # sizes: the induction needs the size loops to skip
-                              accelerate_lines=getattr(getattr(sizes, "induction", None), "loop_lines", ()))
-            for reason, span in program.notes:
-                machine._note(reason, span)
-            kernel.observe(machine)
-            result = _run_machine(machine, clock, limits.max_seconds)
-            if budget < limits.max_steps and result.limit_hit and result.steps > budget:
-                result.limit_hit = (
-                    f"at least {need:,} statement instances (the loop at line {loop.line}, not "
-                    f"accelerated): more than --max-steps {limits.max_steps:,}, too large for the "
-                    f"concrete engine; only the first {budget:,} were checked")
-            steps += result.steps
-            for span, n, a, b, how in result.accelerated:
-                if size:   # symbolic sizes: the induction needs every long run to skip
-                    ind = getattr(sizes, "induction", None)
-                    if a is None and ind is not None and ind.n0 and n >= ind.n0 and \
-                            span.line in ind.loop_lines:
-                        broken.append(f"loop at line {span.line} ({n} iterations) {how}")
-                    continue
-                line = (f"loop at line {span.line} ({n} iterations): " +
-                        (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
-                if line not in scope:
-                    scope.append(line)
-            found = checks.run_all(result, path, kernel=kernel, strict=limits.strict)
-            if result.control_lost:   # paths were skipped: what follows may be an artifact
-                found = [f for f in found if f.rule.kind == "unsupported"]
-            for f in found:
-                key = (f.rule.code, f.line, f.col)
-                if key not in seen:
-                    seen.add(key)
-                    if block:
-                        f.witness["block"] = dict(block)
-                    if size:
-                        f.witness["sizes"] = dict(size)
-                    findings.append(f)
+    searches: list = []
+    for size, block, inputs in _runs(size_cases, blocks, searches):
+        budget, need, loop = limits.max_steps, 0, None
+        if program.launch.num_threads <= limits.max_threads:
+            need, loop = min_steps(program, dict(program.launch.base_env(block), **size),
+                                   limits.max_steps)
+            if need > limits.max_steps and loop is not None:   # certain to hit the limit
+                budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
+        machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
+                          block=block, sizes=dict(size, **{INPUTS: inputs}),
+                          # sizes: the induction needs the size loops to skip
+                          accelerate_lines=getattr(getattr(sizes, "induction", None), "loop_lines", ()))
+        for reason, span in program.notes:
+            machine._note(reason, span)
+        kernel.observe(machine)
+        result = _run_machine(machine, clock, limits.max_seconds)
+        if budget < limits.max_steps and result.limit_hit and result.steps > budget:
+            result.limit_hit = (
+                f"at least {need:,} statement instances (the loop at line {loop.line}, not "
+                f"accelerated): more than --max-steps {limits.max_steps:,}, too large for the "
+                f"concrete engine; only the first {budget:,} were checked")
+        steps += result.steps
+        for span, n, a, b, how in result.accelerated:
+            if size:   # symbolic sizes: the induction needs every long run to skip
+                ind = getattr(sizes, "induction", None)
+                if a is None and ind is not None and ind.n0 and n >= ind.n0 and \
+                        span.line in ind.loop_lines:
+                    broken.append(f"loop at line {span.line} ({n} iterations) {how}")
+                continue
+            line = (f"loop at line {span.line} ({n} iterations): " +
+                    (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
+            if line not in scope:
+                scope.append(line)
+        found = checks.run_all(result, path, kernel=kernel, strict=limits.strict)
+        if result.control_lost:   # paths were skipped: what follows may be an artifact
+            found = [f for f in found if f.rule.kind == "unsupported"]
+        for f in found:
+            key = (f.rule.code, f.line, f.col)
+            if key not in seen:
+                seen.add(key)
+                if block:
+                    f.witness["block"] = dict(block)
+                if size:
+                    f.witness["sizes"] = dict(size)
+                if inputs.pattern():   # the data-dependent values of the failing run
+                    f.witness["inputs"] = inputs.pattern()
+                    f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
+                                                      inputs.pattern().items()) + ")"
+                findings.append(f)
+    if scope_line(searches):
+        scope.append(scope_line(searches))
+    if any(s.truncated for s in searches):
+        from .checks.unsupported import ENGINE_LIMIT
+        msg = (f"data-dependent branches: more than {MAX_INPUT_PATTERNS} outcome patterns for one "
+               "block; the rest were not checked")
+        span = getattr(func, "span", None)
+        findings.append(Finding(ENGINE_LIMIT, max(getattr(span, "line", 1) or 1, 1), 1, msg,
+                                {"reason": msg}, path))
     if sizes is not None and sizes.symbol:
         text = sizes.scope
         if broken and text.startswith("proved for every"):
@@ -140,9 +158,27 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         scope.insert(0, text)
     if len(blocks) > 1:
         scope.insert(0, f"blocks checked: {blocks}")
+    if alike:
+        scope.insert(0, f"block {blocks[0]} stands for every block: blocks differ only in which "
+                        "data-dependent values they read, and every outcome pattern is checked")
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
+
+
+def _runs(size_cases, blocks, searches: list):
+    """(size, block, inputs) of every machine run: each symbolic-size case and block, once per
+    outcome pattern of the data-dependent values the runs meet (engine/inputs.py). Each
+    (size, block)'s search goes to `searches` (its scope line, whether it was cut short)."""
+    for size in size_cases:
+        for block in blocks:
+            search = InputSearch(MAX_INPUT_PATTERNS)
+            searches.append(search)
+            for inputs in search:
+                yield size, block, inputs
+
+
+MAX_INPUT_PATTERNS = 64
 
 
 # ---------------------------------------------------------------- resource bounds (issue 9)

@@ -63,7 +63,7 @@ def _shared_exprs(node, views, out: list) -> None:
 
 
 def collect(body, views, out: list, inner: dict) -> None:
-    from .program import PIf, PLet, PLoop, POp
+    from .program import PIf, PLet, PLoop, POp, PStore
     for s in body:
         if isinstance(s, POp) and s.src is not None:
             _shared_exprs(s.src, views, out)
@@ -74,6 +74,8 @@ def collect(body, views, out: list, inner: dict) -> None:
             collect(s.other, views, out, inner)
         elif isinstance(s, PLet) and s.src is not None:
             out.append(s.src)
+        elif isinstance(s, PStore):   # a register store: its value may decide shared bytes later
+            out.extend(x for x in s.src if x is not None)
         elif isinstance(s, PLoop):
             out.extend(s.src)
             ext = s.src[1] if s.src else None

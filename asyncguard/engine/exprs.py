@@ -139,8 +139,12 @@ def _select(c, a, b):
     return a if c else b
 
 
-def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = None) -> Fn:
-    """Closure computing `e`; `call_hook` compiles calls the models know (elect, ...)."""
+def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = None,
+                 load_hook: Callable[[ir.Subscript], Fn | None] | None = None) -> Fn:
+    """Closure computing `e`; `call_hook` compiles calls the models know (elect, ...), `load_hook`
+    loads the engine can evaluate (per-thread registers, unknown inputs the analysis enumerates)."""
+    def sub(x):
+        return compile_expr(x, call_hook, load_hook)
     if isinstance(e, ir.Const):
         v = e.value
         return lambda env: v
@@ -157,7 +161,7 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
         op = BINOPS.get(e.op)
         if op is None:
             return _fail(f"operator '{e.op}'", e.span)
-        left, right = compile_expr(e.left, call_hook), compile_expr(e.right, call_hook)
+        left, right = sub(e.left), sub(e.right)
         span = e.span
 
         def binop(env):
@@ -167,7 +171,7 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
                 raise NotConcrete(f"cannot evaluate '{e.op}': {err}", span) from None
         return binop
     if isinstance(e, ir.UnaryOp):
-        inner = compile_expr(e.operand, call_hook)
+        inner = sub(e.operand)
         if e.op == "-":
             return lambda env: -inner(env)
         if e.op == "+":
@@ -180,7 +184,7 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
             return ~np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else (not v)
         return not_
     if isinstance(e, ir.IfExp):
-        c, a, b = (compile_expr(x, call_hook) for x in (e.cond, e.then, e.other))
+        c, a, b = (sub(x) for x in (e.cond, e.then, e.other))
         return lambda env: _select(c(env), a(env), b(env))
     if isinstance(e, ir.Call):
         name = e.name
@@ -190,15 +194,15 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
                 return hooked
         if name in CALLS:
             fn = CALLS[name]
-            args = [compile_expr(a, call_hook) for a in e.args]
+            args = [sub(a) for a in e.args]
             if len(args) != _arity(fn):
                 return _fail(f"{name} with {len(args)} argument(s)", e.span)
             return lambda env: fn(*(a(env) for a in args))
         if name in SELECTS and len(e.args) == 3:
-            c, a, b = (compile_expr(x, call_hook) for x in e.args)
+            c, a, b = (sub(x) for x in e.args)
             return lambda env: _select(c(env), a(env), b(env))
         if name in INT_CASTS and len(e.args) == 1:
-            inner = compile_expr(e.args[0], call_hook)
+            inner = sub(e.args[0])
             if name == "T.bool":
                 def to_bool(env):   # one evaluation of the operand (nested casts stay linear)
                     v = inner(env)
@@ -207,9 +211,21 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
             return inner
         if name == "T.Cast" and len(e.args) == 2 and isinstance(e.args[0], ir.Const) \
                 and str(e.args[0].value).startswith(("int", "uint")):
-            return compile_expr(e.args[1], call_hook)
+            return sub(e.args[1])
+        if name == "T.Cast" and len(e.args) == 2 and isinstance(e.args[0], ir.Const) \
+                and str(e.args[0].value) == "bool":
+            inner = sub(e.args[1])
+
+            def cast_bool(env):
+                v = inner(env)
+                return np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else bool(v)
+            return cast_bool
         return _fail(f"value of {name or 'call'}(...)", e.span)
     if isinstance(e, ir.Subscript):
+        if load_hook is not None:
+            hooked = load_hook(e)
+            if hooked is not None:
+                return hooked
         return _fail("a value loaded from memory (data-dependent)", e.span)
     return _fail(type(e).__name__, getattr(e, "span", ir.NO_SPAN))
 

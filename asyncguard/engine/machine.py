@@ -13,7 +13,7 @@ whose bytes it overlaps. A cp.async record is a write that lands at the issuer's
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ..models import NotModelled
 from ..models.launch import WARP
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program
+from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore
 
 PENDING = -1
 
@@ -528,6 +528,11 @@ class Machine:
                     task.env[s.name] = s.value(task.env)
                 except NotConcrete:
                     task.env.pop(s.name, None)
+            elif isinstance(s, PStore):
+                try:
+                    s.apply(task.env)
+                except NotConcrete as err:
+                    self._note(err.reason, s.span)
             elif isinstance(s, PNote):
                 self._note(s.reason, s.span)
 
@@ -605,6 +610,8 @@ class Machine:
         self._merge_into(task, other)
 
     def _merge_into(self, task: _Task, other: _Task) -> None:
+        for k in [k for k in task.env if k not in other.env]:
+            del task.env[k]   # unknown for `other`'s threads (a register or let it could not compute)
         for k, v in other.env.items():
             mine = task.env.get(k)
             if mine is None:
@@ -762,6 +769,15 @@ class Machine:
     # ------------------------------------------------------------ the race check
     def _access(self, task: _Task, ev: Access, s: POp) -> None:
         if ev.tids.size == 0:
+            return
+        if ev.mbarrier is not None and np.ndim(ev.mbarrier) and len(np.unique(ev.mbarrier)) > 1:
+            # TMA loads of one statement completing on different mbarriers (one per warp or
+            # thread): one record per barrier, each completing with its own barrier's phase
+            bars = np.asarray(ev.mbarrier)
+            for b in np.unique(bars).tolist():
+                sel = bars == b
+                self._access(task, replace(ev, tids=ev.tids[sel], lo=ev.lo[sel], hi=ev.hi[sel],
+                                           mbarrier=bars[sel]), s)
             return
         tids = ev.tids.astype(np.int64, copy=False)
         self._acts(tids)
@@ -941,6 +957,17 @@ class Machine:
             return None
         return int(ids[0])
 
+    def _per_barrier(self, bar, s: POp) -> list | None:
+        """Threads of one statement that name different mbarriers (an array indexed by warp or
+        by thread): [(barrier id, selection of the event's threads)] in barrier order, each part
+        then handled like an event on one barrier. None (and a note) for an index out of range."""
+        bar = np.asarray(bar)
+        ids = np.unique(bar)
+        if ids.size and not (0 <= int(ids[0]) and int(ids[-1]) < self.NB):
+            self._note("mbarrier index out of range", s.span)
+            return None
+        return [(int(b), bar == b) for b in ids.tolist()]
+
     def _check_init(self, tids: np.ndarray, b: int, s: POp) -> None:
         m = self.mbars[b]
         if m.init is None:
@@ -966,9 +993,13 @@ class Machine:
                 if m.init is not None and m.fence_clk is None and np.isin(m.init[0], ev.tids):
                     m.fence_clk = int(self.vc[m.init[0], m.init[0]])
             return
-        b = self._mbar_ids(ev.bar, s)
-        if b is None:
+        parts = self._per_barrier(ev.bar, s)
+        if parts is None:
             return
+        if len(parts) > 1:
+            self._mbarrier_split(task, ev, s, parts)
+            return
+        b = parts[0][0]
         m = self.mbars[b]
         if isinstance(ev, MbarInit):
             if m.init is not None:
@@ -982,6 +1013,37 @@ class Machine:
             self._arrive(task, m, b, ev, s)
         else:
             self._wait_parity(task, m, b, ev, s)
+
+    def _mbarrier_split(self, task: _Task, ev, s: POp, parts: list) -> None:
+        """One statement on several mbarriers: each barrier's threads as their own event. A wait
+        splits the task, one per barrier (they block and are released independently; tasks
+        released together at one position merge again)."""
+        subs = []
+        for b, sel in parts:
+            kw = {"tids": ev.tids[sel], "bar": np.asarray(ev.bar)[sel]}
+            if isinstance(ev, MbarWait):
+                kw["parity"] = np.asarray(ev.parity)[sel] if isinstance(ev.parity, np.ndarray) \
+                    and np.ndim(ev.parity) else ev.parity
+            subs.append(replace(ev, **kw))
+        if not isinstance(ev, MbarWait):
+            for sub in subs:
+                self._mbarrier(task, sub, s)
+            return
+        if not np.array_equal(np.sort(ev.tids), task.tids):
+            self._note("mbarrier wait on several barriers by part of a path", s.span)
+            return
+        tasks = [task]
+        for sub in subs[1:]:
+            mask = np.zeros(self.T, dtype=bool)
+            mask[sub.tids] = True
+            other = _Task(mask, [f.copy() for f in task.frames], dict(task.env))
+            self.tasks.insert(self.tasks.index(task) + 1, other)
+            tasks.append(other)
+        mask = np.zeros(self.T, dtype=bool)
+        mask[subs[0].tids] = True
+        task.mask, task.tids = mask, np.flatnonzero(mask)
+        for t, sub in zip(tasks, subs):
+            self._mbarrier(t, sub, s)
 
     def _arrive(self, task: _Task, m: _Mbar, b: int, ev: MbarArrive, s: POp) -> None:
         self._check_run_ahead(m, b, ev.tids, s)

@@ -18,9 +18,24 @@ from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
 from ..models.memory import BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, dtype_bytes
 from .exprs import NotConcrete, compile_expr, free_names
+from .inputs import INPUTS
 
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
+
+# Per-thread registers the engine evaluates exactly: integer `local` buffers of a few elements
+# (phase counters, tile counters, loop-carried indices). Larger or floating-point local buffers
+# hold data (accumulators, fragments) whose values never decide shared bytes or synchronization.
+REGISTER_SCOPES = ("local", "local.var")
+REGISTER_DTYPES = {"int8": (-2**7, 2**7), "int16": (-2**15, 2**15), "int32": (-2**31, 2**31),
+                   "int64": (-2**63, 2**63), "uint8": (0, 2**8), "uint16": (0, 2**16),
+                   "uint32": (0, 2**32), "uint64": (0, 2**64), "bool": (0, 2)}
+MAX_REGISTER_ELEMS = 8
+
+
+def register_key(region: str, k: int) -> str:
+    """The environment key of element `k` of register buffer `region` (never a TIR name)."""
+    return f"{region}[{k}]"
 
 
 # ---------------------------------------------------------------- program nodes
@@ -64,6 +79,59 @@ class PIf:
 
 
 @dataclass
+class PStore:
+    """A store into a per-thread register: the task's environment keeps element k of `region`
+    under register_key(region, k), one value per thread like any other per-thread value. A value
+    the engine cannot compute (data, an out-of-range result) leaves the element unknown, so a
+    later use of it is reported where it decides something, never guessed."""
+    region: str
+    index: Callable          # element index from the region's element 0
+    value: Callable
+    size: int
+    bounds: tuple            # (lo, hi): the dtype's range; a value outside it is unknown (wraps)
+    span: ir.Span
+    src: tuple = ()          # (index, value) expressions, for the prover
+
+    def apply(self, env: dict) -> None:
+        k = self.index(env)
+        try:
+            v = self.value(env)
+        except NotConcrete:
+            v = None
+        if v is not None:
+            arr = np.asarray(v)
+            if arr.dtype.kind == "b":
+                v = arr.astype(np.int64) if isinstance(v, np.ndarray) else int(bool(v))
+            elif arr.dtype.kind not in "iu" or arr.size and (
+                    int(arr.min()) < self.bounds[0] or int(arr.max()) >= self.bounds[1]):
+                v = None   # a float, or a value its dtype would wrap: not modelled exactly
+        if isinstance(k, np.ndarray):
+            ks = np.unique(k)
+            if ks.size == 1:
+                k = int(ks[0])
+            else:   # a per-thread index: each element changes for the threads that name it
+                for kk in ks.tolist():
+                    self._check(kk)
+                    key, old = register_key(self.region, kk), env.get(register_key(self.region, kk))
+                    if v is None or old is None:
+                        env.pop(key, None)
+                    else:
+                        env[key] = np.where(k == kk, v, old)
+                return
+        self._check(int(k))
+        key = register_key(self.region, int(k))
+        if v is None:
+            env.pop(key, None)
+        else:
+            env[key] = v
+
+    def _check(self, k: int) -> None:
+        if not 0 <= k < self.size:
+            raise NotConcrete(f"register {self.region}[{k}] out of its {self.size} element(s)",
+                              self.span)
+
+
+@dataclass
 class PNote:
     """A construct the engine cannot execute: reported as `unsupported` if reached."""
     reason: str
@@ -92,15 +160,24 @@ class Program:
     symbols: list = field(default_factory=list)    # scalar params (symbolic sizes)
     block_dependent: bool = False   # control flow depends on blockIdx: check several blocks
     control_names: set = field(default_factory=set)  # names loop bounds / branches / lets use
+    blocks_alike: bool = False   # control depends on blockIdx only through input-cell addresses
 
 
 def _relevant(stmts) -> bool:
     for s in stmts:
-        if isinstance(s, (POp, PNote)):
+        if isinstance(s, (POp, PNote, PStore)):
             return True
         if isinstance(s, PLoop) and s.relevant or isinstance(s, PIf) and s.relevant:
             return True
     return False
+
+
+def _register_value(env: dict, region: str, k: int, span):
+    try:
+        return env[register_key(region, k)]
+    except KeyError:
+        raise NotConcrete(f"register {region}[{k}] has no known value here (never written, or "
+                          "written with a value the engine cannot compute)", span) from None
 
 
 class Elaborator:
@@ -114,6 +191,17 @@ class Elaborator:
         self.symbols: list = []
         self.barrier_regions: list = []
         self._in_extern = False
+        # global-memory parameters: the parameter every view of one aliases (data-dependent
+        # inputs), the ones the kernel may write, the ones used only as truth values
+        self.roots: dict = {}
+        self.written_roots: set = set()
+        self.truth_only: dict = {}
+        self._taken_site = None   # the load that is the whole condition of an access-only branch
+        self.escaped_registers: set = set()   # register regions an operation gets a pointer to
+        # control names outside the addresses of global loads, and those addresses per parameter:
+        # blocks that differ only in which input cells they read behave alike (elaborate())
+        self.plain_control_names: set = set()
+        self.input_sites: list = []   # (root, index expressions, strides)
         self.control_names: set = set()   # names that loop bounds / branches / lets depend on
         for p in func.params:
             ann = p.annotation
@@ -121,6 +209,8 @@ class Elaborator:
                 dtype = self.literal(ann.args[0]) if ann.args else "handle"
                 scope = self.literal(ann.args[1]) if len(ann.args) > 1 else "global"
                 self.views[p.name] = View(p.name, str(dtype), None, scope=str(scope))
+                if scope == "global":
+                    self.roots[p.name] = p.name
             elif isinstance(ann, (ir.Attr, ir.Call, ir.Var)):
                 self.symbols.append(p.name)
 
@@ -143,7 +233,166 @@ class Elaborator:
         return None
 
     def compile(self, e: ir.Expr):
-        return compile_expr(e, self._call_hook)
+        return compile_expr(e, self._call_hook, self._load_hook)
+
+    def _control(self, e) -> None:
+        self.control_names |= free_names(e)
+        self.plain_control_names |= self._names_outside_inputs(e)
+
+    def _names_outside_inputs(self, e) -> set:
+        """free_names(e) without the names that only address a global parameter's element."""
+        out: set = set()
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Subscript):
+                v = self.view_of(x.value)
+                if v is not None and v.name in self.roots:
+                    continue
+            if isinstance(x, ir.Var):
+                out.add(x.name)
+            elif isinstance(x, (tuple, list)):
+                stack.extend(x)
+            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+                stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+        return out
+
+    def register_of(self, view: View | None):
+        """(region name, first element, element count, dtype range) when `view` is a per-thread
+        register buffer the engine evaluates, else None."""
+        if view is None or view.region is None:
+            return None
+        r = view.region
+        if r.scope not in REGISTER_SCOPES or r.elem_dtype not in REGISTER_DTYPES:
+            return None
+        esize = dtype_bytes(r.elem_dtype) or 1
+        n = r.nbytes // esize
+        if n > MAX_REGISTER_ELEMS or view.dtype != r.elem_dtype or view.byte_offset % esize:
+            return None
+        return r.name, view.byte_offset // esize, n, REGISTER_DTYPES[r.elem_dtype]
+
+    def _register_index(self, reg, sub: ir.Subscript):
+        """fn(env) -> element index (from the region's element 0) of a 1-element subscript."""
+        idx = sub.indices
+        if len(idx) != 1 and reg is not None:
+            shape = self.view_of(sub.value).shape or ()
+            if len(idx) == len(shape) and not any(isinstance(i, ir.Slice) for i in idx):
+                strides = [int(np.prod(shape[k + 1:])) for k in range(len(idx))]
+                fns = [self.compile(i) for i in idx]
+                first = reg[1]
+                return lambda env: first + sum(f(env) * st for f, st in zip(fns, strides))
+            return None
+        if len(idx) != 1 or isinstance(idx[0], ir.Slice):
+            return None
+        fn, first = self.compile(idx[0]), reg[1]
+        return lambda env: first + fn(env)
+
+    def _register_slice_store(self, reg, tgt: ir.Subscript, val, span) -> list:
+        """`r[lo:hi] = ...` into a register: element by element when the value is a truth-cast
+        vector load of the same length from global memory (`T.Cast("int8x4", T.Cast("boolx4",
+        M[a:a + 4]))`, how TileLang copies a block mask into registers); any other value leaves
+        every element of the register unknown."""
+        region, first, size, bounds = reg
+        sl = tgt.indices[0] if len(tgt.indices) == 1 and isinstance(tgt.indices[0], ir.Slice) else None
+        lo = self.literal(sl.lo) if sl is not None and sl.lo is not None else None
+        hi = self.literal(sl.hi) if sl is not None and sl.hi is not None else None
+        src, truth = val, False
+        while isinstance(src, ir.Call) and src.name == "T.Cast" and len(src.args) == 2:
+            truth = truth or str(self.literal(src.args[0]) or "").startswith("bool")
+            src = src.args[1]
+        g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
+        root = self.roots.get(g.name) if g is not None else None
+        gsl = src.indices[0] if root is not None and len(src.indices) == 1 and \
+            isinstance(src.indices[0], ir.Slice) and src.indices[0].step is None else None
+        if isinstance(lo, int) and isinstance(hi, int) and truth and gsl is not None and \
+                gsl.lo is not None and 0 <= lo < hi <= size - first:
+            start = self.compile(gsl.lo)
+            self.input_sites.append((root, (gsl.lo,), (1,), g.byte_offset, g.elem_size))
+            length = self.compile(ir.BinOp("-", gsl.hi, gsl.lo)) if gsl.hi is not None else None
+            out = []
+            for j in range(hi - lo):
+                cell = self._input_cell(g, root, lambda env, j=j: start(env) + j, src.span, both=True)
+
+                def value(env, cell=cell, n=hi - lo):
+                    if length is None or length(env) != n:
+                        raise NotConcrete("vector load and register slice of different lengths", span)
+                    return int(bool(cell(env)))
+                out.append(PStore(region, lambda env, k=first + lo + j: k, value, size, bounds, span,
+                                  (None, val)))
+            return out
+
+        def unknown(env):
+            raise NotConcrete("a register slice written with a value the engine does not compute", span)
+        return [PStore(region, lambda env, k=first + k: k, unknown, size, bounds, span, (None, val))
+                for k in range(size - first)]
+
+    def _input_load(self, sub: ir.Subscript):
+        """A load from a global parameter: an unknown input of the run (engine/inputs.py), when
+        every thread of the block reads one address, the kernel never writes the buffer, and
+        every use of the buffer is a truth value (two outcomes stand for every value)."""
+        view = self.view_of(sub.value)
+        root = self.roots.get(view.name) if view is not None else None
+        if root is None or any(isinstance(i, ir.Slice) for i in sub.indices):
+            return None
+        shape = view.shape or ()
+        if len(sub.indices) != 1 and len(sub.indices) != len(shape):
+            return None
+        strides = [int(np.prod(shape[k + 1:])) for k in range(len(sub.indices))] \
+            if len(sub.indices) > 1 else [1]
+        fns = [self.compile(i) for i in sub.indices]
+        self.input_sites.append((root, tuple(sub.indices), tuple(strides), view.byte_offset, view.elem_size))
+        return self._input_cell(view, root, lambda env: sum(f(env) * st for f, st in zip(fns, strides)),
+                                sub.span, both=sub is not self._taken_site)
+
+    def _input_cell(self, view: View, root: str, flat_fn, span, both: bool):
+        """fn(env) -> the run's outcome for the element `flat_fn(env)` of global view `view`."""
+        esize, offset, name = view.elem_size, view.byte_offset, view.name
+
+        def load(env):
+            inputs = env.get(INPUTS)
+            if inputs is None:
+                raise NotConcrete("a value loaded from global memory (data-dependent)", span)
+            if root in self.written_roots:
+                raise NotConcrete(f"a value loaded from {root}, which the kernel also writes "
+                                  "(data-dependent)", span)
+            if not self.truth_only.get(root, False):
+                raise NotConcrete(f"a value loaded from {root} used as a number (data-dependent: "
+                                  "only truth values are enumerated)", span)
+            flat = flat_fn(env)
+            if isinstance(flat, np.ndarray):
+                vals = np.unique(flat)
+                if vals.size != 1:
+                    raise NotConcrete(f"a value loaded from {root} at an address that differs "
+                                      "between threads (data-dependent)", span)
+                flat = vals[0]
+            flat = int(flat)
+            return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both)
+        return load
+
+    def _load_hook(self, sub: ir.Subscript):
+        reg = self.register_of(self.view_of(sub.value))
+        if reg is None:
+            return self._input_load(sub)
+        index = self._register_index(reg, sub)
+        if index is None:
+            return None
+        region, span = reg[0], sub.span
+
+        def load(env):
+            if region in self.escaped_registers:
+                raise NotConcrete(f"register {region} is handed to an operation by pointer", span)
+            k = index(env)
+            if isinstance(k, np.ndarray):
+                ks = np.unique(k)
+                if ks.size != 1:   # a per-thread index: gather each thread's element
+                    out = None
+                    for kk in ks.tolist():
+                        v = _register_value(env, region, kk, span)
+                        out = np.where(k == kk, v, 0 if out is None else out)
+                    return out
+                k = int(ks[0])
+            return _register_value(env, region, int(k), span)
+        return load
 
     def _call_hook(self, call: ir.Call):
         if call.name == "T.tl_shuffle_elect" and len(call.args) == 1:
@@ -273,6 +522,8 @@ class Elaborator:
             if base is not None:
                 self.views[name] = View(name, str(dtype), base.region, base.byte_offset,
                                         tuple(shape or ()), scope or base.scope)
+                if base.region is None and base.name in self.roots:   # an alias of a parameter
+                    self.roots[name] = self.roots[base.name]
                 return True
             scope = scope or "global"
             if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
@@ -443,9 +694,13 @@ class Elaborator:
         if isinstance(s, ir.If):
             cond_effects: list = []
             self._expr_effects(s.cond, cond_effects)
-            self.control_names |= free_names(s.cond)
+            self._control(s.cond)
             then, other = self.block(s.then), self.block(s.other)
-            node = PIf(self.compile(s.cond), then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
+            bare = _bare_load(s.cond)
+            self._taken_site = bare if bare is not None and not other and _access_only(then) else None
+            cond = self.compile(s.cond)
+            self._taken_site = None
+            node = PIf(cond, then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
                        _relevant(then) or _relevant(other), frozenset(free_names(s.cond)), s.cond)
             return cond_effects + [node]
         if isinstance(s, ir.With):
@@ -473,6 +728,15 @@ class Elaborator:
         out: list = []
         self._expr_effects(val, out)
         if isinstance(tgt, ir.Subscript):
+            reg = self.register_of(self.view_of(tgt.value))
+            index = self._register_index(reg, tgt) if reg is not None else None
+            if index is not None:
+                self._control(val)
+                return out + [PStore(reg[0], index, self.compile(val), reg[2], reg[3], s.span,
+                                     (tgt.indices[0] if len(tgt.indices) == 1 else None, val))]
+            if reg is not None:
+                self._control(val)
+                return out + self._register_slice_store(reg, tgt, val, s.span)
             for i in tgt.indices:
                 for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
                     if part is not None:
@@ -486,13 +750,13 @@ class Elaborator:
             if view is not None:  # pointer alias: `p = buf.data`
                 self.views[tgt.name] = view
                 return out
-            self.control_names |= free_names(val)
+            self._control(val)
             return out + [PLet(tgt.name, s.span, self.compile(val), val)]
         return out + [PNote("assignment to an unsupported target", s.span)]
 
     def _for(self, s: ir.For) -> list:
         it = s.iter
-        self.control_names |= free_names(it)
+        self._control(it)
         if not isinstance(it, ir.Call):
             return [PNote("loop over a non-range iterable", s.span)]
         name, args = it.name, it.args
@@ -521,11 +785,173 @@ class Elaborator:
         return [PNote(f"loop over {name or 'an expression'}", s.span)]
 
 
+# operations whose only events are shared accesses (no barrier, group, arrive or register)
+_ACCESS_ONLY_OPS = {"load", "store", "ptx_cp_async", "ptx_ldmatrix", "ptx_stmatrix"}
+
+
+def _access_only(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, POp) and s.name in _ACCESS_ONLY_OPS or isinstance(s, PNote):
+            continue
+        if isinstance(s, PLoop) and _access_only(s.body):
+            continue
+        if isinstance(s, PIf) and _access_only(s.then) and _access_only(s.other):
+            continue
+        return False
+    return True
+
+
+def _bare_load(cond):
+    """The load a condition consists of (`M[i]`, `T.Cast("bool", M[i])`, `T.bool(M[i])`), or None."""
+    while isinstance(cond, ir.Call) and (cond.name == "T.bool" and len(cond.args) == 1 or
+                                         cond.name == "T.Cast" and len(cond.args) == 2):
+        cond = cond.args[-1]
+    return cond if isinstance(cond, ir.Subscript) else None
+
+
+def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
+    """Which global parameters the kernel may write, and which are read only as truth values
+    (a condition, `not`, `and`/`or`, `T.Cast("bool", ...)`, `T.bool`)."""
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            _scan_globals(el, x, truth)
+        return
+    if isinstance(node, ir.If) or isinstance(node, ir.While):
+        _scan_globals(el, node.cond, True)
+        _scan_globals(el, node.body if isinstance(node, ir.While) else (node.then, node.other))
+        return
+    if isinstance(node, ir.Assign):
+        if isinstance(node.target, ir.Subscript):
+            view = el.view_of(node.target.value)
+            if view is not None and view.name in el.roots:
+                el.written_roots.add(el.roots[view.name])
+            _scan_globals(el, node.target.indices)
+        _scan_globals(el, node.value)
+        return
+    if isinstance(node, ir.Subscript):
+        view = el.view_of(node.value)
+        if view is not None and view.name in el.roots:
+            root = el.roots[view.name]
+            el.truth_only[root] = el.truth_only.get(root, True) and (truth or view.dtype == "bool")
+        _scan_globals(el, node.indices)
+        return
+    if isinstance(node, ir.Call):
+        if node.name == "T.tvm_access_ptr" and len(node.args) == 5:
+            view = el.view_of(node.args[1])
+            rw = el.literal(node.args[4])
+            if el.register_of(view) is not None:
+                el.escaped_registers.add(view.region.name)
+            if view is not None and view.name in el.roots and not (isinstance(rw, int) and rw & 2 == 0):
+                el.written_roots.add(el.roots[view.name])
+            _scan_globals(el, node.args[2:4])
+            return
+        if node.name in ("T.decl_buffer", "T.Buffer", "T.match_buffer"):
+            return
+        cast_bool = node.name == "T.Cast" and len(node.args) == 2 and \
+            str(el.literal(node.args[0]) or "").startswith("bool")
+        for a in node.args:
+            view = el.view_of(a)   # a buffer handed to an operation: it may write it
+            if view is not None and view.name in el.roots:
+                el.written_roots.add(el.roots[view.name])
+            if el.register_of(view) is not None:
+                el.escaped_registers.add(view.region.name)
+            _scan_globals(el, a, cast_bool or node.name == "T.bool" or node.name == "T.likely" and truth)
+        for _, a in node.kwargs:
+            _scan_globals(el, a)
+        return
+    if isinstance(node, ir.UnaryOp):
+        _scan_globals(el, node.operand, node.op == "not")
+        return
+    if isinstance(node, ir.BinOp):
+        logic = node.op in ("and", "or")
+        _scan_globals(el, node.left, logic)
+        _scan_globals(el, node.right, logic)
+        return
+    if isinstance(node, ir.IfExp):
+        _scan_globals(el, node.cond, True)
+        _scan_globals(el, (node.then, node.other))
+        return
+    if isinstance(node, (ir.ExprStmt,)):
+        _scan_globals(el, node.expr)
+    elif isinstance(node, (ir.For, ir.With)):
+        _scan_globals(el, node.body)
+        _scan_globals(el, getattr(node, "iter", None) or getattr(node, "ctx", None))
+    elif isinstance(node, (ir.TupleE, ir.ListE)):
+        _scan_globals(el, node.items)
+    elif isinstance(node, ir.Attr):
+        _scan_globals(el, node.value)
+    elif isinstance(node, ir.Other):
+        _scan_globals(el, node.exprs)
+
+
+def _signed_terms(e, sign: int = 1) -> list:
+    """e as a sum of signed terms (over + and -)."""
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        return _signed_terms(e.left, sign) + _signed_terms(e.right, sign if e.op == "+" else -sign)
+    if isinstance(e, ir.UnaryOp) and e.op == "-":
+        return _signed_terms(e.operand, -sign)
+    return [(sign, e)]
+
+
+def _block_part(e, block_vars: set):
+    """The signed terms of `e` that mention a blockIdx variable, when every such term mentions
+    nothing else (so e = F(block) + G(rest)); None otherwise."""
+    part = []
+    for sign, t in _signed_terms(e):
+        names = free_names(t)
+        if names & block_vars:
+            if not names <= block_vars:
+                return None
+            part.append((sign, t))
+    return part
+
+
+def _same_terms(a: list, b: list) -> bool:
+    rest = list(b)
+    for x in a:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return not rest
+
+
+def inputs_alike_across_blocks(el: Elaborator) -> bool:
+    """Blocks differ only in which input cells they read, the same way for every cell: no
+    control expression mentions a blockIdx variable outside a global load's address, and every
+    load of one parameter addresses F(block) + G(rest) with one F. Then two loads of a block read
+    one cell exactly when they do in any other block, so the outcome patterns of one block are
+    those of every block (analyze checks one block for all)."""
+    block_vars = set(el.launch.block_vars)
+    if el.plain_control_names & block_vars:
+        return False
+    if any(not el.truth_only.get(site[0]) or site[0] in el.written_roots for site in el.input_sites):
+        return False   # some load is not an input the search enumerates: nothing to share
+    form: dict = {}
+    for root, indices, strides, offset, esize in el.input_sites:
+        parts = []
+        for idx in indices:
+            part = _block_part(idx, block_vars)
+            if part is None:
+                return False
+            parts.append(part)
+        key = (strides, offset, esize)
+        if root not in form:
+            form[root] = (key, parts)
+            continue
+        key0, parts0 = form[root]
+        if key0 != key or len(parts0) != len(parts) or \
+                not all(_same_terms(a, b) for a, b in zip(parts0, parts)):
+            return False
+    return True
+
+
 def elaborate(func: ir.Function) -> Program:
     el = Elaborator(func)
     body = el.block(func.body)
+    _scan_globals(el, func.body)
     el.layout.assign_bases()
     return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                    el.barrier_regions, el.symbols,
                    block_dependent=bool(el.control_names & set(el.launch.block_vars)),
+                   blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
                    control_names=set(el.control_names))

@@ -1,0 +1,181 @@
+"""Data-dependent, block-uniform control flow: a truth value loaded from read-only global memory
+(a block-sparse mask) is an unknown input, and the kernel is checked for every outcome pattern."""
+import textwrap
+from pathlib import Path
+
+from asyncguard.analyze import check_text
+from asyncguard.engine.inputs import Inputs, InputSearch
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "handwritten"
+
+
+def report(name: str):
+    path = CORPUS / name
+    return check_text(path.read_text(), str(path))
+
+
+def test_search_runs_every_pattern_of_the_cells_it_meets_once():
+    seen = []
+    search = InputSearch(limit=64)
+    for inputs in search:
+        vals = tuple(inputs.value(c, f"M[{c}]", both=True) for c in range(3))
+        seen.append(vals)
+    assert sorted(seen) == sorted({(a, b, c) for a in (0, 1) for b in (0, 1) for c in (0, 1)})
+    assert search.runs == 8 and not search.truncated
+
+
+def test_search_stops_at_its_limit_and_says_so():
+    search = InputSearch(limit=4)
+    for inputs in search:
+        for c in range(3):
+            inputs.value(c, f"M[{c}]", both=True)
+    assert search.runs == 4 and search.truncated
+
+
+def test_cells_that_only_guard_accesses_are_taken_not_enumerated():
+    search = InputSearch()
+    for inputs in search:
+        assert inputs.value(0, "M[0]", both=False) == 1
+    assert search.runs == 1
+    assert Inputs().alternatives() == []
+
+
+def test_block_sparse_ring_is_clean_for_every_mask():
+    rep = report("blocksparse_ws_ring.tir")
+    assert rep.verdict == "clean"
+    assert any("every outcome pattern checked (8 run(s))" in s for s in rep.kernels[0].scope)
+
+
+def test_a_bug_only_a_mixed_mask_shows_is_found_with_its_pattern():
+    rep = report("blocksparse_ws_ring_counts_skipped.tir")
+    assert rep.verdict == "buggy"
+    hang = next(f for f in rep.findings if f.rule.code == "AG408")
+    assert hang.line == 41
+    pattern = hang.witness["inputs"]
+    assert 0 in pattern.values() and 1 in pattern.values()   # mixed: some tiles skipped, some not
+
+
+def test_a_mask_address_that_differs_between_threads_stays_unknown():
+    rep = report("blocksparse_ws_ring_thread_mask.tir")
+    assert rep.verdict == "unknown"
+    assert "differs between threads" in rep.findings[0].message
+
+
+def test_lowered_block_sparse_gemm_is_clean_and_a_dropped_barrier_is_found():
+    rep = report("blocksparse_gemm_sm80.tir")
+    assert rep.verdict == "clean"
+    assert any("checked taken" in s for s in rep.kernels[0].scope)
+    bug = report("blocksparse_gemm_sm80_drop_barrier.tir")
+    assert sorted({(f.rule.code, f.line) for f in bug.findings}) == [("AG201", 67), ("AG201", 69)]
+
+
+HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(M: T.handle("int8", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    M_1 = T.decl_buffer((4,), "int8", data=M)
+    C_1 = T.decl_buffer((64,), data=C)
+    tx = T.launch_thread("threadIdx.x", 64)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+'''
+
+
+def kernel(body: str) -> str:
+    return HEAD + textwrap.indent(textwrap.dedent(body).strip() + "\n", "    ")
+
+
+def test_a_barrier_under_a_mask_is_the_same_for_every_thread():
+    # block-uniform: all threads take the same side, so the barrier never diverges
+    text = kernel("""
+        S[tx] = T.float32(1)
+        if T.Cast("bool", M_1[2]):
+            T.tvm_storage_sync("shared")
+            C_1[tx] = S[63 - tx]
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+
+
+def test_a_mask_the_kernel_writes_is_not_an_input():
+    text = kernel("""
+        M_1[0] = T.int8(1)
+        if T.Cast("bool", M_1[2]):
+            S[tx] = T.float32(1)
+            T.tvm_storage_sync("shared")
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "unknown" and "also writes" in rep.findings[0].message
+
+
+def test_a_mask_value_used_as_a_number_is_not_enumerated():
+    text = kernel("""
+        if M_1[2] > T.int8(1):
+            S[tx] = T.float32(1)
+            T.tvm_storage_sync("shared")
+        C_1[tx] = T.Cast("float32", M_1[1] + M_1[2])
+    """)
+    assert check_text(text).verdict == "unknown"
+
+
+def test_a_race_under_one_outcome_is_reported():
+    # when the mask is set the barrier is skipped: the neighbour read races with its write
+    text = kernel("""
+        S[tx] = T.float32(1)
+        if not T.Cast("bool", M_1[1]):
+            T.tvm_storage_sync("shared")
+        C_1[tx] = S[63 - tx]
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.kind == "race")
+    assert race.witness["inputs"] == {"M_1[1]": 1}
+
+
+def test_block_sparse_attention_mask_copied_into_registers():
+    # the mask row travels global -> registers (a truth-cast vector copy) -> branch conditions
+    rep = report("blocksparse_attn_sm80.tir")
+    assert rep.verdict == "clean"
+    assert any("every outcome pattern checked" in s for s in rep.kernels[0].scope)
+
+
+def test_block_sparse_attention_sm90a_overwrites_q_while_it_may_land_for_an_empty_mask_row():
+    rep = report("blocksparse_attn_sm90a.tir")
+    found = sorted({(f.rule.code, f.line) for f in rep.findings})
+    assert found == [("AG401", 172), ("AG401", 176)]
+    first = next(f for f in rep.findings if f.line == 172)
+    assert set(first.witness["inputs"].values()) == {0}   # no block of the row is set
+    assert report("blocksparse_attn_sm90a_q_wait_hoisted.tir").verdict == "clean"
+
+
+BLOCKS = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(M: T.handle("int8", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 4, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    M_1 = T.decl_buffer((16,), "int8", data=M)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    for k in range(2):
+        S[tx] = T.float32(1)
+        if T.Cast("bool", M_1[bx * 4 + k]):
+            T.tvm_storage_sync("shared")
+        if T.Cast("bool", M_1[{second}]):
+            C_1[tx] = S[63 - tx]
+        T.tvm_storage_sync("shared")
+'''
+
+
+def test_one_block_stands_for_all_when_blocks_differ_only_in_the_cells_they_read():
+    rep = check_text(BLOCKS.replace("{second}", "bx * 4 + k + 1"))
+    assert rep.kernels[0].blocks == [{"blockIdx.x": 0}]
+    assert any("stands for every block" in s for s in rep.kernels[0].scope)
+    # k = 0 reads cells 0 and 1, k = 1 reads 1 and 2: cell 1 skipped the barrier but guards the read
+    assert rep.verdict == "buggy"
+
+
+def test_blocks_that_address_the_mask_differently_are_all_checked():
+    # cells bx * 4 + k and 12 - bx * 4 + k coincide in some blocks and not in others
+    rep = check_text(BLOCKS.replace("{second}", "12 - bx * 4 + k"))
+    assert len(rep.kernels[0].blocks) == 4
+    assert rep.verdict == "buggy"
