@@ -16,7 +16,8 @@ from ..events import Access, AccessKind
 from ..models import OPS, PURE, NotModelled, per_thread
 from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
-from ..models.memory import BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, dtype_bytes
+from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
+                             dtype_bits)
 from .exprs import NotConcrete, compile_expr, free_names
 
 
@@ -172,11 +173,20 @@ class Elaborator:
         return None
 
     def make_ptr(self, view: View, offset_expr, elem_size: int | None = None,
-                 extent_expr=None, rw_expr=None) -> AccessPtr:
+                 extent_expr=None, rw_expr=None, elem_bits: int | None = None) -> AccessPtr:
         zero = lambda env: 0  # noqa: E731
-        return AccessPtr(view, elem_size or view.elem_size,
-                         self.compile(offset_expr) if offset_expr is not None else zero,
-                         self.compile(extent_expr) if extent_expr is not None else zero,
+        offset = self.compile(offset_expr) if offset_expr is not None else zero
+        extent = self.compile(extent_expr) if extent_expr is not None else zero
+        bits = elem_bits or (elem_size * 8 if elem_size else view.elem_bits)
+        if bits % 8:   # sub-byte elements: a byte-granular pointer over the bytes they cover
+            def byte_offset(env, offset=offset):
+                return byte_span(offset(env), 0, bits)[0]
+
+            def byte_extent(env, offset=offset, extent=extent):
+                lo, hi = byte_span(offset(env), extent(env), bits)
+                return hi - lo
+            offset, extent, bits = byte_offset, byte_extent, 8
+        return AccessPtr(view, bits // 8, offset, extent,
                          self.compile(rw_expr) if rw_expr is not None else zero)
 
     def access_ptr(self, e) -> AccessPtr | None:
@@ -187,8 +197,10 @@ class Elaborator:
         view = self.view_of(data)
         if view is None:
             raise NotModelled(f"T.tvm_access_ptr over unknown data {data!r:.40}")
-        size = dtype_bytes(str(dtype)) if dtype else view.elem_size
-        return self.make_ptr(view, off, size, ext, rw)
+        bits = dtype_bits(str(dtype)) if dtype else view.elem_bits
+        if bits is None:
+            raise NotModelled(f"T.tvm_access_ptr with unknown dtype {dtype!r:.40}")
+        return self.make_ptr(view, off, None, ext, rw, elem_bits=bits)
 
     def access_ptr_or_none(self, e) -> AccessPtr | None:
         try:
@@ -280,11 +292,10 @@ class Elaborator:
                     self.notes.append(("shared buffer with a non-constant shape", call.span))
                 self.views[name] = View(name, str(dtype), None, scope=scope)
                 return True
-            esize = dtype_bytes(str(dtype))
-            if esize is None and scope in SHARED_SCOPES:
+            bits = dtype_bits(str(dtype))
+            if bits is None and scope in SHARED_SCOPES:
                 self.notes.append((f"unknown dtype {dtype!r}", call.span))
-                esize = 1
-            nbytes = int(np.prod(shape)) * (esize or 1)
+            nbytes = byte_span(0, int(np.prod(shape)), bits or 8)[1]
             region = Region(name, scope, nbytes, line=call.span.line, elem_dtype=str(dtype),
                             shape=tuple(shape))
             if scope in SHARED_SCOPES:
@@ -343,13 +354,14 @@ class Elaborator:
             hi_fn = lambda env, lo_fn=lo_fn: lo_fn(env) + 1  # noqa: E731
         else:
             return PNote("multi-dimensional slice of a shared buffer", sub.span)
-        esize = view.elem_size
+        esize, bits = view.elem_size, view.elem_bits
 
         def run(env, tids):
             lo = per_thread(lo_fn(env), tids)
             hi = per_thread(hi_fn(env), tids)
             base = view.flat_base
-            return [Access(kind, tids, base + lo * esize, base + hi * esize, view.name, base, esize,
+            lo, hi = byte_span(lo, hi - lo, bits)   # sub-byte elements cover their whole byte
+            return [Access(kind, tids, base + lo, base + hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store")]
         return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
 
