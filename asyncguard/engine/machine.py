@@ -25,6 +25,7 @@ from ..models.launch import WARP
 from . import accelerate
 from .exprs import NotConcrete
 from .program import PIf, PLet, PLoop, PNote, POp, Program
+from .taint import Taint, drop_dependent
 
 PENDING = -1
 
@@ -57,6 +58,7 @@ class Record:
     mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
     phase: int = -1
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
+    tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
 
 
 @dataclass
@@ -355,11 +357,13 @@ class Machine:
         T = self.T
         names = [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
         self.NB = len(names)
-        # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired
-        self.vc = np.zeros((T, T + self.NB), dtype=np.int64)
+        # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired;
+        # the last column is the taint (engine/taint.py): progress resting on an unmodelled op
+        self.vc = np.zeros((T, T + self.NB + 1), dtype=np.int64)
         self.vc[np.arange(T), np.arange(T)] = 1
-        self.fence_vc = np.full((T, T + self.NB), -1, dtype=np.int64)  # knowledge at last proxy fence
-        self.mbars = [_Mbar(n, T + self.NB, T) for n in names]
+        self.fence_vc = np.full((T, T + self.NB + 1), -1, dtype=np.int64)  # knowledge at last proxy fence
+        self.mbars = [_Mbar(n, T + self.NB + 1, T) for n in names]
+        self.taint = Taint(program, T + self.NB)
         self.alive = np.ones(T, dtype=bool)
         self.acted = np.zeros(T, dtype=bool)   # touched shared memory or arrived somewhere
         self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
@@ -456,6 +460,7 @@ class Machine:
                     events = s.run(task.env, task.tids)
                 except (NotModelled, NotConcrete) as err:
                     self._note(getattr(err, "reason", str(err)), s.span)
+                    self.taint.threads(self, task.tids)   # its effect is skipped
                     continue
                 for k, ev in enumerate(events):
                     self._event(task, ev, s)
@@ -494,6 +499,7 @@ class Machine:
                     task.env.pop(s.name, None)
             elif isinstance(s, PNote):
                 self._note(s.reason, s.span)
+                self.taint.note(self, task, s)
 
     def _plan(self, loop: PLoop, n: int, start: int):
         key = (n, start)
@@ -727,7 +733,7 @@ class Machine:
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
                      self.vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
-                     collective=ev.collective)
+                     collective=ev.collective, tainted=bool(self.vc[tids, self.taint.column].any()))
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
@@ -861,6 +867,7 @@ class Machine:
             return
         b = self._mbar_ids(ev.bar, s)
         if b is None:
+            self.taint.threads(self, ev.tids)   # the event is skipped
             return
         m = self.mbars[b]
         if isinstance(ev, MbarInit):
@@ -926,6 +933,7 @@ class Machine:
     def _tma_deliver(self, task: _Task, rec: Record, ev: Access, s: POp) -> None:
         b = self._mbar_ids(ev.mbarrier, s)
         if b is None:
+            self.taint.records.add(rec.id)   # its completion is not modelled
             return
         m = self.mbars[b]
         self._check_init(rec.tids, b, s)
@@ -970,12 +978,15 @@ class Machine:
     def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
         if phase >= 0:
             self.vc[tids] = np.maximum(self.vc[tids], m.completed[phase])
+        if self.taint.barriers and self.taint.tainted_barrier(self, m):
+            self.vc[tids, self.taint.column] = 1   # an unmodelled op may arrive on it
         m.observations.append((phase, tids, self.vc[tids, tids].copy(), span))
 
     def _wait_parity(self, task: _Task, m: _Mbar, b: int, ev: MbarWait, s: POp) -> None:
         ps = np.unique(ev.parity)
         if ps.size != 1:
             self._note("mbarrier wait parity differs between threads of one path", s.span)
+            self.taint.threads(self, ev.tids)
             return
         p = int(ps[0])
         # The earliest phase this wait can find the barrier in: phases whose completion the
@@ -1071,6 +1082,10 @@ class Machine:
 
     # ------------------------------------------------------------ the end of the kernel
     def _finish(self) -> None:
+        self._finish_run()
+        drop_dependent(self)   # what rests on an unmodelled operation is not definite
+
+    def _finish_run(self) -> None:
         res = self.result
         if res.limit_hit or res.internal_error:
             return   # the kernel did not run to its end: nothing can be said about the end

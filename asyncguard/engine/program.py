@@ -66,9 +66,16 @@ class PIf:
 
 @dataclass
 class PNote:
-    """A construct the engine cannot execute: reported as `unsupported` if reached."""
+    """A construct the engine cannot execute: reported as `unsupported` if reached. Unless it
+    is only a memory access of a shape the models cannot address (`access_only`), it may also
+    synchronize, complete copies or end the path: the threads that reach it, the mbarriers
+    (`barriers`: fn(env) -> ids) and shared views (`views`) its arguments name are tainted
+    (engine/taint.py)."""
     reason: str
     span: ir.Span
+    barriers: tuple = ()
+    views: tuple = ()
+    access_only: bool = False
 
 
 @dataclass
@@ -340,12 +347,12 @@ class Elaborator:
         if len(idx) == 1 and isinstance(idx[0], ir.Slice):
             s = idx[0]
             if s.step is not None and self.literal(s.step) not in (1, None):
-                return PNote("strided vector access to shared memory", sub.span)
+                return PNote("strided vector access to shared memory", sub.span, access_only=True)
             lo_fn = self.compile(s.lo) if s.lo is not None else (lambda env: 0)
             hi_fn = self.compile(s.hi) if s.hi is not None else (lambda env: shape[0])
         elif all(not isinstance(i, ir.Slice) for i in idx):
             if len(idx) != len(shape) and len(idx) != 1:
-                return PNote("subscript rank differs from the buffer's shape", sub.span)
+                return PNote("subscript rank differs from the buffer's shape", sub.span, access_only=True)
             strides = [int(np.prod(shape[k + 1:])) for k in range(len(idx))] if len(idx) > 1 else [1]
             fns = [self.compile(i) for i in idx]
 
@@ -353,7 +360,7 @@ class Elaborator:
                 return sum(f(env) * s for f, s in zip(fns, strides))
             hi_fn = lambda env, lo_fn=lo_fn: lo_fn(env) + 1  # noqa: E731
         else:
-            return PNote("multi-dimensional slice of a shared buffer", sub.span)
+            return PNote("multi-dimensional slice of a shared buffer", sub.span, access_only=True)
         esize, bits = view.elem_size, view.elem_bits
 
         def run(env, tids):
@@ -388,14 +395,14 @@ class Elaborator:
                 try:
                     run = extern_effect(self, e)
                 except NotModelled as err:
-                    out.append(PNote(str(err), e.span))
+                    out.append(self._opaque(str(err), e))
                 else:
                     if run is not None:
                         out.append(POp("AllReduce", e.span, run, e))
             elif name in OPS:
-                out.append(PNote(f"{name} used as a value", e.span))
+                out.append(self._opaque(f"{name} used as a value", e))
             elif name == "T.tvm_access_ptr" and self._mentions_shared(e) and not self._in_extern:
-                out.append(PNote("pointer to shared memory passed to an unmodelled call", e.span))
+                out.append(self._opaque("pointer to shared memory passed to an unmodelled call", e))
             return
         if isinstance(e, (ir.BinOp,)):
             self._expr_effects(e.left, out)
@@ -424,14 +431,41 @@ class Elaborator:
             try:
                 run = OPS[name](self, call)
             except NotModelled as err:
-                return [PNote(str(err), call.span)]
+                return [self._opaque(str(err), call)]
             except NotConcrete as err:
-                return [PNote(err.reason, call.span)]
+                return [self._opaque(err.reason, call)]
             return [POp(name.removeprefix("T."), call.span, run, call)] if run is not None else []
         # An unknown call: harmless only if it cannot reach shared memory or synchronize.
         for a in call.args:
             self._expr_effects(a, out)
-        return out + [PNote(f"unknown operation {name or 'call'}(...)", call.span)]
+        return out + [self._opaque(f"unknown operation {name or 'call'}(...)", call)]
+
+    def _opaque(self, reason: str, call: ir.Call) -> PNote:
+        """An operation no model executes, with the mbarriers and shared views its arguments
+        name (at any depth): what it may arrive on, complete or touch."""
+        barriers, views, stack = [], [], list(call.args) + [v for _, v in call.kwargs]
+        while stack:
+            e = stack.pop()
+            ref = self.barrier_ref(e)
+            if ref is not None:
+                barriers.append(ref)
+                continue
+            view = self.view_of(e)
+            if view is not None:
+                if view.is_barrier:   # the whole barrier array (`mbarrier.data`)
+                    region = view.region
+                    barriers.append(lambda env, r=region: r.barrier_base + np.arange(r.nbytes // 8))
+                elif view.is_shared:
+                    views.append(view)
+                continue
+            if isinstance(e, ir.Call):
+                stack.extend(e.args)
+                stack.extend(v for _, v in e.kwargs)
+            elif isinstance(e, (ir.TupleE, ir.ListE)):
+                stack.extend(e.items)
+            elif isinstance(e, ir.BinOp):
+                stack.extend((e.left, e.right))
+        return PNote(reason, call.span, tuple(barriers), tuple(views))
 
     def block(self, stmts) -> tuple:
         out: list = []
