@@ -879,6 +879,8 @@ class Machine:
             return
         self._check_init(ev.tids, b, s)
         if isinstance(ev, MbarArrive):
+            if ev.copies:
+                self._track_copies(ev.tids, m, b, s)
             self._arrive(task, m, b, ev, s)
         else:
             self._wait_parity(task, m, b, ev, s)
@@ -916,6 +918,25 @@ class Machine:
                         "overflow", m.name, s.span, tids,
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
+
+    def _track_copies(self, tids: np.ndarray, m: _Mbar, b: int, s: POp) -> None:
+        """cp.async.mbarrier.arrive.noinc: every cp.async the threads issued and have not waited
+        for completes on the mbarrier phase their arrival joins (like a TMA load's bytes)."""
+        keep = []
+        for r in self.async_live:
+            pending = (r.done == PENDING) if r.group_kind == "cp.async" else np.zeros(len(r.tids), bool)
+            mine = pending & np.isin(r.tids, tids)
+            if not mine.any():
+                keep.append(r)
+            elif (mine == pending).all() and pending.all():
+                r.owner = np.full(len(r.tids), self.T + b, dtype=np.int64)
+                r.group_kind, r.mbarrier = "mbarrier", b
+                m.delivered.append(r)
+            else:   # a copy only some of whose threads hand over to the mbarrier
+                self._note("cp.async tracked by an mbarrier for only some of its threads", s.span)
+                self.taint.threads(self, r.tids)
+                keep.append(r)
+        self.async_live = keep
 
     def _check_run_ahead(self, m: _Mbar, b: int, tids: np.ndarray, s: POp) -> None:
         """A thread that arrives or adds expected bytes again must know that the phase its previous

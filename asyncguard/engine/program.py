@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import ir
 from ..events import Access, AccessKind
-from ..models import OPS, PURE, NotModelled, per_thread
+from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
@@ -385,7 +385,7 @@ class Elaborator:
             return
         if isinstance(e, ir.Call):
             name = e.name
-            outer, self._in_extern = self._in_extern, name == "T.call_extern"
+            outer, self._in_extern = self._in_extern, name == "T.call_extern" or name in VALUE_OPS
             for a in e.args:
                 self._expr_effects(a, out)
             for _, a in e.kwargs:
@@ -399,6 +399,14 @@ class Elaborator:
                 else:
                     if run is not None:
                         out.append(POp("AllReduce", e.span, run, e))
+            elif name in VALUE_OPS:
+                try:
+                    run = VALUE_OPS[name](self, e)
+                except (NotModelled, NotConcrete) as err:
+                    out.append(self._opaque(getattr(err, "reason", str(err)), e))
+                else:
+                    if run is not None:
+                        out.append(POp(name.removeprefix("T."), e.span, run, e))
             elif name in OPS:
                 out.append(self._opaque(f"{name} used as a value", e))
             elif name == "T.tvm_access_ptr" and self._mentions_shared(e) and not self._in_extern:
