@@ -95,7 +95,7 @@ def _scan(ctx, call, name, m):
     dims, threads = m.group(1), int(m.group(2))
     axis = int(m.group(3) or 0) if dims == "2D" else 0
     reverse = m.group(4) == "true"
-    want = 5 if dims == "1D" else 9
+    want = 5 if dims == "1D" else 8
     if len(call.args) != want:
         raise NotModelled(f"{name} with {len(call.args) - 2} arguments")
     if threads not in (32, 64, 128, 256, 512, 1024) or axis not in (0, 1):
