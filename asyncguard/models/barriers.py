@@ -1,6 +1,7 @@
 """Block barriers, named barriers and warp sync.
 
 `T.tvm_storage_sync("shared" | "shared.dyn")` is `__syncthreads()` (bar.sync 0, every thread);
+`("cluster")` is `tl::cluster_sync()` (TileLang's CUDA codegen);
 the 3-argument form `(scope, id, n)` is `bar.sync id, n`; `T.named_barrier_arrive(id, n)` is
 `bar.arrive id, n`. `("warp")` emits nothing in TVM's CUDA codegen, so it orders nothing;
 `T.sync_warp()` (`__syncwarp()`, full mask) is `WarpSync`. `T.sync_grid()` is
@@ -25,6 +26,8 @@ def storage_sync(ctx, call):
     scope = ctx.literal(call.args[0])
     if scope == "warp":
         return None  # TVM's CUDA codegen emits nothing for it: no ordering at all
+    if scope == "cluster":   # TileLang's codegen prints tl::cluster_sync(): see cluster_sync below
+        return lambda env, tids: [Barrier(tids, 0, None)]
     if scope not in ("shared", "shared.dyn", "global"):
         raise NotModelled(f"T.tvm_storage_sync({scope!r})")
     if scope == "global":
