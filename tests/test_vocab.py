@@ -2,6 +2,7 @@
 Each construct is either modelled (clean when synchronized, flagged when not) or an AG001
 naming it."""
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +197,23 @@ def test_unmodelled_builtins_are_named(call, named):
     report = check_text(text)
     assert report.verdict == "unknown"
     assert any(f.rule.code == "AG001" and named in f.message for f in report.findings)
+
+
+# ---------------------------------------------------------------- TMA gather4 / scatter4 (sm_100a)
+# Lowered by the installed tilelang 0.1.15 on the CPU from TileLang's own round-trip test
+# (testing/python/language/test_tilelang_language_tma_gather_scatter.py, N = K = K_box = 64).
+GATHER4 = (Path(__file__).parent / "data" / "tma_gather4_scatter4_sm100a.tir").read_text()
+
+
+def test_tma_gather4_scatter4_round_trip_is_clean():
+    assert verdict(GATHER4) == "clean"
+
+
+@pytest.mark.parametrize("old,new,rule", [
+    ("        T.mbarrier_wait_parity(mbar_1[0], 0)\n", "", "AG401"),         # read before the phase
+    ("T.mbarrier_expect_tx(mbar_1[0], 512)", "T.mbarrier_expect_tx(mbar_1[0], 256)", "AG407"),
+    ("        T.tma_store_wait(0, T.bool(False))\n", "", "AG411"),           # scatter still reading at exit
+])
+def test_tma_gather4_scatter4_mutants_are_flagged(old, new, rule):
+    assert old in GATHER4
+    assert rule in codes(GATHER4.replace(old, new))
