@@ -217,3 +217,16 @@ def test_tma_gather4_scatter4_round_trip_is_clean():
 def test_tma_gather4_scatter4_mutants_are_flagged(old, new, rule):
     assert old in GATHER4
     assert rule in codes(GATHER4.replace(old, new))
+
+
+def test_dp4a_touches_shared_operands_only():
+    local = ('acc = T.alloc_buffer((1,), "int32", scope="local")\n'
+             'a = T.alloc_buffer((4,), "int8", scope="local")\n'
+             'T.call_extern("handle", "DP4A", T.tvm_access_ptr(T.type_annotation("int8"), a.data, 0, 4, 1), '
+             'T.tvm_access_ptr(T.type_annotation("int8"), a.data, 0, 4, 1), T.tvm_access_ptr(T.type_annotation("int32"), acc.data, 0, 1, 3))')
+    assert verdict(kernel(local, dtype="int8")) == "clean"
+    shared = local.replace("a.data, 0, 4, 1), T.tvm", "S, tx * 4, 4, 1), T.tvm", 1)
+    assert verdict(kernel(shared, dtype="int8")) == "clean"
+    # every thread reads S[0:4] while thread 0 writes it: a race
+    racy = local.replace("a.data, 0, 4, 1), T.tvm", "S, 0, 4, 1), T.tvm", 1) + "\nif tx == 0:\n    S[1] = T.int8(0)"
+    assert "AG201" in codes(kernel(racy, dtype="int8"))

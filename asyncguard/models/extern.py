@@ -16,7 +16,10 @@ threadIdx.x < 32 take part; lane l handles elements seg * 32 + l < N, segment af
 segments moves through warp shuffles. `tl::CumSum2D<threads, axis, reverse>::run(src, dst, H,
 W, src_stride, dst_stride)`: warp `item = threadIdx.x / 32` of threads/32 scans lines
 item, item + threads/32, ... (rows of W when axis is 1, columns of H when axis is 0; a warp
-whose line is out of range returns). Other externs are `unsupported`.
+whose line is out of range returns).
+
+`DP4A(a, b, c)` (common.h) reads 4 bytes at a and at b, reads 4 bytes at c and writes the
+`__dp4a` result back to c, in the executing thread. Other externs are `unsupported`.
 """
 from __future__ import annotations
 
@@ -49,6 +52,8 @@ def extern_effect(ctx, call):
     m = _SCAN.match(name)
     if m is not None:
         return _scan(ctx, call, name, m)
+    if name == "DP4A":
+        return _dp4a(ctx, call)
     raise NotModelled(f"extern call {name} (may use shared memory or barriers internally)")
 
 
@@ -152,5 +157,27 @@ def _scan(ctx, call, name, m):
                 line(env, t, k * ss, k * ds, extent, 1, 1, out)
             else:
                 line(env, t, k, k, extent, ss, ds, out)
+        return out
+    return run
+
+
+def _dp4a(ctx, call):
+    if len(call.args) != 5:
+        raise NotModelled(f"DP4A with {len(call.args) - 2} arguments")
+    ptrs = [ctx.access_ptr(a) for a in call.args[2:]]
+    if any(p is None for p in ptrs):
+        raise NotModelled("DP4A: an operand is not a T.tvm_access_ptr")
+    steps = [(p, kind) for p, kinds in zip(ptrs, ((AccessKind.READ,), (AccessKind.READ,),
+                                                  (AccessKind.READ, AccessKind.WRITE)))
+             for kind in kinds if p.view.is_shared]
+    if not steps:
+        return None   # registers only
+
+    def run(env, tids):
+        out = []
+        for p, kind in steps:
+            lo = p.view.flat_base + np.asarray(p.offset(env)) * p.elem_size
+            lo = np.broadcast_to(lo, (len(tids),)) if np.ndim(lo) == 0 else lo[tids]
+            out.append(Access(kind, tids, lo, lo + 4, p.view.name, p.view.flat_base, p.elem_size, "DP4A"))
         return out
     return run
