@@ -120,7 +120,15 @@ class DictE:
     span: Span = field(default=NO_SPAN, compare=False)
 
 
-Expr = Union[Const, Var, BinOp, UnaryOp, IfExp, Attr, Subscript, Call, TupleE, ListE, DictE]
+@dataclass(frozen=True)
+class Lambda:
+    """`lambda x, y: x + y`: the combiner TVM prints inside `T.comm_reducer`."""
+    params: tuple  # names
+    body: "Expr"
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+Expr = Union[Const, Var, BinOp, UnaryOp, IfExp, Attr, Subscript, Call, TupleE, ListE, DictE, Lambda]
 
 
 def dotted(e) -> Optional[str]:

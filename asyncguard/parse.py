@@ -123,6 +123,12 @@ class _ToIR(Transformer):
     def ifexp(self, meta, c):
         return ir.IfExp(c[1], c[0], c[2], _span(meta))
 
+    def lambdef(self, meta, c):
+        return ir.Lambda(c[0] or (), c[1], _span(meta))
+
+    def lambda_params(self, meta, c):
+        return tuple(str(t) for t in c if t is not None)
+
     def getattr(self, meta, c):
         return ir.Attr(c[0], str(c[1]), _span(meta))
 

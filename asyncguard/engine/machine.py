@@ -25,6 +25,7 @@ from ..models.launch import WARP
 from . import accelerate
 from .exprs import NotConcrete
 from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore
+from .taint import Taint, drop_dependent
 
 PENDING = -1
 
@@ -58,6 +59,7 @@ class Record:
     mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
     phase: int = -1
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
+    tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
 
 
 @dataclass
@@ -380,11 +382,13 @@ class Machine:
         T = self.T
         names = [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
         self.NB = len(names)
-        # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired
-        self.vc = np.zeros((T, T + self.NB), dtype=np.int64)
+        # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired;
+        # the last column is the taint (engine/taint.py): progress resting on an unmodelled op
+        self.vc = np.zeros((T, T + self.NB + 1), dtype=np.int64)
         self.vc[np.arange(T), np.arange(T)] = 1
-        self.fence_vc = np.full((T, T + self.NB), -1, dtype=np.int64)  # knowledge at last proxy fence
-        self.mbars = [_Mbar(n, T + self.NB, T) for n in names]
+        self.fence_vc = np.full((T, T + self.NB + 1), -1, dtype=np.int64)  # knowledge at last proxy fence
+        self.mbars = [_Mbar(n, T + self.NB + 1, T) for n in names]
+        self.taint = Taint(program, T + self.NB)
         self.alive = np.ones(T, dtype=bool)
         # Per passed mbarrier wait (a *watch*): which of its threads acted (accessed shared memory,
         # arrived, added expected bytes) before their next wait or block / named barrier.
@@ -492,6 +496,7 @@ class Machine:
                     events = s.run(task.env, task.tids)
                 except (NotModelled, NotConcrete) as err:
                     self._note(getattr(err, "reason", str(err)), s.span)
+                    self.taint.threads(self, task.tids)   # its effect is skipped
                     continue
                 for k, ev in enumerate(events):
                     self._event(task, ev, s)
@@ -535,6 +540,7 @@ class Machine:
                     self._note(err.reason, s.span)
             elif isinstance(s, PNote):
                 self._note(s.reason, s.span)
+                self.taint.note(self, task, s)
 
     def _plan(self, loop: PLoop, n: int, start: int):
         key = (n, start)
@@ -784,7 +790,7 @@ class Machine:
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
                      self.vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
-                     collective=ev.collective)
+                     collective=ev.collective, tainted=bool(self.vc[tids, self.taint.column].any()))
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
@@ -995,6 +1001,7 @@ class Machine:
             return
         parts = self._per_barrier(ev.bar, s)
         if parts is None:
+            self.taint.threads(self, ev.tids)   # the event is skipped
             return
         if len(parts) > 1:
             self._mbarrier_split(task, ev, s, parts)
@@ -1010,6 +1017,8 @@ class Machine:
             return
         self._check_init(ev.tids, b, s)
         if isinstance(ev, MbarArrive):
+            if ev.copies:
+                self._track_copies(ev.tids, m, b, s)
             self._arrive(task, m, b, ev, s)
         else:
             self._wait_parity(task, m, b, ev, s)
@@ -1079,6 +1088,25 @@ class Machine:
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
 
+    def _track_copies(self, tids: np.ndarray, m: _Mbar, b: int, s: POp) -> None:
+        """cp.async.mbarrier.arrive.noinc: every cp.async the threads issued and have not waited
+        for completes on the mbarrier phase their arrival joins (like a TMA load's bytes)."""
+        keep = []
+        for r in self.async_live:
+            pending = (r.done == PENDING) if r.group_kind == "cp.async" else np.zeros(len(r.tids), bool)
+            mine = pending & np.isin(r.tids, tids)
+            if not mine.any():
+                keep.append(r)
+            elif (mine == pending).all() and pending.all():
+                r.owner = np.full(len(r.tids), self.T + b, dtype=np.int64)
+                r.group_kind, r.mbarrier = "mbarrier", b
+                m.delivered.append(r)
+            else:   # a copy only some of whose threads hand over to the mbarrier
+                self._note("cp.async tracked by an mbarrier for only some of its threads", s.span)
+                self.taint.threads(self, r.tids)
+                keep.append(r)
+        self.async_live = keep
+
     def _check_run_ahead(self, m: _Mbar, b: int, tids: np.ndarray, s: POp) -> None:
         """A thread that arrives or adds expected bytes again must know that the phase its previous
         contribution joined has completed. If it cannot, another schedule puts both into that
@@ -1099,6 +1127,7 @@ class Machine:
             return
         b = self._mbar_ids(ev.mbarrier, s)
         if b is None:
+            self.taint.records.add(rec.id)   # its completion is not modelled
             return
         m = self.mbars[b]
         self._check_init(rec.tids, b, s)
@@ -1143,6 +1172,8 @@ class Machine:
     def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
         if phase >= 0:
             self.vc[tids] = np.maximum(self.vc[tids], m.completed[phase])
+        if self.taint.barriers and self.taint.tainted_barrier(self, m):
+            self.vc[tids, self.taint.column] = 1   # an unmodelled op may arrive on it
         watch = len(self.watch_acted)
         self.watch_acted.append(np.zeros(self.T, dtype=bool))
         self.guard[tids] = watch
@@ -1166,6 +1197,7 @@ class Machine:
         ps = np.unique(ev.parity)
         if ps.size != 1:
             self._note("mbarrier wait parity differs between threads of one path", s.span)
+            self.taint.threads(self, ev.tids)
             return
         p = int(ps[0])
         # The earliest phase this wait can find the barrier in: phases whose completion the
@@ -1294,6 +1326,10 @@ class Machine:
                          acts_after_wait=bool(self.watch_acted[watch][who].any()))))
 
     def _finish(self) -> None:
+        self._finish_run()
+        drop_dependent(self)   # what rests on an unmodelled operation is not definite
+
+    def _finish_run(self) -> None:
         res = self.result
         if res.limit_hit or res.internal_error:
             return   # the kernel did not run to its end: nothing can be said about the end

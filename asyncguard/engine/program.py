@@ -13,10 +13,11 @@ import numpy as np
 
 from .. import ir
 from ..events import Access, AccessKind
-from ..models import OPS, PURE, NotModelled, per_thread
+from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
-from ..models.memory import BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, dtype_bytes
+from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
+                             dtype_bits, dtype_bytes)
 from .exprs import NotConcrete, compile_expr, free_names
 from .inputs import INPUTS
 
@@ -133,9 +134,16 @@ class PStore:
 
 @dataclass
 class PNote:
-    """A construct the engine cannot execute: reported as `unsupported` if reached."""
+    """A construct the engine cannot execute: reported as `unsupported` if reached. Unless it
+    is only a memory access of a shape the models cannot address (`access_only`), it may also
+    synchronize, complete copies or end the path: the threads that reach it, the mbarriers
+    (`barriers`: fn(env) -> ids) and shared views (`views`) its arguments name are tainted
+    (engine/taint.py)."""
     reason: str
     span: ir.Span
+    barriers: tuple = ()
+    views: tuple = ()
+    access_only: bool = False
 
 
 @dataclass
@@ -421,11 +429,20 @@ class Elaborator:
         return None
 
     def make_ptr(self, view: View, offset_expr, elem_size: int | None = None,
-                 extent_expr=None, rw_expr=None) -> AccessPtr:
+                 extent_expr=None, rw_expr=None, elem_bits: int | None = None) -> AccessPtr:
         zero = lambda env: 0  # noqa: E731
-        return AccessPtr(view, elem_size or view.elem_size,
-                         self.compile(offset_expr) if offset_expr is not None else zero,
-                         self.compile(extent_expr) if extent_expr is not None else zero,
+        offset = self.compile(offset_expr) if offset_expr is not None else zero
+        extent = self.compile(extent_expr) if extent_expr is not None else zero
+        bits = elem_bits or (elem_size * 8 if elem_size else view.elem_bits)
+        if bits % 8:   # sub-byte elements: a byte-granular pointer over the bytes they cover
+            def byte_offset(env, offset=offset):
+                return byte_span(offset(env), 0, bits)[0]
+
+            def byte_extent(env, offset=offset, extent=extent):
+                lo, hi = byte_span(offset(env), extent(env), bits)
+                return hi - lo
+            offset, extent, bits = byte_offset, byte_extent, 8
+        return AccessPtr(view, bits // 8, offset, extent,
                          self.compile(rw_expr) if rw_expr is not None else zero)
 
     def access_ptr(self, e) -> AccessPtr | None:
@@ -436,8 +453,10 @@ class Elaborator:
         view = self.view_of(data)
         if view is None:
             raise NotModelled(f"T.tvm_access_ptr over unknown data {data!r:.40}")
-        size = dtype_bytes(str(dtype)) if dtype else view.elem_size
-        return self.make_ptr(view, off, size, ext, rw)
+        bits = dtype_bits(str(dtype)) if dtype else view.elem_bits
+        if bits is None:
+            raise NotModelled(f"T.tvm_access_ptr with unknown dtype {dtype!r:.40}")
+        return self.make_ptr(view, off, None, ext, rw, elem_bits=bits)
 
     def access_ptr_or_none(self, e) -> AccessPtr | None:
         try:
@@ -531,11 +550,10 @@ class Elaborator:
                     self.notes.append(("shared buffer with a non-constant shape", call.span))
                 self.views[name] = View(name, str(dtype), None, scope=scope)
                 return True
-            esize = dtype_bytes(str(dtype))
-            if esize is None and scope in SHARED_SCOPES:
+            bits = dtype_bits(str(dtype))
+            if bits is None and scope in SHARED_SCOPES:
                 self.notes.append((f"unknown dtype {dtype!r}", call.span))
-                esize = 1
-            nbytes = int(np.prod(shape)) * (esize or 1)
+            nbytes = byte_span(0, int(np.prod(shape)), bits or 8)[1]
             region = Region(name, scope, nbytes, line=call.span.line, elem_dtype=str(dtype),
                             shape=tuple(shape))
             if scope in SHARED_SCOPES:
@@ -580,12 +598,12 @@ class Elaborator:
         if len(idx) == 1 and isinstance(idx[0], ir.Slice):
             s = idx[0]
             if s.step is not None and self.literal(s.step) not in (1, None):
-                return PNote("strided vector access to shared memory", sub.span)
+                return PNote("strided vector access to shared memory", sub.span, access_only=True)
             lo_fn = self.compile(s.lo) if s.lo is not None else (lambda env: 0)
             hi_fn = self.compile(s.hi) if s.hi is not None else (lambda env: shape[0])
         elif all(not isinstance(i, ir.Slice) for i in idx):
             if len(idx) != len(shape) and len(idx) != 1:
-                return PNote("subscript rank differs from the buffer's shape", sub.span)
+                return PNote("subscript rank differs from the buffer's shape", sub.span, access_only=True)
             strides = [int(np.prod(shape[k + 1:])) for k in range(len(idx))] if len(idx) > 1 else [1]
             fns = [self.compile(i) for i in idx]
 
@@ -593,14 +611,15 @@ class Elaborator:
                 return sum(f(env) * s for f, s in zip(fns, strides))
             hi_fn = lambda env, lo_fn=lo_fn: lo_fn(env) + 1  # noqa: E731
         else:
-            return PNote("multi-dimensional slice of a shared buffer", sub.span)
-        esize = view.elem_size
+            return PNote("multi-dimensional slice of a shared buffer", sub.span, access_only=True)
+        esize, bits = view.elem_size, view.elem_bits
 
         def run(env, tids):
             lo = per_thread(lo_fn(env), tids)
             hi = per_thread(hi_fn(env), tids)
             base = view.flat_base
-            return [Access(kind, tids, base + lo * esize, base + hi * esize, view.name, base, esize,
+            lo, hi = byte_span(lo, hi - lo, bits)   # sub-byte elements cover their whole byte
+            return [Access(kind, tids, base + lo, base + hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store")]
         return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
 
@@ -617,7 +636,7 @@ class Elaborator:
             return
         if isinstance(e, ir.Call):
             name = e.name
-            outer, self._in_extern = self._in_extern, name == "T.call_extern"
+            outer, self._in_extern = self._in_extern, name == "T.call_extern" or name in VALUE_OPS
             for a in e.args:
                 self._expr_effects(a, out)
             for _, a in e.kwargs:
@@ -627,14 +646,22 @@ class Elaborator:
                 try:
                     run = extern_effect(self, e)
                 except NotModelled as err:
-                    out.append(PNote(str(err), e.span))
+                    out.append(self._opaque(str(err), e))
                 else:
                     if run is not None:
                         out.append(POp("AllReduce", e.span, run, e))
+            elif name in VALUE_OPS:
+                try:
+                    run = VALUE_OPS[name](self, e)
+                except (NotModelled, NotConcrete) as err:
+                    out.append(self._opaque(getattr(err, "reason", str(err)), e))
+                else:
+                    if run is not None:
+                        out.append(POp(name.removeprefix("T."), e.span, run, e))
             elif name in OPS:
-                out.append(PNote(f"{name} used as a value", e.span))
+                out.append(self._opaque(f"{name} used as a value", e))
             elif name == "T.tvm_access_ptr" and self._mentions_shared(e) and not self._in_extern:
-                out.append(PNote("pointer to shared memory passed to an unmodelled call", e.span))
+                out.append(self._opaque("pointer to shared memory passed to an unmodelled call", e))
             return
         if isinstance(e, (ir.BinOp,)):
             self._expr_effects(e.left, out)
@@ -663,14 +690,41 @@ class Elaborator:
             try:
                 run = OPS[name](self, call)
             except NotModelled as err:
-                return [PNote(str(err), call.span)]
+                return [self._opaque(str(err), call)]
             except NotConcrete as err:
-                return [PNote(err.reason, call.span)]
+                return [self._opaque(err.reason, call)]
             return [POp(name.removeprefix("T."), call.span, run, call)] if run is not None else []
         # An unknown call: harmless only if it cannot reach shared memory or synchronize.
         for a in call.args:
             self._expr_effects(a, out)
-        return out + [PNote(f"unknown operation {name or 'call'}(...)", call.span)]
+        return out + [self._opaque(f"unknown operation {name or 'call'}(...)", call)]
+
+    def _opaque(self, reason: str, call: ir.Call) -> PNote:
+        """An operation no model executes, with the mbarriers and shared views its arguments
+        name (at any depth): what it may arrive on, complete or touch."""
+        barriers, views, stack = [], [], list(call.args) + [v for _, v in call.kwargs]
+        while stack:
+            e = stack.pop()
+            ref = self.barrier_ref(e)
+            if ref is not None:
+                barriers.append(ref)
+                continue
+            view = self.view_of(e)
+            if view is not None:
+                if view.is_barrier:   # the whole barrier array (`mbarrier.data`)
+                    region = view.region
+                    barriers.append(lambda env, r=region: r.barrier_base + np.arange(r.nbytes // 8))
+                elif view.is_shared:
+                    views.append(view)
+                continue
+            if isinstance(e, ir.Call):
+                stack.extend(e.args)
+                stack.extend(v for _, v in e.kwargs)
+            elif isinstance(e, (ir.TupleE, ir.ListE)):
+                stack.extend(e.items)
+            elif isinstance(e, ir.BinOp):
+                stack.extend((e.left, e.right))
+        return PNote(reason, call.span, tuple(barriers), tuple(views))
 
     def block(self, stmts) -> tuple:
         out: list = []

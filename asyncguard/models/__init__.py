@@ -2,7 +2,8 @@
 
 One module per hardware feature registers handlers in `OPS` (statement-level calls). A handler
 gets the elaboration context and the call, and returns `run(env, tids) -> [events]`, or raises
-`NotModelled` to make the call an `unsupported` finding. `PURE` lists calls known to have no
+`NotModelled` to make the call an `unsupported` finding. `VALUE_OPS` does the same for calls
+used inside expressions. `PURE` lists calls known to have no
 shared-memory or synchronization effect.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 OPS: dict[str, Callable] = {}
+VALUE_OPS: dict[str, Callable] = {}   # calls used as values that read shared memory
 PURE: set[str] = set()
 
 
@@ -23,6 +25,15 @@ def op(*names: str):
     def register(fn):
         for n in names:
             OPS[n] = fn
+        return fn
+    return register
+
+
+def value_op(*names: str):
+    """Like `op`, for calls that are values (`if T.any_of(...)`): `run` gives their accesses."""
+    def register(fn):
+        for n in names:
+            VALUE_OPS[n] = fn
         return fn
     return register
 
@@ -57,4 +68,4 @@ def constant(value, what: str) -> int:
 
 
 # Import the feature modules so their handlers register.
-from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, hopper  # noqa: E402,F401
+from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, hopper, logical  # noqa: E402,F401

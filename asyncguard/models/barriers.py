@@ -1,13 +1,21 @@
 """Block barriers, named barriers and warp sync.
 
 `T.tvm_storage_sync("shared" | "shared.dyn")` is `__syncthreads()` (bar.sync 0, every thread);
+`("cluster")` is `tl::cluster_sync()` (TileLang's CUDA codegen);
 the 3-argument form `(scope, id, n)` is `bar.sync id, n`; `T.named_barrier_arrive(id, n)` is
 `bar.arrive id, n`. `("warp")` emits nothing in TVM's CUDA codegen, so it orders nothing;
-`T.tvm_warp_sync` style `__syncwarp()` is `WarpSync`.
+`T.sync_warp()` (`__syncwarp()`, full mask) is `WarpSync`. `T.sync_grid()` is
+`cooperative_groups::this_grid().sync()`, which inside the block is `bar.sync 0` before and
+after the grid-wide handshake (CUDA's cooperative_groups sync_grids): two block barriers.
+`T.cluster_sync()` is `barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned`
+(tl::cluster_sync): every thread of the cluster, so every thread of this block, arrives before
+any returns, with release/acquire ordering -- inside one block, a block barrier (other blocks
+of the cluster are not modelled; their shared memory is reached only through ops that are
+`unsupported`).
 """
 from __future__ import annotations
 
-from ..events import Barrier
+from ..events import Barrier, WarpSync
 from . import NotModelled, constant, op
 
 
@@ -18,6 +26,8 @@ def storage_sync(ctx, call):
     scope = ctx.literal(call.args[0])
     if scope == "warp":
         return None  # TVM's CUDA codegen emits nothing for it: no ordering at all
+    if scope == "cluster":   # TileLang's codegen prints tl::cluster_sync(): see cluster_sync below
+        return lambda env, tids: [Barrier(tids, 0, None)]
     if scope not in ("shared", "shared.dyn", "global"):
         raise NotModelled(f"T.tvm_storage_sync({scope!r})")
     if scope == "global":
@@ -52,3 +62,23 @@ def named_sync(ctx, call):
     id_fn, n_fn = ctx.compile(call.args[0]), ctx.compile(call.args[1])
     return lambda env, tids: [Barrier(tids, constant(id_fn(env), "barrier id"),
                                       constant(n_fn(env), "barrier count"))]
+
+
+FULL_MASK = 0xFFFFFFFF
+
+
+@op("T.sync_warp")
+def sync_warp(ctx, call):
+    if call.args and ctx.literal(call.args[0]) not in (FULL_MASK, -1):
+        raise NotModelled("T.sync_warp with a partial or computed lane mask")
+    return lambda env, tids: [WarpSync(tids)]
+
+
+@op("T.sync_grid")
+def sync_grid(ctx, call):
+    return lambda env, tids: [Barrier(tids, 0, None), Barrier(tids, 0, None)]
+
+
+@op("T.cluster_sync")
+def cluster_sync(ctx, call):
+    return lambda env, tids: [Barrier(tids, 0, None)]

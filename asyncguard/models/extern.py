@@ -1,12 +1,25 @@
-"""`T.call_extern` into TileLang's device templates.
+"""`T.call_extern` into TileLang's device templates (installed tilelang 0.1.15,
+src/tl_templates/cuda/reduce.h and scan.h), modelled from their source.
 
-`tl::AllReduce<Op, threads, scale, thread_offset, Barrier>::run(x[, red_buf])`
-(tilelang src/tl_templates/cuda/reduce.h) reduces over `threads` lanes in butterfly levels
+`tl::AllReduce<Op, threads, scale, thread_offset, Barrier[, batch, stride]>::run(x, red_buf)`
+(and `::run_batch(x_ptr, red_buf)`) reduces over `threads` lanes in butterfly levels
 offset = threads/2, threads/4, ... down to `scale`. A level with offset < 32 is a warp shuffle
-(no shared memory). A level with offset >= 32 does: barrier #1; store x to
-red_buf[tid - thread_offset]; barrier #2; load red_buf[(tid - thread_offset) ^ offset].
-`tl::NamedBarrier<N>` is `bar.sync 1, N` / `bar.sync 2, N`; `tl::SyncThreadsBarrier` is
-`__syncthreads()`. There is no barrier after the last load. Other externs are `unsupported`.
+(no shared memory). A level with offset >= 32 does: barrier #1; store x[i] to
+red_buf[tid - thread_offset + i * stride] for every i < batch; barrier #2; load
+red_buf[((tid - thread_offset) ^ offset) + i * stride]. `tl::NamedBarrier<N>` is
+`bar.sync 1, N` / `bar.sync 2, N`; `tl::SyncThreadsBarrier` is `__syncthreads()`. There is no
+barrier after the last load.
+
+`tl::CumSum1D<threads, reverse>::run(src, dst, N)` (and CumMax1D): only threads with
+threadIdx.x < 32 take part; lane l handles elements seg * 32 + l < N, segment after segment
+(reversed order when `reverse`), reading src[idx] and then writing dst[idx]; the carry between
+segments moves through warp shuffles. `tl::CumSum2D<threads, axis, reverse>::run(src, dst, H,
+W, src_stride, dst_stride)`: warp `item = threadIdx.x / 32` of threads/32 scans lines
+item, item + threads/32, ... (rows of W when axis is 1, columns of H when axis is 0; a warp
+whose line is out of range returns).
+
+`DP4A(a, b, c)` (common.h) reads 4 bytes at a and at b, reads 4 bytes at c and writes the
+`__dp4a` result back to c, in the executing thread. Other externs are `unsupported`.
 """
 from __future__ import annotations
 
@@ -15,10 +28,15 @@ import re
 import numpy as np
 
 from ..events import Access, AccessKind, Barrier
-from . import NotModelled
+from . import NotModelled, constant
 
 _ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*"
-                        r"tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*>::run$")
+                        r"tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*"
+                        r"(?:,\s*(\d+)\s*(?:,\s*(\d+)\s*)?)?>::(run|run_batch)$")
+_SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
+                   r"(?:,\s*(true|false)\s*)?>::run$")
+SEG = 32              # InclusiveScanLine's segment: one warp
+MAX_STEPS = 1 << 14   # scan steps one call may take before the model gives up (AG001)
 
 
 def extern_effect(ctx, call):
@@ -29,10 +47,23 @@ def extern_effect(ctx, call):
     if not isinstance(name, str):
         raise NotModelled("T.call_extern with a computed function name")
     m = _ALLREDUCE.match(name)
-    if m is None:
-        raise NotModelled(f"extern call {name} (may use shared memory or barriers internally)")
+    if m is not None:
+        return _all_reduce(ctx, call, name, m)
+    m = _SCAN.match(name)
+    if m is not None:
+        return _scan(ctx, call, name, m)
+    if name == "DP4A":
+        return _dp4a(ctx, call)
+    raise NotModelled(f"extern call {name} (may use shared memory or barriers internally)")
+
+
+def _all_reduce(ctx, call, name, m):
     threads, scale, offset0 = int(m.group(1)), int(m.group(2)), int(m.group(3))
     named = m.group(5)
+    batch = int(m.group(6) or 1)
+    stride = int(m.group(7) or 0)
+    if batch > 1 and stride <= 0:
+        raise NotModelled(f"{name}: a batch with no workspace stride")
     levels = []
     k = threads
     while k != scale and k > 1:
@@ -57,8 +88,96 @@ def extern_effect(ctx, call):
         for off in smem_levels:
             for bar_id, acc, idx in ((1, AccessKind.WRITE, lane), (2, AccessKind.READ, lane ^ off)):
                 events.append(Barrier(tids, bar_id if named else 0, int(named) if named else None))
-                lo = base + idx * ptr.elem_size
-                events.append(Access(acc, tids, lo, lo + ptr.elem_size, ptr.view.name,
-                                     ptr.view.flat_base, ptr.elem_size, "AllReduce"))
+                for i in range(batch):
+                    lo = base + (idx + i * stride) * ptr.elem_size
+                    events.append(Access(acc, tids, lo, lo + ptr.elem_size, ptr.view.name,
+                                         ptr.view.flat_base, ptr.elem_size, "AllReduce"))
         return events
+    return run
+
+
+def _scan(ctx, call, name, m):
+    dims, threads = m.group(1), int(m.group(2))
+    axis = int(m.group(3) or 0) if dims == "2D" else 0
+    reverse = m.group(4) == "true"
+    want = 5 if dims == "1D" else 8
+    if len(call.args) != want:
+        raise NotModelled(f"{name} with {len(call.args) - 2} arguments")
+    if threads not in (32, 64, 128, 256, 512, 1024) or axis not in (0, 1):
+        raise NotModelled(f"{name}: template arguments the template refuses")
+    src, dst = ctx.access_ptr(call.args[2]), ctx.access_ptr(call.args[3])
+    if src is None or dst is None:
+        raise NotModelled(f"{name}: source or destination is not a T.tvm_access_ptr")
+    sizes = [ctx.compile(a) for a in call.args[4:]]
+    tidx = ctx.thread_x()
+    short = name.removeprefix("tl::").split("<")[0]
+
+    def access(kind, ptr, tids, elem, env):
+        lo = ptr.view.flat_base + (int(np.asarray(ptr.offset(env)).flat[0]) + elem) * ptr.elem_size
+        return Access(kind, tids, lo, lo + ptr.elem_size, ptr.view.name, ptr.view.flat_base,
+                      ptr.elem_size, short)
+
+    def line(env, tids, src_start, dst_start, extent, src_stride, dst_stride, out):
+        """InclusiveScanLine for the warps in `tids` (one line per thread: start arrays)."""
+        lane = tidx[tids] % SEG
+        segs = list(range(-(-extent // SEG)))
+        for seg in reversed(segs) if reverse else segs:
+            idx = seg * SEG + lane
+            on = idx < extent
+            if on.any():
+                t, i = tids[on], idx[on]
+                out.append(access(AccessKind.READ, src, t, src_start[on] + i * src_stride, env))
+                out.append(access(AccessKind.WRITE, dst, t, dst_start[on] + i * dst_stride, env))
+            if len(out) > MAX_STEPS:
+                raise NotModelled(f"{name}: more than {MAX_STEPS} scan steps")
+
+    def run(env, tids):
+        vals = [constant(f(env), f"{short} size") for f in sizes]
+        out: list = []
+        tx = tidx[tids]
+        if dims == "1D":
+            mine = tids[tx < SEG]
+            zero = np.zeros(len(mine), dtype=np.int64)
+            if mine.size and vals[0] > 0:
+                line(env, mine, zero, zero, vals[0], 1, 1, out)
+            return out
+        h, w, ss, ds = vals
+        if h <= 0 or w <= 0:
+            return out
+        tile, item = threads // SEG, tx // SEG
+        lines, extent = (h, w) if axis == 1 else (w, h)
+        alive = np.ones(len(tids), dtype=bool)
+        for b in range(-(-lines // tile)):
+            which = b * tile + item
+            alive &= which < lines      # a warp past the last line returns from run()
+            if not alive.any():
+                break
+            t, k = tids[alive], which[alive]
+            if axis == 1:
+                line(env, t, k * ss, k * ds, extent, 1, 1, out)
+            else:
+                line(env, t, k, k, extent, ss, ds, out)
+        return out
+    return run
+
+
+def _dp4a(ctx, call):
+    if len(call.args) != 5:
+        raise NotModelled(f"DP4A with {len(call.args) - 2} arguments")
+    ptrs = [ctx.access_ptr(a) for a in call.args[2:]]
+    if any(p is None for p in ptrs):
+        raise NotModelled("DP4A: an operand is not a T.tvm_access_ptr")
+    steps = [(p, kind) for p, kinds in zip(ptrs, ((AccessKind.READ,), (AccessKind.READ,),
+                                                  (AccessKind.READ, AccessKind.WRITE)))
+             for kind in kinds if p.view.is_shared]
+    if not steps:
+        return None   # registers only
+
+    def run(env, tids):
+        out = []
+        for p, kind in steps:
+            lo = p.view.flat_base + np.asarray(p.offset(env)) * p.elem_size
+            lo = np.broadcast_to(lo, (len(tids),)) if np.ndim(lo) == 0 else lo[tids]
+            out.append(Access(kind, tids, lo, lo + 4, p.view.name, p.view.flat_base, p.elem_size, "DP4A"))
+        return out
     return run

@@ -1,19 +1,51 @@
-"""Proxy fences, and what is not modelled yet: clusters and Blackwell's tcgen05.
+"""Proxy fences, and what is not modelled yet: clusters, Blackwell's tcgen05, sparse wgmma.
 
 `T.fence_proxy_async()` is `fence.proxy.async.shared::cta`: it orders the executing thread's
 generic-proxy view of shared memory with its async-proxy operations (TMA, wgmma). The other
-operations below become `unsupported` findings, so a kernel using them is never called clean.
+operations below become `unsupported` findings naming what they may do, so a kernel using them
+is never called clean, and nothing definite rests on them (engine/taint.py).
 """
 from __future__ import annotations
 
 from ..events import ProxyFence
 from . import NotModelled, op
 
-NOT_MODELLED = (
-    "T.tma_store_cluster", "T.cluster_sync", "T.tcgen05_mma_arrive", "T.ptx_tcgen05_mma_ss",
-    "T.tcgen05_ld", "T.tcgen05_before_thread_sync", "T.tcgen05_after_thread_sync",
-    "T.ptx_init_tensor_memory", "T.ptx_deallocate_tensor_memory", "T.initialize_tcgen05_descriptor",
-)
+NOT_MODELLED = {
+    # clusters: other blocks' shared memory and barriers (DSMEM, remote arrives, cluster barrier
+    # phases split into arrive and wait)
+    "T.tma_store_cluster": "clusters are not modelled yet: a bulk copy into a peer block's shared "
+                           "memory that arrives on the peer's mbarrier",
+    "T.ptx_cluster_store": "clusters are not modelled yet: a store into a peer block's shared memory",
+    "T.ptx_arrive_cluster_barrier": "clusters are not modelled yet: an arrive on a peer block's mbarrier",
+    "T.cluster_arrive": "clusters are not modelled yet: barrier.cluster.arrive without its wait",
+    "T.cluster_arrive_relaxed": "clusters are not modelled yet: barrier.cluster.arrive.relaxed",
+    "T.cluster_wait": "clusters are not modelled yet: barrier.cluster.wait",
+    "T.clc_try_cancel": "cluster launch control is not modelled: writes its response to shared memory "
+                        "and completes on an mbarrier",
+    "T.clc_try_cancel_multicast": "cluster launch control is not modelled",
+    # Blackwell tcgen05: asynchronous tensor-core reads of shared memory, tensor memory
+    "T.tcgen05_mma_arrive": "tcgen05 is not modelled yet: an mbarrier arrival once prior tcgen05 MMAs "
+                            "complete",
+    "T.ptx_tcgen05_mma_ss": "tcgen05 is not modelled yet: an asynchronous MMA reading shared memory",
+    "T.ptx_tcgen05_mma_ts": "tcgen05 is not modelled yet: an asynchronous MMA reading shared memory",
+    "T.ptx_tcgen05_mma_blockscaled_ss": "tcgen05 is not modelled yet: an asynchronous block-scaled MMA",
+    "T.ptx_tcgen05_cp_warpx4": "tcgen05 is not modelled yet: a shared-to-tensor-memory copy",
+    "T.ptx_tcgen05_sf_warp_transpose": "tcgen05 is not modelled yet: a scale-factor transpose in shared memory",
+    "T.tcgen05_ld": "tcgen05 is not modelled yet: a tensor-memory load",
+    "T.tcgen05_st": "tcgen05 is not modelled yet: a tensor-memory store",
+    "T.tcgen05_before_thread_sync": "tcgen05 is not modelled yet: a tcgen05 fence",
+    "T.tcgen05_after_thread_sync": "tcgen05 is not modelled yet: a tcgen05 fence",
+    "T.ptx_init_tensor_memory": "tcgen05 is not modelled yet: tensor-memory allocation (writes its "
+                                "address to shared memory)",
+    "T.ptx_deallocate_tensor_memory": "tcgen05 is not modelled yet: tensor-memory release",
+    "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
+    "T.initialize_tcgen05_descriptor": "tcgen05 is not modelled yet: a shared-memory operand descriptor",
+    # sparse wgmma: the metadata operand changes A's footprint; no model reads it yet
+    "T.ptx_wgmma_sp_ss": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",
+    "T.ptx_wgmma_sp_rs": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",
+    # control flow the engine cannot follow
+    "T.loop_break": "loop_break (`break`): the engine does not cut a loop short",
+}
 
 
 @op("T.fence_proxy_async")
@@ -22,7 +54,7 @@ def fence_proxy_async(ctx, call):
 
 
 def _not_yet(ctx, call):
-    raise NotModelled(f"{call.name} (clusters and tcgen05 are not modelled yet)")
+    raise NotModelled(f"{call.name}: {NOT_MODELLED[call.name]}")
 
 
 for _name in NOT_MODELLED:

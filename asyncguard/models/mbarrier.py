@@ -61,6 +61,19 @@ def arrive_expect_tx(ctx, call):
                                          constant(n_fn(env), "expect_tx bytes"))]
 
 
+@op("T.ptx_cp_async_barrier_noinc")
+def cp_async_arrive_noinc(ctx, call):
+    """`cp.async.mbarrier.arrive.noinc` (tl::mbarrier_cp_async_arrive_noinc): the mbarrier tracks
+    the thread's prior cp.asyncs; once they complete, the system arrives on it for the thread
+    (noinc: the arrival counts against the init count). Modelled as the thread's arrival with
+    its pending copies completing on that phase; like an arrive, it releases the thread's
+    earlier accesses."""
+    if len(call.args) != 1:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bar = _bar(ctx, call)
+    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids), copies=True)]
+
+
 @op("T.mbarrier_wait_parity")
 def wait_parity(ctx, call):
     bar, p_fn = _bar(ctx, call), ctx.compile(call.args[1])

@@ -13,18 +13,48 @@ from dataclasses import dataclass, field
 SHARED_SCOPES = ("shared", "shared.dyn")
 BARRIER_SCOPES = ("shared.barrier", "shared.cluster_barrier")
 
-_DTYPE_BYTES = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-                "int64": 8, "uint64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8,
-                "handle": 8, "e4m3_float8": 1, "e5m2_float8": 1, "float8_e4m3": 1, "float8_e5m2": 1,
-                "float8_e4m3fn": 1, "float8_e5m2fnuz": 1, "float8_e4m3fnuz": 1, "float8_e8m0fnu": 1}
+# The dtype names TVM prints (tvm_ffi src/ffi/dtype.cc, DLDataTypeToString_): a base name, its
+# bits where the base does not fix them, and `xN` lanes. float8/6/4 names carry their width.
+_FIXED_BITS = {"bool": 8, "handle": 64, "float4_e2m1fn": 4, "float6_e2m3fn": 6, "float6_e3m2fn": 6,
+               **{f"float8_{k}": 8 for k in ("e3m4", "e4m3", "e4m3b11fnuz", "e4m3fn", "e4m3fnuz",
+                                             "e5m2", "e5m2fnuz", "e8m0fnu")},
+               "e4m3_float8": 8, "e5m2_float8": 8}   # TileLang's older names for float8
+_DEFAULT_BITS = {"int": 32, "uint": 32, "float": 32, "bfloat": 16, "custom": 32}
+_DTYPE = re.compile("(?:(?P<fixed>" + "|".join(sorted(_FIXED_BITS, key=len, reverse=True)) + ")"
+                    r"|(?P<base>bool|u?int|bfloat|float|custom\[[A-Za-z_0-9]+\])(?P<bits>\d*))"
+                    r"(?:x(?P<lanes>\d+))?")
+
+
+def dtype_bits(dtype: str) -> int | None:
+    """Bits of one element of a TIR dtype, lanes included ("int4" 4, "float16x2" 32,
+    "float4_e2m1fnx2" 8, "custom[tfloat32]32" 32, "bool" 8); None if not a dtype TVM prints
+    (or a scalable vector, whose size the launch does not fix)."""
+    m = _DTYPE.fullmatch(dtype.strip())
+    if not m:
+        return None
+    if m.group("fixed"):
+        bits = _FIXED_BITS[m.group("fixed")]
+    else:
+        base = m.group("base")
+        base = "custom" if base.startswith("custom[") else base
+        bits = int(m.group("bits")) if m.group("bits") else _DEFAULT_BITS.get(base, 8)
+    lanes = int(m.group("lanes") or 1)
+    return bits * lanes if bits > 0 and lanes > 0 else None
 
 
 def dtype_bytes(dtype: str) -> int | None:
-    """Bytes per element of a TIR dtype ("float16", "float16x2", "uint8x128"); None if unknown."""
-    m = re.fullmatch(r"([a-z_0-9]+?)(?:x(\d+))?", dtype)
-    if not m or m.group(1) not in _DTYPE_BYTES:
-        return None
-    return _DTYPE_BYTES[m.group(1)] * int(m.group(2) or 1)
+    """Bytes per element of a TIR dtype ("float16", "float16x2", "uint8x128"); None if unknown
+    or if an element is not a whole number of bytes (sub-byte types: use `dtype_bits`)."""
+    bits = dtype_bits(dtype)
+    return bits // 8 if bits is not None and bits % 8 == 0 else None
+
+
+def byte_span(first_elem, count, bits: int):
+    """Bytes [lo, hi) covering elements [first_elem, first_elem + count) of `bits` bits each:
+    a byte partly covered counts (a sub-byte element shares its byte with its neighbours)."""
+    lo = (first_elem * bits) // 8
+    hi = -((-(first_elem + count) * bits) // 8)
+    return lo, hi
 
 
 @dataclass
@@ -58,8 +88,13 @@ class View:
         return self.region is not None and self.region.scope in BARRIER_SCOPES
 
     @property
+    def elem_bits(self) -> int:
+        return dtype_bits(self.dtype) or 8
+
+    @property
     def elem_size(self) -> int:
-        return dtype_bytes(self.dtype) or 1
+        """Bytes per element; 1 for sub-byte types (whose addresses go through `byte_span`)."""
+        return max(self.elem_bits // 8, 1)
 
     @property
     def flat_base(self) -> int:

@@ -5,6 +5,11 @@ bytes count against its tx-count). The destination is a `T.tvm_access_ptr` whose
 the element count (TileLang TIR), so bytes = extent * sizeof(dtype). Stores READ shared memory
 asynchronously until `tma_store_wait` (cp.async.bulk.wait_group.read) covers their bulk group,
 committed by `tma_store_arrive` (cp.async.bulk.commit_group).
+`tma_load_gather4(desc, mbar, smem, col, r0..r3, hint)` and `tma_store_scatter4(desc, smem,
+col, r0..r3, hint)` (sm_100, tile::gather4/scatter4) have the same operands; TileLang's
+pointer spans the 4 rows it moves (src/cuda/op/copy.cc: extent 4 * K_box).
+`ptx_st_bulk_shared(smem, bytes, 0)` is `st.bulk.weak.shared::cta`: the executing thread
+stores `bytes` zero bytes from `smem`, a weak (generic) store.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ def _box(ctx, call, ptr_arg):
     return ptr
 
 
-@op("T.tma_load", "T.tma_load_multicast", "T.tma_load_im2col")
+@op("T.tma_load", "T.tma_load_multicast", "T.tma_load_im2col", "T.tma_load_gather4")
 def tma_load(ctx, call):
     if len(call.args) >= 4 and ctx.access_ptr_or_none(call.args[0]) is not None:
         # 1-D bulk form: (smem_ptr, gmem_ptr, mbar, bytes[, policy])
@@ -66,7 +71,7 @@ def _not_a_barrier(ctx, e) -> str | None:
     return f"{target.name} (a {view.scope} buffer, not shared.barrier)"
 
 
-@op("T.tma_store")
+@op("T.tma_store", "T.tma_store_scatter4")
 def tma_store(ctx, call):
     ptr = _box(ctx, call, 1)
     first_is_ptr = ctx.access_ptr_or_none(call.args[0]) is not None
@@ -77,6 +82,23 @@ def tma_store(ctx, call):
         lo = ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size
         return [Access(AccessKind.ASYNC_READ, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
                        ptr.elem_size, "tma_store", group_kind="bulk", proxy=Proxy.ASYNC)]
+    return run
+
+
+@op("T.ptx_st_bulk_shared")
+def st_bulk_shared(ctx, call):
+    if len(call.args) != 3:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    addr = ctx.address(call.args[0])
+    if addr is None or not addr[0].is_shared:
+        raise NotModelled(f"{call.name}: destination is not a shared buffer")
+    view, start = addr
+    n_fn = ctx.compile(call.args[1])
+
+    def run(env, tids):
+        nbytes = constant(n_fn(env), "st.bulk size")
+        lo = per_thread(start(env), tids)
+        return [Access(AccessKind.WRITE, tids, lo, lo + nbytes, view.name, view.flat_base, 1, "st_bulk")]
     return run
 
 

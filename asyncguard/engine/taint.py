@@ -1,0 +1,118 @@
+"""Honest verdicts around what the models do not know.
+
+An operation no model executes (an unknown builtin, an op whose arguments could not be
+evaluated, a loop the engine cannot run) is an AG001 finding, so the verdict is `unknown`. But
+the machine runs on without its effect, and what it concludes afterwards may rest on that
+missing effect: a wait that hangs because the op's arrival is missing (a false AG408), copies
+pending at exit that the op completes (a false AG104), a thread that never reaches a barrier
+because the op's path differs (a false AG301), a read that looks unordered because the op was
+a synchronization (a false race). A definite finding must not rest on it.
+
+The machine taints:
+- the threads that reach such an operation (or whose event the machine had to skip): from
+  then on their progress is uncertain. The taint is one more vector-clock column, so it flows
+  to every thread that later learns of a tainted thread's progress (bar.sync, an mbarrier
+  phase a tainted thread arrived on), exactly as knowledge does;
+- the mbarriers its arguments name: a wait on one taints the waiter; a hang on one is unknown;
+- the asynchronous copies in flight from the threads that reach it, or into shared views its
+  arguments name: it may complete them.
+
+`drop_dependent` then removes from the run's result every finding that involves a tainted
+access, thread or mbarrier, or a hang while an operation that names an mbarrier was never
+reached (it may be what the hang kept from running). Findings untouched by the taint stay.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .program import PIf, PLoop, PNote
+
+
+class Taint:
+    def __init__(self, program, column: int):
+        self.column = column                 # the vector-clock column: 1 = progress is uncertain
+        self.barriers: set[int] = set()      # mbarrier ids an unmodelled op may arrive on
+        self.records: set[int] = set()       # async records an unmodelled op may complete
+        self.reached: set = set()            # (line, col) of the barrier-naming notes reached
+        self.barrier_notes = {(n.span.line, n.span.col) for n in _notes(program.body) if n.barriers}
+
+    def threads(self, machine, tids) -> None:
+        """`tids` did something the machine could not execute."""
+        tids = np.asarray(tids, dtype=np.int64)
+        if tids.size:
+            machine.vc[tids, self.column] = 1
+            for r in machine.async_live:   # copies in flight from these threads: it may complete them
+                if np.isin(r.tids, tids).any():
+                    self.records.add(r.id)
+
+    def note(self, machine, task, note: PNote) -> None:
+        """`task` reached an operation no model executes."""
+        if note.access_only:
+            return   # an access of unknown shape: it may hide a race, never create one
+        self.threads(machine, task.tids)
+        if note.barriers:
+            self.reached.add((note.span.line, note.span.col))
+        for ref in note.barriers:
+            try:
+                ids = np.asarray(ref(task.env)).ravel()
+            except Exception:  # noqa: BLE001 -- an index the engine cannot evaluate: every barrier
+                ids = np.arange(machine.NB)
+            self.barriers.update(int(b) for b in ids if 0 <= int(b) < machine.NB)
+        for view in note.views:   # copies in flight into the buffers it names
+            lo = view.flat_base
+            hi = view.region.base + view.region.nbytes
+            for r in machine.async_live:
+                if (r.lo < hi).any() and (r.hi > lo).any():
+                    self.records.add(r.id)
+
+    def tainted_barrier(self, machine, mbar) -> bool:
+        return any(machine.mbars[b] is mbar for b in self.barriers)
+
+    def barrier_names(self, machine) -> set:
+        return {machine.mbars[b].name for b in self.barriers}
+
+
+def _notes(body):
+    for s in body:
+        if isinstance(s, PNote):
+            yield s
+        elif isinstance(s, PLoop):
+            yield from _notes(s.body)
+        elif isinstance(s, PIf):
+            yield from _notes(s.then)
+            yield from _notes(s.other)
+
+
+def drop_dependent(machine) -> None:
+    """Remove from `machine.result` what rests on an unmodelled operation."""
+    t: Taint = machine.taint
+    res = machine.result
+    tainted = machine.vc[:, t.column] > 0
+    if not tainted.any() and not t.barriers and not t.records and t.reached == t.barrier_notes:
+        return
+    names = t.barrier_names(machine)
+
+    def rec_bad(r) -> bool:
+        return getattr(r, "tainted", False) or r.id in t.records
+
+    def threads_bad(tids) -> bool:
+        tids = np.asarray(tids, dtype=np.int64)
+        return bool(tids.size) and bool(tainted[tids].any())
+
+    # a hang: uncertain when any blocked thread is tainted or waits on a tainted mbarrier, or when
+    # an operation naming an mbarrier never ran (the hang may be what kept it from running)
+    blocked = [task for task in machine.tasks if task.state in ("mbar", "barrier")]
+    hang_uncertain = t.reached != t.barrier_notes or any(
+        threads_bad(task.tids) or task.state == "mbar" and task.where[0] in t.barriers
+        for task in blocked)
+
+    res.races = [r for r in res.races if not (rec_bad(r.first) or rec_bad(r.second))]
+    res.proxy_problems = [p for p in res.proxy_problems if not (rec_bad(p.write) or rec_bad(p.read))]
+    res.pending = [p for p in res.pending if not (rec_bad(p.record) or threads_bad(p.tids))]
+    res.mbar_problems = [p for p in res.mbar_problems
+                         if p.barrier not in names and not threads_bad(p.tids)]
+    res.stuck = [s for s in res.stuck if not hang_uncertain]
+    res.barrier_problems = [
+        p for p in res.barrier_problems
+        if not (hang_uncertain or threads_bad(p.missing)
+                or any(threads_bad(tids) for _, tids in p.arrivals))]

@@ -1,0 +1,235 @@
+"""The vocabulary TileLang prints beyond the corpus: dtypes, lambdas, templates and builtins.
+Each construct is either modelled (clean when synchronized, flagged when not) or an AG001
+naming it."""
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from asyncguard.analyze import check_text
+from asyncguard.models.memory import dtype_bits, dtype_bytes
+
+HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(A: T.handle("float16", "global"), C: T.handle("float16", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": {threads}, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    tx = T.launch_thread("threadIdx.x", {threads})
+    S = T.alloc_buffer(({elems},), "{dtype}", scope="shared.dyn")
+'''
+
+
+def kernel(body: str, threads: int = 64, dtype: str = "float16", elems: int = 4096) -> str:
+    return HEAD.format(threads=threads, dtype=dtype, elems=elems) + \
+        textwrap.indent(textwrap.dedent(body).strip() + "\n", "    ")
+
+
+def codes(text: str) -> set:
+    return {f.rule.code for f in check_text(text).findings}
+
+
+def verdict(text: str) -> str:
+    return check_text(text).verdict
+
+
+# ---------------------------------------------------------------- dtypes (tvm_ffi DLDataTypeToString)
+@pytest.mark.parametrize("dtype,bits", [
+    ("int4", 4), ("uint4", 4), ("int2", 2), ("uint2", 2), ("int1", 1), ("uint1", 1),
+    ("float4_e2m1fn", 4), ("float4_e2m1fnx2", 8), ("float6_e2m3fn", 6), ("float6_e3m2fn", 6),
+    ("float8_e4m3fn", 8), ("float8_e4m3fnuz", 8), ("float8_e4m3", 8), ("float8_e4m3b11fnuz", 8),
+    ("float8_e5m2", 8), ("float8_e5m2fnuz", 8), ("float8_e8m0fnu", 8), ("float8_e3m4", 8),
+    ("e4m3_float8", 8), ("float8_e4m3fnx4", 32), ("custom[tfloat32]32", 32), ("bool", 8),
+    ("boolx4", 32), ("int8x4", 32), ("uint4x8", 32), ("float16x2", 32), ("bfloat16", 16),
+    ("float64", 64), ("handle", 64), ("uint8x128", 1024),
+])
+def test_element_bits_of_every_printed_dtype(dtype, bits):
+    assert dtype_bits(dtype) == bits
+    assert dtype_bytes(dtype) == (bits // 8 if bits % 8 == 0 else None)
+
+
+@pytest.mark.parametrize("dtype", ["float8_foo", "int32xvscalex4", "void", "tensor"])
+def test_unknown_dtypes_have_no_size(dtype):
+    assert dtype_bits(dtype) is None
+
+
+def test_sub_byte_elements_cover_their_bytes():
+    # int4: thread t writes element 2t (byte t); neighbours write distinct bytes: no race
+    apart = kernel("S[tx * 2] = T.int8(0)\nT.tvm_storage_sync(\"shared\")\nC[tx] = T.Cast(\"float16\", S[tx * 2 + 1])",
+                   dtype="int4")
+    assert verdict(apart) == "clean"
+    # elements 2t and 2t+1 share byte t: two threads writing them race on that byte
+    shared = kernel("S[tx] = T.int8(0)", dtype="int4")
+    assert "AG201" in codes(shared)
+
+
+def test_custom_tfloat32_is_four_bytes_for_tma_accounting():
+    # 64 x 64 tf32 = 16384 bytes: expect_tx(16384) matches the box; at 1 byte per element it hung (AG407)
+    text = kernel('''
+        mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")
+        if tx == 0:
+            T.ptx_init_barrier_thread_count(mbar[0], 1)
+        T.ptx_fence_barrier_init()
+        T.tvm_storage_sync("shared")
+        if tx == 0:
+            T.mbarrier_expect_tx(mbar[0], 16384)
+            T.tma_load(A, mbar[0], T.tvm_access_ptr(T.type_annotation("custom[tfloat32]32"), S, 0, 4096, 2), 0, 0)
+            T.ptx_arrive_barrier(mbar[0])
+        T.mbarrier_wait_parity(mbar[0], 0)
+        C[tx] = T.Cast("float16", S[tx])
+    ''', dtype="custom[tfloat32]32")
+    assert verdict(text) == "clean", [(f.rule.code, f.message) for f in check_text(text).findings]
+
+
+# ---------------------------------------------------------------- syntax
+def test_comm_reducer_lambda_parses_and_checks():
+    text = kernel('''
+        with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0)]), "reduce_scope", T.reinterpret("handle", T.uint64(0))):
+            S[tx] = T.float16(0)
+        T.tvm_storage_sync("shared")
+        C[tx] = S[63 - tx]
+    ''')
+    assert verdict(text) == "clean"
+
+
+# ---------------------------------------------------------------- device templates
+CUMSUM = 'T.call_extern("float32", "tl::CumSum2D<64, {axis}, false>::run", ' \
+         'T.tvm_access_ptr(T.type_annotation("float32"), S, 0, 256, 1), ' \
+         'T.tvm_access_ptr(T.type_annotation("float32"), S, 0, 256, 2), 8, 32, 32, 32)'
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_cumsum_2d_template(axis):
+    fill = "for i in range(4):\n    S[tx * 4 + i] = T.float32(1)\n"
+    synced = kernel(fill + 'T.tvm_storage_sync("shared")\n' + CUMSUM.format(axis=axis) +
+                    '\nT.tvm_storage_sync("shared")\nC[tx] = T.Cast("float16", S[255 - tx])', dtype="float32")
+    assert verdict(synced) == "clean", [(f.rule.code, f.message) for f in check_text(synced).findings]
+    unsynced = kernel(fill + CUMSUM.format(axis=axis), dtype="float32")
+    assert "AG201" in codes(unsynced)
+
+
+def test_cumsum_1d_only_the_first_warp_takes_part():
+    call = ('T.call_extern("float32", "tl::CumSum1D<64, false>::run", '
+            'T.tvm_access_ptr(T.type_annotation("float32"), S, 0, 64, 1), '
+            'T.tvm_access_ptr(T.type_annotation("float32"), S, 0, 64, 2), 64)')
+    fill = 'S[tx] = T.float32(1)\nT.tvm_storage_sync("shared")\n'   # the scanned bytes hold data
+    # warp 1 writes S[64..127], which the scan of S[0..63] never touches: no race
+    text = kernel(fill + "if tx >= 32:\n    S[tx + 32] = T.float32(0)\n" + call, dtype="float32")
+    assert verdict(text) == "clean", [(f.rule.code, f.message) for f in check_text(text).findings]
+    # warp 1 writes S[32..63] while warp 0 scans them: a race
+    text = kernel(fill + "if tx >= 32:\n    S[tx] = T.float32(0)\n" + call, dtype="float32")
+    assert "AG201" in codes(text)
+
+
+def test_all_reduce_batch_uses_the_workspace_stride():
+    call = ('T.call_extern("handle", "tl::AllReduce<tl::SumOp, 64, 1, 0, tl::SyncThreadsBarrier, 2, 64>::run_batch", '
+            'T.address_of(x[0]), T.tvm_access_ptr(T.type_annotation("float32"), S, 0, 128, 3))')
+    text = kernel("x = T.alloc_buffer((2,), \"float32\", scope=\"local\")\n" + call +
+                  "\nS[tx + 128] = T.float32(0)", dtype="float32")
+    assert verdict(text) == "clean"
+    # the second channel's slice S[64..127] is read after the last barrier: writing it races
+    text = kernel("x = T.alloc_buffer((2,), \"float32\", scope=\"local\")\n" + call +
+                  "\nS[127 - tx] = T.float32(0)", dtype="float32")
+    assert "AG201" in codes(text)
+
+
+# ---------------------------------------------------------------- cp.async completing on an mbarrier
+NOINC = '''
+    mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")
+    if tx == 0:
+        T.ptx_init_barrier_thread_count(mbar[0], 32)
+    T.ptx_fence_barrier_init()
+    T.tvm_storage_sync("shared")
+    if tx < 32:
+        T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), S, tx * 8, 8, 2), T.tvm_access_ptr(T.type_annotation("float16"), A, tx * 8, 8, 1), 8)
+        T.ptx_cp_async_barrier_noinc(mbar[0])
+    else:
+        {wait}
+        C[tx] = S[tx * 4]
+'''
+
+
+def test_cp_async_noinc_completes_copies_on_the_phase():
+    assert verdict(kernel(NOINC.format(wait="T.mbarrier_wait_parity(mbar[0], 0)"))) == "clean"
+    # without the wait the consumer reads bytes still in flight
+    assert codes(kernel(NOINC.format(wait="T.evaluate(0)"))) & {"AG101", "AG401", "AG201"}
+    # the wrong parity returns at once: the copies have not landed
+    assert codes(kernel(NOINC.format(wait="T.mbarrier_wait_parity(mbar[0], 1)"))) - {"AG001"}
+
+
+# ---------------------------------------------------------------- builtins
+def test_sync_grid_and_cluster_sync_order_the_block():
+    for sync in ("T.sync_grid()", "T.cluster_sync()"):
+        text = kernel(f"S[tx] = T.float16(0)\n{sync}\nC[tx] = S[63 - tx]")
+        assert verdict(text) == "clean", sync
+    # only some threads reach the grid sync: the others never arrive at its block barrier
+    text = kernel("if tx < 32:\n    T.sync_grid()")
+    assert "AG301" in codes(text)
+
+
+def test_sync_warp_orders_lanes_of_one_warp():
+    text = kernel("S[tx] = T.float16(0)\nT.sync_warp()\nC[tx] = S[tx // 32 * 32 + (tx + 1) % 32]")
+    assert verdict(text) == "clean"
+
+
+@pytest.mark.parametrize("call", ["T.pdl_trigger()", "T.pdl_sync()", "T.rng_init(1, tx, 0, \"curandStatePhilox4_32_10_t\")"])
+def test_calls_without_shared_effect_are_clean(call):
+    assert verdict(kernel(f"{call}\nS[tx] = T.float16(0)")) == "clean"
+
+
+def test_any_of_reads_its_buffer():
+    read = 'if T.any_of(T.tvm_access_ptr(T.type_annotation("float16"), S, 0, 64, 1), 64):\n    C[tx] = T.float16(1)'
+    assert verdict(kernel("S[tx] = T.float16(0)\nT.tvm_storage_sync(\"shared\")\n" + read)) != "buggy"
+    assert "AG201" in codes(kernel("S[tx] = T.float16(0)\n" + read))
+
+
+def test_st_bulk_is_a_store():
+    text = kernel('if tx == 0:\n    T.ptx_st_bulk_shared(T.tvm_access_ptr(T.type_annotation("float16"), S, 0, 64, 2), 128, 0)\n'
+                  'C[tx] = S[tx]')
+    assert "AG201" in codes(text)
+
+
+@pytest.mark.parametrize("call,named", [
+    ("T.loop_break()", "loop_break"),
+    ("T.tcgen05_mma_arrive(mbar[0])", "tcgen05_mma_arrive"),
+    ("T.ptx_wgmma_sp_ss()", "sparse wgmma"),
+    ("T.cluster_arrive()", "barrier.cluster.arrive"),
+])
+def test_unmodelled_builtins_are_named(call, named):
+    text = kernel(f'mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")\n{call}')
+    report = check_text(text)
+    assert report.verdict == "unknown"
+    assert any(f.rule.code == "AG001" and named in f.message for f in report.findings)
+
+
+# ---------------------------------------------------------------- TMA gather4 / scatter4 (sm_100a)
+# Lowered by the installed tilelang 0.1.15 on the CPU from TileLang's own round-trip test
+# (testing/python/language/test_tilelang_language_tma_gather_scatter.py, N = K = K_box = 64).
+GATHER4 = (Path(__file__).parent / "data" / "tma_gather4_scatter4_sm100a.tir").read_text()
+
+
+def test_tma_gather4_scatter4_round_trip_is_clean():
+    assert verdict(GATHER4) == "clean"
+
+
+@pytest.mark.parametrize("old,new,rule", [
+    ("        T.mbarrier_wait_parity(mbar_1[0], 0)\n", "", "AG401"),         # read before the phase
+    ("T.mbarrier_expect_tx(mbar_1[0], 512)", "T.mbarrier_expect_tx(mbar_1[0], 256)", "AG407"),
+    ("        T.tma_store_wait(0, T.bool(False))\n", "", "AG411"),           # scatter still reading at exit
+])
+def test_tma_gather4_scatter4_mutants_are_flagged(old, new, rule):
+    assert old in GATHER4
+    assert rule in codes(GATHER4.replace(old, new))
+
+
+def test_dp4a_touches_shared_operands_only():
+    local = ('acc = T.alloc_buffer((1,), "int32", scope="local")\n'
+             'a = T.alloc_buffer((4,), "int8", scope="local")\n'
+             'T.call_extern("handle", "DP4A", T.tvm_access_ptr(T.type_annotation("int8"), a.data, 0, 4, 1), '
+             'T.tvm_access_ptr(T.type_annotation("int8"), a.data, 0, 4, 1), T.tvm_access_ptr(T.type_annotation("int32"), acc.data, 0, 1, 3))')
+    assert verdict(kernel(local, dtype="int8")) == "clean"
+    fill = 'for i in range(4):\n    S[tx * 4 + i] = T.int8(1)\nT.tvm_storage_sync("shared")\n'
+    shared = fill + local.replace("a.data, 0, 4, 1), T.tvm", "S, tx * 4, 4, 1), T.tvm", 1)
+    assert verdict(kernel(shared, dtype="int8")) == "clean"
+    # every thread reads S[0:4] while thread 0 writes it: a race
+    racy = fill + local.replace("a.data, 0, 4, 1), T.tvm", "S, 0, 4, 1), T.tvm", 1) + \
+        "\nif tx == 0:\n    S[1] = T.int8(0)"
+    assert "AG201" in codes(kernel(racy, dtype="int8"))
