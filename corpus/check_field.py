@@ -125,10 +125,23 @@ def arch_of(name: str) -> str:
     return m.group(1) if m else "?"
 
 
-def run(directory: Path, jobs: int, timeout: float, only=()) -> list[dict]:
+def run(directory: Path, jobs: int, timeout: float, only=(), reuse: dict | None = None) -> list[dict]:
+    """Check every .tir of directory; with reuse (file name -> earlier record), a file whose text has the
+    same sha256 as when that record was made keeps the record instead of being checked again."""
+    import hashlib
     files = sorted(p for p in directory.glob("*.tir") if not only or any(s in p.name for s in only))
+
+    def one(p: Path) -> dict:
+        sha = hashlib.sha256(p.read_bytes()).hexdigest()
+        old = (reuse or {}).get(p.name)
+        if old is not None and old.get("sha256") == sha:
+            return old
+        rec = check_one(p, timeout)
+        rec["sha256"] = sha
+        return rec
+
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda p: check_one(p, timeout), files))
+        return list(pool.map(one, files))
 
 
 def summary_lines(results: list[dict]) -> list[str]:
@@ -218,8 +231,13 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep results.json records of files whose text did not change (same asyncguard assumed)")
     args = ap.parse_args()
-    results = run(args.dir, args.jobs, args.timeout, args.only)
+    reuse = None
+    if args.reuse and (args.dir / "results.json").exists():
+        reuse = {r["file"]: r for r in json.loads((args.dir / "results.json").read_text())["kernels"]}
+    results = run(args.dir, args.jobs, args.timeout, args.only, reuse)
     if not args.only:
         write_results(args.dir, results, args.jobs, args.timeout)
     for ln in summary_lines(results):
