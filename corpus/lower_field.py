@@ -21,7 +21,11 @@ How a kernel is obtained, per example file (one subprocess each, with a time lim
     `tilelang.lower(func, target=Target(...))`; `str(artifact.device_mod)` is saved. When CUDA codegen fails
     after the TIR pipeline succeeded, the device module of `lower_to_host_device_ir` is saved instead
     ("tir-only"). The example gets back a stand-in kernel object whose every use stops the example, so
-    nothing runs on a device; kernels it compiles before using any of them are all captured.
+    nothing runs on a device. Calling the stand-in returns zero tensors of the output shapes (when static),
+    so an example that feeds one kernel's outputs to the next (forward, then backward) keeps compiling;
+    get_kernel_source returns the CUDA source lowered here; any other use (profiler, benchmark) stops it.
+  * An example that reads tensor values before compiling (varlen masks, .item(), nonzero) and so lowered
+    nothing on meta tensors is run once more with the "cuda" tensors on the CPU instead.
   * Only the first instance of each (jit function, prim_func name) pair is lowered: autotuners and
     size sweeps compile the same kernel many times.
 Archs per file: sm_100a for sm100/tcgen05/blockscaled examples, sm_90a for Hopper-only ones (wgmma, TMA,
@@ -503,12 +507,20 @@ def main():
     ap.add_argument("--device", default="meta", choices=("meta", "cpu"))
     ap.add_argument("--keep", action="store_true", help="keep earlier records of files not rerun (with --only)")
     ap.add_argument("--resume", action="store_true", help="keep lowering.json and run only files not in it")
+    ap.add_argument("--retry-timeouts", action="store_true", help="with --resume: run again files that timed "
+                    "out before lowering anything")
     ap.add_argument("--manifest-only", action="store_true", help="rewrite MANIFEST.md from lowering.json")
     args = ap.parse_args()
     if args.child:
         return child(args)
     if args.manifest_only:
-        write_manifest(json.load(open(os.path.join(args.out, "lowering.json"))), args.out)
+        state = json.load(open(os.path.join(args.out, "lowering.json")))
+        examples = ensure_examples(args.examples)
+        state["pending"] = sorted(rel for rel in discover(examples) if rel not in state["files"])
+        write_outputs(state, None, args.out)
+        write_manifest(state, args.out)
+        with open(os.path.join(args.out, "lowering.json"), "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
         return 0
 
     examples = ensure_examples(args.examples)
@@ -527,13 +539,16 @@ def main():
             state["files"][rel] = {"archs": [], "skip": skip, "kernels": []}
             continue
         if args.resume and rel in state["files"] and not state["files"][rel].get("skip"):
-            continue
+            old = state["files"][rel]
+            if not (args.retry_timeouts and old["outcome"] == "timeout" and not old["kernels"]):
+                continue
         todo.append((rel, archs))
     # The most common kernel families first, so a partial run already covers them.
     first = ("gemm/", "flash_attention/", "warp_specialize/", "gemm_tcgen05/", "blockscaled_gemm_sm100/",
              "flash_attention_sm100/", "elementwise/", "norm/", "gemm_fp8/", "flash_decoding/", "gemv/",
              "gemm_splitk/", "dynamic_shape/", "convolution/", "deepseek_mla/")
-    todo.sort(key=lambda t: next((i for i, p in enumerate(first) if t[0].startswith(p)), len(first)))
+    todo.sort(key=lambda t: (t[0] in state["files"],  # retried timeouts last
+                             next((i for i, p in enumerate(first) if t[0].startswith(p)), len(first))))
     print(f"{len(todo)} example files to run", flush=True)
 
     from concurrent.futures import ThreadPoolExecutor
@@ -638,7 +653,9 @@ def write_manifest(state, out):
             a[k["status"]] += 1
             if k.get("name"):
                 a["kept"] += 1
-    lines += [f"Example .py files found: {n_files}; run: {len(run)}; skipped: {n_files - len(run)}.", "",
+    n_files += len(state.get("pending") or [])
+    lines += [f"Example .py files found: {n_files}; run: {len(run)}; skipped: {len(files) - len(run)}; "
+              f"not run: {len(state.get('pending') or [])}.", "",
               "| arch | lowered (ok) | tir-only | failed | distinct .tir kept |", "|---|---|---|---|---|"]
     for a in sorted(per_arch):
         v = per_arch[a]
@@ -650,10 +667,19 @@ def write_manifest(state, out):
             groups.setdefault("skipped: " + r["skip"], []).append(rel)
         elif not any(k["status"] != "fail" for k in r["kernels"]):
             groups.setdefault("no kernel lowered: " + _reason_group(r), []).append(rel)
+    pending = state.get("pending") or []
+    if pending:
+        lines += ["", f"Not run in this build (the lowering run was stopped at its time budget on a shared "
+                  f"2-core machine; rerun `corpus/lower_field.py --resume` to add them): {len(pending)}: "
+                  + ", ".join(f"`{x}`" for x in pending)]
     lines += ["", "## Files that gave no kernel, grouped by reason", ""]
     for g in sorted(groups, key=lambda g: (-len(groups[g]), g)):
         lines.append(f"- **{g}** ({len(groups[g])}): " + ", ".join(f"`{x}`" for x in sorted(groups[g])))
     lines += ["", "## Per example", "",
+              "Outcome: `stopped` (the example used a compiled kernel in a way only a GPU can serve: the "
+              "expected end), `finished` (ran to its end), `error` (the example raised: the message is the "
+              "note; kernels compiled before it are kept), `timeout` (per-file limit). Kernel names are "
+              "`<jit function>.<prim_func>` when they differ; `= NAME` marks TIR byte-identical to a kept file.", "",
               "| example | archs | outcome | kernels (status per arch) | note |", "|---|---|---|---|---|"]
     for rel in sorted(files):
         r = files[rel]
@@ -664,10 +690,12 @@ def write_manifest(state, out):
             s = k["status"]
             tag = k.get("name") or (f"= {k['duplicate_of']}" if k.get("duplicate_of") else "")
             note = f" ({k.get('why', '')[:90]})" if s != "ok" else ""
-            ks.append(f"{k['kernel']}@{k['arch']}: {s}{note} {tag}".strip())
+            pc = ",".join(f"{a}={b}" for a, b in sorted((k.get("pass_configs") or {}).items()))
+            ks.append(f"{k['kernel']}@{k['arch']}: {s}{note} {tag}".strip() + (f" [pass_configs {pc}]" if pc else ""))
         note = r["why"][:160].replace("|", "\\|") if r["outcome"] not in ("stopped", "finished") or not ks else \
             r["why"][:80].replace("|", "\\|")
-        lines.append(f"| `{rel}` | {','.join(r['archs'])} | {r['outcome']} ({r['wall_s']}s) | "
+        lines.append(f"| `{rel}` | {','.join(r['archs'])} | {r['outcome']} ({r['wall_s']}s, tensors on "
+                     f"{r.get('tensor_device') or 'meta'}) | "
                      + "<br>".join(x.replace("|", "\\|") for x in ks) + f" | {note} |")
     with open(os.path.join(out, "MANIFEST.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
