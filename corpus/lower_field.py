@@ -1,0 +1,725 @@
+"""Lower every kernel of TileLang's own examples/ tree to device TIR on a CPU: the field corpus (corpus/field/).
+
+Usage:
+    . /work/tl-venv/bin/activate
+    python corpus/lower_field.py [--examples DIR] [--out corpus/field] [--only SUBSTR ...] [--jobs N]
+
+--examples defaults to /tmp/tl-examples/examples; when it is missing it is extracted from the TileLang mirror
+(`git -C MIRROR archive COMMIT examples`). Nothing of TileLang is written under --out except lowered TIR.
+
+How a kernel is obtained, per example file (one subprocess each, with a time limit):
+  * the example runs as `__main__` (runpy, argv = [file]; a file without a `__main__` block whose module
+    defines `main()` gets `main()` called), inside `with Target({"kind": "cuda", "arch": PRIMARY})`, so
+    TileLang's "auto" target resolves to that arch without a GPU;
+  * GPU-only set-up is stubbed, nothing that lowering reads: torch.cuda device queries answer as the
+    primary arch's GPU would, tensors created on / moved to "cuda" are created on torch's "meta" device
+    (shapes only, no data, no memory), and Python packages the examples import but this environment lacks
+    (triton, einops, flash_attn, fla, ...) are empty stand-ins (only used by the examples' references);
+  * TileLang's compile entry (tilelang.cache.cached, as called by tilelang.compile, @tilelang.jit and the
+    autotuner, and JITKernel construction as a fallback) is replaced: the PrimFunc handed to it is lowered
+    here for each arch of the file, under the PassContext the example asked for (its pass_configs), with
+    `tilelang.lower(func, target=Target(...))`; `str(artifact.device_mod)` is saved. When CUDA codegen fails
+    after the TIR pipeline succeeded, the device module of `lower_to_host_device_ir` is saved instead
+    ("tir-only"). The example gets back a stand-in kernel object whose every use stops the example, so
+    nothing runs on a device. Calling the stand-in returns zero tensors of the output shapes (when static),
+    so an example that feeds one kernel's outputs to the next (forward, then backward) keeps compiling;
+    get_kernel_source returns the CUDA source lowered here; any other use (profiler, benchmark) stops it.
+  * An example that reads tensor values before compiling (varlen masks, .item(), nonzero) and so lowered
+    nothing on meta tensors is run once more with the "cuda" tensors on the CPU instead.
+  * Only the first instance of each (jit function, prim_func name) pair is lowered: autotuners and
+    size sweeps compile the same kernel many times.
+Archs per file: sm_100a for sm100/tcgen05/blockscaled examples, sm_90a for Hopper-only ones (wgmma, TMA,
+warp specialization, fp8, ...), sm_80 and sm_90a for generic ones (TileLang lowers them differently on
+Hopper). AMD and sm_120 examples are skipped. Byte-identical TIR is kept once.
+Output: NAME.tir with NAME = <exampledir>__<file-stem>__<kernel>__<arch>, MANIFEST.md, lowering.json.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+MIRROR = "/work/.mirror/tile-ai+tilelang/repo"
+COMMIT = "a35008a42531c62b976ae4cec3855d4383db0f3c"
+DEFAULT_EXAMPLES = "/tmp/tl-examples/examples"
+ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}
+ARCH_GPU = {"sm_80": ("NVIDIA A100-SXM4-80GB", 108), "sm_90a": ("NVIDIA H100 80GB HBM3", 132),
+            "sm_100a": ("NVIDIA B200", 148)}
+MAX_KERNELS_PER_FILE = 16
+# Imported by some examples (for references, benchmarks or plotting) but not installed here.
+MISSING_MODULES = ("triton", "einops", "flash_attn", "fla", "transformers", "pandas", "matplotlib", "tabulate",
+                   "flash_mla", "deep_gemm", "aiter", "vllm", "sgl_kernel", "flashinfer", "seaborn", "cuda",
+                   "cupy", "safetensors", "datasets", "accelerate", "bitblas", "ml_dtypes_stub", "nvtx",
+                   "torch_npu", "xformers", "natten", "apex", "tilelang_stub_none")
+
+# ------------------------------------------------------------------------------------------------
+# Which examples, for which archs
+# ------------------------------------------------------------------------------------------------
+
+SKIP_PREFIXES = ("test_", "regression_", "conftest")
+SM100_MARK = re.compile(r"sm_?100|tcgen0?5|blockscaled|T\.tmem|alloc_tmem", re.I)
+# Hopper-only: by file name, or by an op / dtype that has no sm_80 lowering.
+HOPPER_PATH = re.compile(r"hopper|sm_?90|warp_specializ|_ws\.py$|fp8|(^|[_/])tma([_.]|$)", re.I)
+HOPPER_SRC = re.compile(r"wgmma|T\.ws\(|mbarrier|T\.tma_copy|set_max_nreg|copy_cluster|cluster_dims|"
+                        r"float8|\bfp8\b|e4m3|e5m2", re.I)
+AMD_MARK = re.compile(r"amd|hip|cdna|mfma|rocm", re.I)
+
+
+def classify(rel, src):
+    """(archs, skip_reason) for one example file (rel: path under examples/)."""
+    base = os.path.basename(rel)
+    top = rel.split("/")[0]
+    if top == "amd" or AMD_MARK.search(rel):
+        return [], "AMD/ROCm example (not an NVIDIA target)"
+    if base.startswith(SKIP_PREFIXES):
+        return [], "pytest/regression driver (calls the examples' own entries, which are run directly)"
+    if "tilelang" not in src:
+        return [], "no TileLang kernel (reference/utility code)"
+    if "sm120" in rel or "sm_120" in src:
+        return [], "targets sm_120 (not one of sm_80/sm_90a/sm_100a)"
+    if not re.search(r"T\.prim_func|tilelang\.jit|@jit|tilelang\.compile|T\.Kernel", src):
+        return [], "defines no kernel (helper module)"
+    if SM100_MARK.search(rel) or SM100_MARK.search(src):
+        return ["sm_100a"], None
+    if HOPPER_PATH.search(rel) or HOPPER_SRC.search(src):
+        return ["sm_90a"], None
+    return ["sm_80", "sm_90a"], None
+
+
+def discover(examples):
+    out = []
+    for root, dirs, files in os.walk(examples):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".py"):
+                p = os.path.join(root, f)
+                out.append(os.path.relpath(p, examples))
+    return out
+
+
+def sanitize(s):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_") or "x"
+
+
+# ------------------------------------------------------------------------------------------------
+# Child: run one example with TileLang's compile intercepted
+# ------------------------------------------------------------------------------------------------
+
+
+class StopExample(BaseException):
+    """Raised to end the example once it would use a compiled kernel (BaseException: examples and
+    TileLang's autotuner catch Exception)."""
+
+
+PYDEPS = "/tmp/field-pydeps"  # `pip install --target /tmp/field-pydeps einops`: pure Python, used by examples
+
+
+def _install_stubs(primary):
+    if os.path.isdir(PYDEPS):
+        sys.path.append(PYDEPS)
+    import importlib.abc
+    import importlib.machinery
+    import types
+    from unittest import mock
+
+    class _MissingFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path, target=None):
+            # Only for imports written in the examples: libraries (torch probes triton, say) keep their
+            # own fallbacks for an absent module.
+            if name.split(".")[0] in MISSING_MODULES and _imported_by_example():
+                return importlib.machinery.ModuleSpec(name, self, is_package=True)
+            return None
+
+        def create_module(self, spec):
+            m = mock.MagicMock(name=spec.name)
+            m.__name__, m.__spec__, m.__path__, m.__file__ = spec.name, spec, [], None
+            return m
+
+        def exec_module(self, module):
+            pass
+
+    # Only for modules that really are absent here.
+    absent = []
+    for name in MISSING_MODULES:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001
+            absent.append(name)
+    globals()["MISSING_MODULES"] = tuple(absent)
+    # TileLang/TVM probe optional modules at import: import them before the stand-ins exist.
+    import tilelang  # noqa: F401
+    import tilelang.jit  # noqa: F401
+    sys.meta_path.append(_MissingFinder())
+
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    cap = ARCH_CAPABILITY[primary]
+    gpu_name, sms = ARCH_GPU[primary]
+    props = types.SimpleNamespace(name=gpu_name, major=cap[0], minor=cap[1], multi_processor_count=sms,
+                                  total_memory=80 * 2**30, L2_cache_size=50 * 2**20, warp_size=32,
+                                  max_shared_memory_per_block_optin=227 * 1024)
+
+    class _Event:
+        def __init__(self, *a, **k):
+            pass
+
+        def record(self, *a, **k):
+            pass
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return 1.0
+
+    c = torch.cuda
+    c.is_available = lambda: True
+    c.device_count = lambda: 1
+    c.current_device = lambda: 0
+    c.set_device = lambda *a, **k: None
+    c.get_device_capability = lambda *a, **k: cap
+    c.get_device_name = lambda *a, **k: gpu_name
+    c.get_device_properties = lambda *a, **k: props
+    c.synchronize = lambda *a, **k: None
+    c.empty_cache = lambda *a, **k: None
+    c.manual_seed = lambda *a, **k: None
+    c.manual_seed_all = lambda *a, **k: None
+    c.max_memory_allocated = lambda *a, **k: 0
+    c.memory_allocated = lambda *a, **k: 0
+    c.reset_peak_memory_stats = lambda *a, **k: None
+    c.Event = _Event
+    c.current_stream = lambda *a, **k: mock.MagicMock(name="stream")
+    c.is_initialized = lambda: True
+
+    def is_cuda(d):
+        if d is None:
+            return False
+        if isinstance(d, int):
+            return True
+        return str(d).startswith("cuda")
+
+    class _MetaForCuda(TorchFunctionMode):
+        def __torch_function__(self, func, types_, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if is_cuda(kwargs.get("device")):
+                kwargs["device"] = TENSOR_DEVICE
+            name = getattr(func, "__name__", "")
+            if func is torch.device and args and isinstance(args[0], int):
+                # torch.device(0) asks CPU torch for an accelerator; name the CUDA device instead.
+                return torch.device(f"cuda:{args[0]}")
+            if name == "cuda" and args and isinstance(args[0], torch.Tensor):
+                return args[0].to(TENSOR_DEVICE)
+            if name == "to" and args:
+                args = tuple(TENSOR_DEVICE if (i > 0 and is_cuda(a) and not isinstance(a, torch.Tensor)) else a
+                             for i, a in enumerate(args))
+            if name == "pin_memory" and args:
+                return args[0]
+            return func(*args, **kwargs)
+
+    _MetaForCuda().__enter__()
+
+
+def _imported_by_example():
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith("<frozen") and "importlib" not in fn:
+            return os.path.abspath(fn).startswith(EXAMPLES_ROOT)
+        f = f.f_back
+    return False
+
+
+EXAMPLES_ROOT = "/nonexistent"
+# Where "cuda" tensors go: "meta" (shapes only: free) first; "cpu" when an example reads values before it
+# compiles (varlen masks, nonzero, .item()).
+TENSOR_DEVICE = "meta"
+
+
+class _KernelStandIn:
+    """What the example gets instead of a compiled kernel. Calling it returns meta tensors of the output
+    shapes (when they are static), so an example that feeds one kernel's outputs to the next (forward then
+    backward) goes on compiling; get_kernel_source returns the CUDA source lowered here; any other use
+    (profilers, benchmarks) stops the example."""
+
+    def __init__(self, name, func=None, out_idx=None, source=None):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_func", func)
+        object.__setattr__(self, "_out_idx", out_idx)
+        object.__setattr__(self, "_source", source)
+
+    def __getattr__(self, attr):
+        if attr in ("get_kernel_source", "get_host_source") and self._source is not None:
+            return lambda *a, **k: self._source
+        raise StopExample(f"example used kernel {self._name}.{attr}")
+
+    def __call__(self, *a, **k):
+        import torch
+        func, out_idx = self._func, self._out_idx
+        if func is None:
+            raise StopExample(f"example ran kernel {self._name}")
+        if out_idx is None:
+            return None
+        idx = [out_idx] if isinstance(out_idx, int) else list(out_idx)
+        n = len(func.params)
+        outs = []
+        for i in idx:
+            buf = func.buffer_map.get(func.params[i % n])
+            shape = []
+            for d in (buf.shape if buf is not None else ()):
+                try:
+                    shape.append(int(d))
+                except Exception:  # noqa: BLE001
+                    raise StopExample(f"example ran kernel {self._name} (output with a symbolic shape)")
+            dt = getattr(torch, _TORCH_DTYPE.get(str(buf.dtype), str(buf.dtype)), None) if buf is not None else None
+            if buf is None or not isinstance(dt, torch.dtype):
+                raise StopExample(f"example ran kernel {self._name} (output of unknown type)")
+            outs.append(torch.zeros(shape, dtype=dt, device=TENSOR_DEVICE))
+        return outs[0] if len(outs) == 1 else outs
+
+
+_TORCH_DTYPE = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",
+                "int8": "int8", "uint8": "uint8", "int32": "int32", "int64": "int64", "int16": "int16",
+                "bool": "bool", "float8_e4m3": "float8_e4m3fn", "float8_e4m3fn": "float8_e4m3fn",
+                "float8_e5m2": "float8_e5m2", "uint32": "uint32", "uint16": "uint16", "uint64": "uint64"}
+
+
+def _out_idx(func, out_idx):
+    try:
+        if out_idx is None and func.attrs and "tilelang_out_idx" in func.attrs:
+            return [int(i) for i in func.attrs["tilelang_out_idx"]]
+    except Exception:  # noqa: BLE001
+        pass
+    return out_idx
+
+
+def _jit_name():
+    """Name of the @tilelang.jit function whose compile is under way (walks the stack)."""
+    import inspect
+    f = inspect.currentframe()
+    while f is not None:
+        s = f.f_locals.get("self")
+        if s is not None and type(s).__name__ == "JITImpl":
+            fn = getattr(s, "func", None)
+            return getattr(fn, "__name__", None) or getattr(getattr(fn, "func", None), "__name__", None)
+        f = f.f_back
+    return None
+
+
+def child(args):
+    import threading
+    import traceback
+    archs = args.archs.split(",")
+    globals()["TENSOR_DEVICE"] = args.device
+    os.makedirs(args.tmp, exist_ok=True)
+    results = open(os.path.join(args.tmp, "results.jsonl"), "a", buffering=1)
+    _install_stubs(archs[0])
+    import tilelang
+    import tvm
+    from tvm.target import Target
+    import tilelang.cache  # noqa: F401
+    import tilelang.jit.kernel  # noqa: F401
+
+    lock = threading.RLock()
+    seen, sources = {}, {}
+
+    def lower_for_archs(func, pass_configs, out_idx=None):
+        sym = None
+        try:
+            sym = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else None
+        except Exception:  # noqa: BLE001
+            sym = None
+        jn = _jit_name()
+        key = (jn, sym)
+        with lock:
+            if key in seen:
+                results.write(json.dumps({"event": "repeat", "jit": jn, "symbol": sym}) + "\n")
+                return _KernelStandIn(sym, func, _out_idx(func, out_idx), sources.get(key))
+            if len(seen) >= MAX_KERNELS_PER_FILE:
+                raise StopExample("kernel cap reached")
+            seen[key] = len(seen)
+            kname = sym if sym and sym not in ("main", "kernel", "func") or not jn else jn
+            if jn and sym and sym not in (jn, "main", "kernel", "func"):
+                kname = f"{jn}.{sym}"
+            for arch in archs:
+                t = Target({"kind": "cuda", "arch": arch})
+                rec = {"event": "kernel", "jit": jn, "symbol": sym, "kernel": kname, "arch": arch,
+                       "index": seen[key], "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
+                t0 = time.time()
+                tir = None
+                try:
+                    with tvm.transform.PassContext(opt_level=3, config=dict(pass_configs or {})), t:
+                        try:
+                            art = tilelang.lower(func, target=t)
+                            tir = str(art.device_mod)
+                            rec["status"] = "ok"
+                            sources.setdefault(key, art.kernel_source)
+                        except Exception as e:  # noqa: BLE001
+                            first = _last_line(e)
+                            from tilelang.engine.lower import lower_to_host_device_ir
+                            from tilelang.backend import create_backend_context
+                            try:
+                                ctx = create_backend_context(t, None, "auto")
+                                _, device_mod, _, _, _ = lower_to_host_device_ir(func, ctx)
+                                tir = str(device_mod)
+                                rec["status"] = "tir-only"
+                                rec["why"] = "CUDA codegen failed: " + first
+                            except Exception as e2:  # noqa: BLE001
+                                rec["status"] = "fail"
+                                rec["why"] = _last_line(e2)
+                except Exception as e:  # noqa: BLE001
+                    rec["status"] = "fail"
+                    rec["why"] = _last_line(e)
+                rec["seconds"] = round(time.time() - t0, 2)
+                if tir is not None:
+                    fn = os.path.join(args.tmp, f"k{seen[key]}_{arch}.tir")
+                    with open(fn, "w") as fh:
+                        fh.write(tir)
+                    rec["file"] = fn
+                results.write(json.dumps(rec) + "\n")
+        return _KernelStandIn(kname, func, _out_idx(func, out_idx), sources.get(key))
+
+    def fake_cached(func=None, out_idx=None, *a, pass_configs=None, **k):
+        return lower_for_archs(func, pass_configs, out_idx)
+
+    # tilelang.jit / tilelang.cache are shadowed by same-named functions on the package: use the modules.
+    jit_mod, cache_mod, kernel_mod = (sys.modules[m] for m in ("tilelang.jit", "tilelang.cache", "tilelang.jit.kernel"))
+    cache_mod.cached = fake_cached
+    jit_mod.cached = fake_cached
+
+    def fake_jitkernel_init(self, func=None, *a, pass_configs=None, **k):
+        lower_for_archs(func, pass_configs)
+        raise StopExample("JITKernel constructed directly")
+
+    kernel_mod.JITKernel.__init__ = fake_jitkernel_init
+
+    path = os.path.abspath(args.child)
+    d = os.path.dirname(path)
+    root = d
+    while os.path.basename(root) != "examples" and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    globals()["EXAMPLES_ROOT"] = root if os.path.basename(root) == "examples" else d
+    os.chdir(d)
+    sys.path[:0] = [d, os.path.dirname(d)]
+    sys.argv = [path]
+    src = open(path).read()
+    import runpy
+    outcome, why = "finished", ""
+    try:
+        with Target({"kind": "cuda", "arch": archs[0]}):
+            g = runpy.run_path(path, run_name="__main__")
+            if "__main__" not in src and callable(g.get("main")):
+                g["main"]()
+    except StopExample as e:
+        outcome, why = "stopped", str(e)
+    except SystemExit as e:
+        outcome, why = "exit", f"SystemExit({e.code})"
+    except BaseException as e:  # noqa: BLE001
+        outcome = "error"
+        tb = traceback.format_exception(type(e), e, e.__traceback__)
+        why = f"{type(e).__name__}: {_last_line(e)}"
+        results.write(json.dumps({"event": "traceback", "text": "".join(tb[-6:])[-3000:]}) + "\n")
+    results.write(json.dumps({"event": "end", "outcome": outcome, "why": why}) + "\n")
+    results.close()
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def _last_line(e):
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    msg = lines[-1] if lines else type(e).__name__
+    return msg[:300]
+
+
+# ------------------------------------------------------------------------------------------------
+# Parent
+# ------------------------------------------------------------------------------------------------
+
+
+def ensure_examples(examples):
+    if os.path.isdir(examples):
+        return examples
+    parent = os.path.dirname(os.path.abspath(examples))
+    os.makedirs(parent, exist_ok=True)
+    subprocess.run(f"git -C {MIRROR} archive {COMMIT} examples | tar -x -C {parent}", shell=True, check=True)
+    return examples
+
+
+def run_one(rel, archs, examples, tmproot, timeout):
+    r = run_child(rel, archs, examples, tmproot, timeout, "meta")
+    end = [e for e in r["events"] if e["event"] == "end"]
+    tb = "".join(e["text"] for e in r["events"] if e["event"] == "traceback")
+    checking = re.search(r"assert|allclose|assert_close|do_bench|profiler", tb.splitlines()[-4] if tb.count("\n") >= 4
+                         else tb)
+    lowered = lambda x: sum(1 for e in x["events"] if e["event"] == "kernel" and e.get("status") != "fail")
+    if end and end[0]["outcome"] == "error" and "meta" in end[0]["why"] and not checking and lowered(r) == 0:
+        # The example read tensor values before compiling: again with real (CPU) tensors.
+        r2 = run_child(rel, archs, examples, tmproot + "-cpu", timeout, "cpu")
+        if lowered(r2) > lowered(r):
+            r2["device"] = "cpu"
+            return r2
+    r["device"] = "meta"
+    return r
+
+
+def run_child(rel, archs, examples, tmproot, timeout, device):
+    tmp = os.path.join(tmproot, sanitize(rel))
+    if os.path.isdir(tmp):
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+    os.makedirs(tmp, exist_ok=True)
+    env = dict(os.environ, TILELANG_DISABLE_CACHE="1", CUDA_VISIBLE_DEVICES="", TQDM_DISABLE="1",
+               TVM_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", os.path.join(examples, rel),
+           "--archs", ",".join(archs), "--tmp", tmp, "--device", device]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        rc, tail = p.returncode, (p.stdout + p.stderr)[-2000:]
+    except subprocess.TimeoutExpired as e:
+        rc, tail = "timeout", ((e.stdout or b"")[-1000:].decode("utf8", "replace") if isinstance(e.stdout, bytes)
+                               else str(e.stdout or "")[-1000:])
+    wall = round(time.time() - t0, 1)
+    events = []
+    rp = os.path.join(tmp, "results.jsonl")
+    if os.path.exists(rp):
+        for line in open(rp):
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+    return {"rel": rel, "archs": archs, "rc": rc, "wall_s": wall, "events": events, "tail": tail}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--examples", default=DEFAULT_EXAMPLES)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "field"))
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--timeout", type=int, default=240)
+    ap.add_argument("--tmp", default="/tmp/field-lower")
+    ap.add_argument("--child")
+    ap.add_argument("--archs")
+    ap.add_argument("--device", default="meta", choices=("meta", "cpu"))
+    ap.add_argument("--keep", action="store_true", help="keep earlier records of files not rerun (with --only)")
+    ap.add_argument("--resume", action="store_true", help="keep lowering.json and run only files not in it")
+    ap.add_argument("--retry-timeouts", action="store_true", help="with --resume: run again files that timed "
+                    "out before lowering anything")
+    ap.add_argument("--manifest-only", action="store_true", help="rewrite MANIFEST.md from lowering.json")
+    args = ap.parse_args()
+    if args.child:
+        return child(args)
+    if args.manifest_only:
+        state = json.load(open(os.path.join(args.out, "lowering.json")))
+        examples = ensure_examples(args.examples)
+        state["pending"] = sorted(rel for rel in discover(examples) if rel not in state["files"])
+        write_outputs(state, None, args.out)
+        write_manifest(state, args.out)
+        with open(os.path.join(args.out, "lowering.json"), "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+        return 0
+
+    examples = ensure_examples(args.examples)
+    os.makedirs(args.out, exist_ok=True)
+    state_path = os.path.join(args.out, "lowering.json")
+    state = json.load(open(state_path)) if os.path.exists(state_path) else {"files": {}}
+    if not args.keep and not args.only and not args.resume:
+        state = {"files": {}}
+    todo = []
+    for rel in discover(examples):
+        src = open(os.path.join(examples, rel), errors="replace").read()
+        archs, skip = classify(rel, src)
+        if args.only and not any(s in rel for s in args.only):
+            continue
+        if skip:
+            state["files"][rel] = {"archs": [], "skip": skip, "kernels": []}
+            continue
+        if args.resume and rel in state["files"] and not state["files"][rel].get("skip"):
+            old = state["files"][rel]
+            if not (args.retry_timeouts and old["outcome"] == "timeout" and not old["kernels"]):
+                continue
+        todo.append((rel, archs))
+    # The most common kernel families first, so a partial run already covers them.
+    first = ("gemm/", "flash_attention/", "warp_specialize/", "gemm_tcgen05/", "blockscaled_gemm_sm100/",
+             "flash_attention_sm100/", "elementwise/", "norm/", "gemm_fp8/", "flash_decoding/", "gemv/",
+             "gemm_splitk/", "dynamic_shape/", "convolution/", "deepseek_mla/")
+    todo.sort(key=lambda t: (t[0] in state["files"],  # retried timeouts last
+                             next((i for i, p in enumerate(first) if t[0].startswith(p)), len(first))))
+    print(f"{len(todo)} example files to run", flush=True)
+
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futs = [pool.submit(run_one, rel, archs, examples, args.tmp, args.timeout) for rel, archs in todo]
+        for fut in futs:
+            r = fut.result()
+            state["files"][r["rel"]] = summarize(r)
+            fr = state["files"][r["rel"]]
+            print(f"{r['rel']}: {fr['outcome']} {r['wall_s']}s, "
+                  f"{sum(1 for k in fr['kernels'] if k['status'] != 'fail')} lowered, "
+                  f"{sum(1 for k in fr['kernels'] if k['status'] == 'fail')} failed {fr.get('why','')[:120]}",
+                  flush=True)
+            write_outputs(state, r, args.out)
+            with open(state_path, "w") as f:
+                json.dump(state, f, indent=1, sort_keys=True)
+            write_manifest(state, args.out)
+    write_outputs(state, None, args.out)
+    write_manifest(state, args.out)
+
+
+def summarize(r):
+    kernels, outcome, why, tb, repeats = [], None, "", "", 0
+    for ev in r["events"]:
+        if ev["event"] == "kernel":
+            kernels.append(ev)
+        elif ev["event"] == "end":
+            outcome, why = ev["outcome"], ev["why"]
+        elif ev["event"] == "traceback":
+            tb = ev["text"]
+        elif ev["event"] == "repeat":
+            repeats += 1
+    if outcome is None:
+        outcome = "timeout" if r["rc"] == "timeout" else f"crashed (rc={r['rc']})"
+        why = r["tail"].strip().splitlines()[-1][:300] if r["tail"].strip() else ""
+    return {"archs": r["archs"], "tensor_device": r.get("device"), "outcome": outcome, "why": why, "traceback": tb, "wall_s": r["wall_s"],
+            "kernels": kernels, "repeats_skipped": repeats}
+
+
+def write_outputs(state, r, out):
+    """Copy lowered TIR of one run (or, with r None, re-derive names/dedup for all) into out."""
+    # Deterministic naming + dedup over the whole state.
+    by_hash = {}
+    names = {}
+    for rel in sorted(state["files"]):
+        fr = state["files"][rel]
+        d = rel.split("/")[0] if "/" in rel else "_top"
+        stem = os.path.splitext(os.path.basename(rel))[0]
+        for k in fr["kernels"]:
+            if k["status"] == "fail" or not k.get("file"):
+                continue
+            if "sha" not in k:
+                if not os.path.exists(k["file"]):
+                    continue
+                text = open(k["file"]).read()
+                k["sha"] = hashlib.sha256(text.encode()).hexdigest()
+                k["bytes"] = len(text)
+            base = "__".join(sanitize(x) for x in (d, stem, k["kernel"] or "main", k["arch"]))
+            name = base
+            i = 2
+            while name in names and names[name] != k["sha"]:
+                name = f"{base}_{i}"
+                i += 1
+            if k["sha"] in by_hash:
+                k["name"] = None
+                k["duplicate_of"] = by_hash[k["sha"]]
+                continue
+            names[name] = k["sha"]
+            by_hash[k["sha"]] = name
+            k["name"] = name
+            k.pop("duplicate_of", None)
+            dst = os.path.join(out, name + ".tir")
+            if os.path.exists(k["file"]):
+                text = open(k["file"]).read()
+                if not os.path.exists(dst) or open(dst).read() != text:
+                    with open(dst, "w") as f:
+                        f.write(text)
+    keep = set(by_hash.values())
+    if r is None:
+        for f in os.listdir(out):
+            if f.endswith(".tir") and f[:-4] not in keep:
+                os.remove(os.path.join(out, f))
+
+
+def write_manifest(state, out):
+    files = state["files"]
+    lines = ["# Field corpus: TileLang's own examples, lowered on a CPU", "",
+             f"Source: TileLang `examples/` at commit `{COMMIT}` (mirror `tile-ai/tilelang`).",
+             "Lowered by tilelang " + _tl_version() + " with `corpus/lower_field.py` (its docstring says how: each "
+             "example runs as `__main__` in a subprocess with GPU queries stubbed and tensors on torch's meta "
+             "device; TileLang's compile entry lowers the PrimFunc the example builds, for each arch, and the "
+             "example is stopped before any kernel would run). Every `.tir` is `str(artifact.device_mod)` "
+             "(or, marked tir-only, the device module of `lower_to_host_device_ir` when CUDA codegen failed); "
+             "nothing was edited. Byte-identical TIR is kept once.", "",
+             "Sizes: each example's default arguments (its own `main()` / `__main__` defaults).", ""]
+    n_files = len(files)
+    run = [r for r in files.values() if not r.get("skip")]
+    per_arch = {}
+    for r in files.values():
+        for k in r["kernels"]:
+            a = per_arch.setdefault(k["arch"], {"ok": 0, "tir-only": 0, "fail": 0, "kept": 0})
+            a[k["status"]] += 1
+            if k.get("name"):
+                a["kept"] += 1
+    n_files += len(state.get("pending") or [])
+    lines += [f"Example .py files found: {n_files}; run: {len(run)}; skipped: {len(files) - len(run)}; "
+              f"not run: {len(state.get('pending') or [])}.", "",
+              "| arch | lowered (ok) | tir-only | failed | distinct .tir kept |", "|---|---|---|---|---|"]
+    for a in sorted(per_arch):
+        v = per_arch[a]
+        lines.append(f"| {a} | {v['ok']} | {v['tir-only']} | {v['fail']} | {v['kept']} |")
+    # Grouped reasons.
+    groups = {}
+    for rel, r in files.items():
+        if r.get("skip"):
+            groups.setdefault("skipped: " + r["skip"], []).append(rel)
+        elif not any(k["status"] != "fail" for k in r["kernels"]):
+            groups.setdefault("no kernel lowered: " + _reason_group(r), []).append(rel)
+    pending = state.get("pending") or []
+    if pending:
+        lines += ["", f"Not run in this build (the lowering run was stopped at its time budget on a shared "
+                  f"2-core machine; rerun `corpus/lower_field.py --resume` to add them): {len(pending)}: "
+                  + ", ".join(f"`{x}`" for x in pending)]
+    lines += ["", "## Files that gave no kernel, grouped by reason", ""]
+    for g in sorted(groups, key=lambda g: (-len(groups[g]), g)):
+        lines.append(f"- **{g}** ({len(groups[g])}): " + ", ".join(f"`{x}`" for x in sorted(groups[g])))
+    lines += ["", "## Per example", "",
+              "Outcome: `stopped` (the example used a compiled kernel in a way only a GPU can serve: the "
+              "expected end), `finished` (ran to its end), `error` (the example raised: the message is the "
+              "note; kernels compiled before it are kept), `timeout` (per-file limit). Kernel names are "
+              "`<jit function>.<prim_func>` when they differ; `= NAME` marks TIR byte-identical to a kept file.", "",
+              "| example | archs | outcome | kernels (status per arch) | note |", "|---|---|---|---|---|"]
+    for rel in sorted(files):
+        r = files[rel]
+        if r.get("skip"):
+            continue
+        ks = []
+        for k in r["kernels"]:
+            s = k["status"]
+            tag = k.get("name") or (f"= {k['duplicate_of']}" if k.get("duplicate_of") else "")
+            note = f" ({k.get('why', '')[:90]})" if s != "ok" else ""
+            pc = ",".join(f"{a}={b}" for a, b in sorted((k.get("pass_configs") or {}).items()))
+            ks.append(f"{k['kernel']}@{k['arch']}: {s}{note} {tag}".strip() + (f" [pass_configs {pc}]" if pc else ""))
+        note = r["why"][:160].replace("|", "\\|") if r["outcome"] not in ("stopped", "finished") or not ks else \
+            r["why"][:80].replace("|", "\\|")
+        lines.append(f"| `{rel}` | {','.join(r['archs'])} | {r['outcome']} ({r['wall_s']}s, tensors on "
+                     f"{r.get('tensor_device') or 'meta'}) | "
+                     + "<br>".join(x.replace("|", "\\|") for x in ks) + f" | {note} |")
+    with open(os.path.join(out, "MANIFEST.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def _reason_group(r):
+    w = r.get("why") or ""
+    if r["outcome"] == "timeout":
+        return "timed out before its first compile"
+    m = re.match(r"(\w+(?:Error|Exception)?):", w)
+    if "No module named" in w:
+        return "imports a module not installed here: " + w.split("No module named")[-1].strip()
+    if r["outcome"] == "finished":
+        return "ran to the end without compiling a kernel through TileLang's JIT"
+    return (m.group(1) if m else r["outcome"]) + ": " + w[len(m.group(0)) if m else 0:][:100].strip()
+
+
+def _tl_version():
+    try:
+        import importlib.metadata
+        return importlib.metadata.version("tilelang")
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+if __name__ == "__main__":
+    main()
