@@ -37,6 +37,7 @@ class Access:
     mbarrier: object = None        # TMA load: barrier ids (per thread) whose phase it completes on
     proxy: Proxy = Proxy.GENERIC
     collective: bool = False       # one operation of all `tids` (wgmma): any thread's wait completes it
+    same_value: bool = False       # a store whose value is the same in every thread (benign overlap)
 
 
 @dataclass

@@ -60,6 +60,7 @@ class Record:
     phase: int = -1
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
     tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
+    same_value: bool = False           # a store of one value in every thread (program.same_in_every_thread)
 
 
 @dataclass
@@ -790,7 +791,8 @@ class Machine:
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
                      self.vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
-                     collective=ev.collective, tainted=bool(self.vc[tids, self.taint.column].any()))
+                     collective=ev.collective, tainted=bool(self.vc[tids, self.taint.column].any()),
+                     same_value=ev.same_value)
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
@@ -1272,8 +1274,10 @@ class Machine:
                                       self.last_wait.get(issuer)))
 
     def _check_self(self, rec: Record) -> None:
-        """Two threads of one statement instance writing the same bytes."""
-        if len(rec.tids) < 2:
+        """Two threads of one statement instance writing the same bytes. Not when every thread
+        stores the same value: whichever write lands last, the bytes hold that value (racecheck
+        classes such a write-write overlap as harmless too)."""
+        if len(rec.tids) < 2 or rec.same_value:
             return
         order = np.argsort(rec.lo, kind="stable")
         lo, hi = rec.lo[order], rec.hi[order]

@@ -211,6 +211,10 @@ class Elaborator:
         self.plain_control_names: set = set()
         self.input_sites: list = []   # (root, index expressions, strides)
         self.control_names: set = set()   # names that loop bounds / branches / lets depend on
+        # names whose value is the same in every thread of a block (block ids, kernel
+        # parameters, loop variables and lets built from them): a store of a value built only
+        # from these and read-only global memory writes the same value in every thread
+        self.uniform_names: set = set()
         for p in func.params:
             ann = p.annotation
             if isinstance(ann, ir.Call) and ann.name == "T.handle":
@@ -221,6 +225,7 @@ class Elaborator:
                     self.roots[p.name] = p.name
             elif isinstance(ann, (ir.Attr, ir.Call, ir.Var)):
                 self.symbols.append(p.name)
+                self.uniform_names.add(p.name)
 
     # ---- helpers the models use
     def literal(self, e):
@@ -523,6 +528,7 @@ class Elaborator:
                 self.launch.threads = tuple(dims)
             else:
                 self.launch.block_vars[name] = axis
+                self.uniform_names.add(name)
             return True
         if cname in ("T.alloc_buffer", "T.decl_buffer", "T.Buffer", "T.match_buffer", "T.allocate"):
             shape = self.literal(call.args[0]) if call.args else None
@@ -587,7 +593,44 @@ class Elaborator:
         return 0
 
     # ---- accesses inside expressions
-    def _subscript_access(self, sub: ir.Subscript, kind: AccessKind, span) -> POp | PNote | None:
+    def _uniform_names_only(self, e) -> bool:
+        return free_names(e) <= self.uniform_names
+
+    def same_in_every_thread(self, e) -> bool:
+        """Whether `e` has one value in every thread of the block at one statement instance:
+        built from uniform names, constants, pure arithmetic and casts, and loads at uniform
+        addresses of global parameters the kernel never writes. Asked at run time, after
+        elaboration has collected the written parameters."""
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Subscript):
+                view = self.view_of(x.value)
+                if view is None or view.name not in self.roots or \
+                        self.roots[view.name] in self.written_roots:
+                    return False
+                stack.extend(x.indices)
+            elif isinstance(x, ir.Call):
+                if not (x.name in _UNIFORM_SAFE_CALLS or x.name.startswith(_UNIFORM_SAFE_PREFIXES)):
+                    return False
+                stack.extend(a for a in x.args if not isinstance(a, ir.Const))
+            elif isinstance(x, ir.Var):
+                if x.name not in self.uniform_names:
+                    return False
+            elif isinstance(x, ir.Slice):
+                stack.extend(p for p in (x.lo, x.hi, x.step) if p is not None)
+            elif isinstance(x, (ir.BinOp,)):
+                stack.extend((x.left, x.right))
+            elif isinstance(x, ir.UnaryOp):
+                stack.append(x.operand)
+            elif isinstance(x, (tuple, list)):
+                stack.extend(x)
+            elif not isinstance(x, ir.Const):
+                return False   # anything else (a conditional, a lambda, ...): not shown uniform
+        return True
+
+    def _subscript_access(self, sub: ir.Subscript, kind: AccessKind, span,
+                          value=None) -> POp | PNote | None:
         view = self.view_of(sub.value)
         if view is None or not view.is_shared:
             if view is not None and view.is_barrier:
@@ -613,14 +656,18 @@ class Elaborator:
         else:
             return PNote("multi-dimensional slice of a shared buffer", sub.span, access_only=True)
         esize, bits = view.elem_size, view.elem_bits
+        same_value = []   # decided once, at the first run (after elaboration)
 
         def run(env, tids):
             lo = per_thread(lo_fn(env), tids)
             hi = per_thread(hi_fn(env), tids)
             base = view.flat_base
             lo, hi = byte_span(lo, hi - lo, bits)   # sub-byte elements cover their whole byte
+            if value is not None and not same_value:
+                same_value.append(self.same_in_every_thread(value))
             return [Access(kind, tids, base + lo, base + hi, view.name, base, esize,
-                           "load" if kind == AccessKind.READ else "store")]
+                           "load" if kind == AccessKind.READ else "store",
+                           same_value=bool(same_value and same_value[0]))]
         return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
 
     def _expr_effects(self, e, out: list) -> None:
@@ -795,7 +842,7 @@ class Elaborator:
                 for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
                     if part is not None:
                         self._expr_effects(part, out)
-            acc = self._subscript_access(tgt, AccessKind.WRITE, s.span)
+            acc = self._subscript_access(tgt, AccessKind.WRITE, s.span, value=val)
             if acc is not None:
                 out.append(acc)
             return out
@@ -805,6 +852,8 @@ class Elaborator:
                 self.views[tgt.name] = view
                 return out
             self._control(val)
+            if self._uniform_names_only(val):
+                self.uniform_names.add(tgt.name)
             return out + [PLet(tgt.name, s.span, self.compile(val), val)]
         return out + [PNote("assignment to an unsupported target", s.span)]
 
@@ -820,6 +869,8 @@ class Elaborator:
                 extent = self.compile(ir.BinOp("-", args[1], args[0], it.span))
             else:
                 extent = self.compile(args[0])
+            if len(s.names) == 1 and all(self._uniform_names_only(a) for a in args):
+                self.uniform_names.add(s.names[0])
             body = self.block(s.body)
             if len(s.names) != 1:
                 return [PNote("loop with several targets", s.span)]
@@ -828,6 +879,7 @@ class Elaborator:
             return [PLoop(s.names[0], start, extent, body, s.span, _relevant(body),
                           (start_expr, extent_expr))]
         if name == "T.grid" and len(args) == len(s.names) and args:
+            self.uniform_names |= {n for n, a in zip(s.names, args) if self._uniform_names_only(a)}
             body = self.block(s.body)
             for var, ext in reversed(list(zip(s.names, args))):
                 loop = PLoop(var, lambda env: 0, self.compile(ext), body, s.span, _relevant(body),
@@ -837,6 +889,14 @@ class Elaborator:
         if name == "T.thread_binding":
             return [PNote("T.thread_binding loop (use launch_thread)", s.span)]
         return [PNote(f"loop over {name or 'an expression'}", s.span)]
+
+
+# calls that compute a value from their arguments alone (no memory, no thread identity)
+_UNIFORM_SAFE_CALLS = {"T.Cast", "T.Broadcast", "T.reinterpret", "T.bitwise_and", "T.bitwise_or",
+                       "T.bitwise_xor", "T.bitwise_not", "T.shift_left", "T.shift_right", "T.max",
+                       "T.min", "T.abs", "T.truncdiv", "T.truncmod", "T.floordiv", "T.floormod",
+                       "T.type_annotation"}
+_UNIFORM_SAFE_PREFIXES = ("T.float", "T.int", "T.uint", "T.bfloat", "T.bool")
 
 
 # operations whose only events are shared accesses (no barrier, group, arrive or register)

@@ -1,0 +1,48 @@
+"""Every thread storing the same value into the same shared bytes is not a race (TileLang's naive
+GEMV example does it); any way the value may differ between threads keeps the race."""
+import pytest
+
+from asyncguard.analyze import check_text
+
+KERNEL = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(A: T.handle("float16", "global"), C: T.handle("float16", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    A_1 = T.decl_buffer((4096,), "float16", data=A)
+    C_1 = T.decl_buffer((4096,), "float16", data=C)
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    S = T.alloc_buffer((128,), "float16", scope="shared")
+    for k in range(2):
+        {let}
+        for i in range(128):
+            S[i] = {value}
+        T.tvm_storage_sync("shared")
+        C_1[bx * 128 + k * 64 + tx] = S[tx]
+        T.tvm_storage_sync("shared")
+{tail}'''
+
+
+def verdict_and_rules(value: str, let: str = "j = k", tail: str = ""):
+    r = check_text(KERNEL.format(value=value, let=let, tail=tail), "k.tir")
+    return r.verdict, sorted({f.rule.code for f in r.findings})
+
+
+@pytest.mark.parametrize("value", [
+    "A_1[bx * 256 + k * 128 + i]",                  # uniform address of a read-only parameter
+    "T.Cast(\"float16\", T.float32(2.0) * T.Cast(\"float32\", A_1[j * 128 + i]))",  # through a let
+    "T.float16(0.0)",
+])
+def test_one_value_in_every_thread_is_not_a_race(value):
+    assert verdict_and_rules(value) == ("clean", [])
+
+
+@pytest.mark.parametrize("value,let,tail", [
+    ("A_1[bx * 256 + i + tx]", "j = k", ""),              # the address depends on the thread
+    ("A_1[j * 128 + i]", "j = k + tx", ""),                # through a let that depends on it
+    ("T.Cast(\"float16\", tx)", "j = k", ""),
+    ("A_1[bx * 256 + i]", "j = k", "    A_1[tx] = T.float16(1.0)"),   # the kernel writes A
+])
+def test_a_value_that_may_differ_between_threads_is_a_race(value, let, tail):
+    verdict, rules = verdict_and_rules(value, let, tail)
+    assert verdict == "buggy" and "AG201" in rules
