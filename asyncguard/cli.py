@@ -163,6 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("files", nargs="*", help="TIR files or directories (recursing over *.tir)")
     z.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     z.add_argument("--json", metavar="FILE", help="write every kernel's results as JSON")
+    z.add_argument("--strict", action="append", choices=("lapping", "proxy"),
+                   help="judge (and with --replay, replay) the opt-in strict findings too")
+    z.add_argument("--delay", action="append", metavar="LINE:WARP[@US]",
+                   help="hold a warp back before the statement at LINE in every plain run (repeatable): "
+                        "the schedule of a replay, applied to e.g. the repaired kernel")
     z.add_argument("--keep", metavar="DIR", help="keep the emitted .cu, cubins and sanitizer logs in DIR")
     z.add_argument("--no-sanitizer", action="store_true",
                    help="trace check and launch attributes only (no compute-sanitizer runs)")

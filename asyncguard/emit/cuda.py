@@ -517,6 +517,8 @@ class _Emitter:
         if isinstance(s, PIf):
             if not s.relevant:
                 return
+            if self.delays:
+                self.delay(s)   # a warp that only tests the branch can be held back there too
             node = self.node("if", s.span)
             cond = self.expr(node.cond)
             self.block(f"if ({cond})", s.then)
@@ -528,8 +530,8 @@ class _Emitter:
             return
         raise EmitError(f"program node {type(s).__name__}")
 
-    def delay(self, s: POp) -> None:
-        """Witness replay: before the op at a delayed line, the named warp (at the witness's
+    def delay(self, s) -> None:
+        """Witness replay: before the op (or branch) at a delayed line, the named warp (at the witness's
         loop iteration, for the loop variables in scope here) waits `us` microseconds."""
         for d in self.delays:
             if d["line"] != s.span.line:

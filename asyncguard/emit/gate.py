@@ -136,6 +136,15 @@ def _sanitize_batch(san, tool, plans, work, timeout, gpu) -> dict:
     return results
 
 
+def parse_delay(text: str) -> dict:
+    """`LINE:WARP[@US]` (e.g. `23:1@50`): hold warp WARP back US microseconds (default: the
+    replay's phase delay) before the statement at LINE, at every instance."""
+    from .replay import PHASE_DELAY_US
+    where, _, us = text.partition("@")
+    line, _, warp = where.partition(":")
+    return {"line": int(line), "warp": int(warp), "loops": {}, "us": int(us or PHASE_DELAY_US)}
+
+
 def run_child(plan_file: str, trace_dir: str | None = None) -> int:
     """`asyncguard sanitize --child PLANS.json`: launch each plan once between markers."""
     from .launcher import launch_plans
@@ -172,7 +181,9 @@ def main(args) -> int:
     t_start = t0 = time.time()
     jobs = max(1, args.jobs or os.cpu_count() or 1)
     cases = prepare(args.files, jobs, getattr(args, "prepare_timeout", 60.0),
-                    progress=stderr_progress("prepared file"), replay=getattr(args, "replay", False))
+                    progress=stderr_progress("prepared file"), replay=getattr(args, "replay", False),
+                    strict=tuple(getattr(args, "strict", None) or ()),
+                    delays=tuple(parse_delay(d) for d in getattr(args, "delay", None) or ()))
     _log(f"{gpu.name} ({gpu.arch}) x {len(gpus)}; {len(cases)} kernel(s) prepared in {time.time() - t0:.1f}s "
          f"({sum(c.skip is not None for c in cases)} skipped)")
     work = Path(args.keep or tempfile.mkdtemp(prefix="agsan-"))

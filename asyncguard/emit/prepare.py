@@ -113,10 +113,13 @@ def launch_problem(launch) -> str | None:
 
 
 def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=None,
-            replay: bool = False) -> list[Case]:
+            replay: bool = False, strict: tuple = (), delays: tuple = ()) -> list[Case]:
     """Cases of every kernel (and size instance) in `paths`, files in parallel over `jobs`
     processes. Never raises on a kernel; `progress(done, total)` after each file. `replay`:
-    also emit each finding's witness-replay skeleton.
+    also emit each finding's witness-replay skeleton. `strict`: the checker's opt-in readings
+    (e.g. "lapping"), so their findings are judged and replayed too. `delays`
+    ([{line, warp, loops, us}]): hold warps back in every kernel's plain run (the schedule a
+    replay used, applied to another kernel such as its repair).
 
     Each file is prepared in its own forked process, so a file whose preparation crashes the
     interpreter, runs out of memory or sits in native code past the alarm (a z3 query does not
@@ -124,7 +127,7 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
     and no other file's result depends on it."""
     from ..runner import collect
     files = [str(p) for p in collect(paths)]
-    tasks = [(i, f, seconds, replay) for i, f in enumerate(files)]
+    tasks = [(i, f, seconds, replay, tuple(strict), tuple(delays)) for i, f in enumerate(files)]
     if jobs <= 1 or len(files) <= 1 or not hasattr(os, "fork"):
         out = []
         for n, t in enumerate(tasks, 1):
@@ -197,10 +200,11 @@ def run_forked(fn, tasks: list, jobs: int, hard_limit: float | None, progress=No
     return results
 
 
-def prepare_file(index: int, path: str, seconds: float = PREPARE_SECONDS, replay: bool = False) -> list[Case]:
+def prepare_file(index: int, path: str, seconds: float = PREPARE_SECONDS, replay: bool = False,
+                 strict: tuple = (), delays: tuple = ()) -> list[Case]:
     """Every case of one file. Never raises: a file the parser rejects is one SKIP case."""
     try:
-        return _prepare_file(index, path, seconds, replay)
+        return _prepare_file(index, path, seconds, replay, strict, delays)
     except Exception as err:  # noqa: BLE001 -- the gate reports, it never crashes
         why = f"{type(err).__name__}: {err}"
         if type(err).__name__ != "InputError":
@@ -208,7 +212,8 @@ def prepare_file(index: int, path: str, seconds: float = PREPARE_SECONDS, replay
         return [Case(path, "<file>", static="?", skip=f"not prepared: {why}")]
 
 
-def _prepare_file(index: int, path: str, seconds: float, replay: bool) -> list[Case]:
+def _prepare_file(index: int, path: str, seconds: float, replay: bool, strict: tuple = (),
+                  delays: tuple = ()) -> list[Case]:
     from ..analyze import Limits, check_text
     from ..diagnostics import verdict
     from ..parse import parse
@@ -217,7 +222,7 @@ def _prepare_file(index: int, path: str, seconds: float, replay: bool) -> list[C
     text = read(Path(path))
     statics, static_err = {}, "?"
     try:
-        report = check_text(text, path, Limits(max_seconds=seconds))
+        report = check_text(text, path, Limits(max_seconds=seconds, strict=tuple(strict)))
         for k in report.kernels:
             statics[k.name] = (verdict(k.findings), sorted({f.rule.code for f in k.findings}),
                                [f.as_dict() for f in k.findings])
@@ -227,11 +232,11 @@ def _prepare_file(index: int, path: str, seconds: float, replay: bool) -> list[C
     functions = parse(text, path).functions
     for func in functions:
         static, rules, findings = statics.get(func.name, (static_err, [], []))
-        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay)
+        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays)
     return cases
 
 
-def _prepare_function(index, path, func, static, rules, findings, seconds, replay) -> list[Case]:
+def _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays=()) -> list[Case]:
     from ..engine.program import elaborate
     out: list[Case] = []
 
@@ -257,7 +262,8 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
             continue
         try:
             with deadline(left, "skeleton and reference"):
-                _prepare_instance(c, func, program, size, kernel_name(index, path, f"{j}_{label}"), replay)
+                _prepare_instance(c, func, program, size, kernel_name(index, path, f"{j}_{label}"), replay,
+                                  delays)
         except Exception as err:  # noqa: BLE001
             c.skip = f"{type(err).__name__}: {err}"
             c.refs, c.emitted, c.plan = [], None, {}
@@ -265,7 +271,8 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
     return out
 
 
-def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bool = False) -> None:
+def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bool = False,
+                      delays: tuple = ()) -> None:
     from . import reference
     from .cuda import EmitError, emit
 
@@ -274,7 +281,7 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         c.skip = f"not launched: {why}"
         return
     try:
-        e = emit(func, program, kname, sizes=size)
+        e = emit(func, program, kname, sizes=size, delays=list(delays))
     except EmitError as err:
         c.skip = f"not emitted: {err}"
         return

@@ -28,6 +28,14 @@ MAX_REPLAYS = 4              # per kernel: distinct witness schedules replayed
 def witness_delays(finding: dict) -> tuple[list, str | None]:
     """(delays for the emitter, None) or ([], why this witness cannot be replayed)."""
     w = finding.get("witness") or {}
+    delay = w.get("delay")   # lapped waiters (AG410/AG413): the threads to hold back, and where
+    if isinstance(delay, dict) and isinstance(delay.get("before_line"), int) and delay.get("warps"):
+        threads = set(delay.get("threads") or [])
+        # hold back the warps wholly made of lapped threads (a warp that also holds the thread
+        # that drives the next phase, e.g. the elected producer lane, would stall that too)
+        whole = [wp for wp in delay["warps"] if all(t in threads for t in range(wp * 32, wp * 32 + 32))]
+        return [{"line": delay["before_line"], "warp": wp, "loops": {}, "us": PHASE_DELAY_US}
+                for wp in (whole or delay["warps"][:1])], None
     first, second = w.get("first"), w.get("second")
     if isinstance(first, dict) and isinstance(second, dict):
         t1, t2 = first.get("thread"), second.get("thread")
