@@ -48,7 +48,9 @@ def _assumption_ok(fns, v, sym) -> bool:
 
 def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 4096,
                scan_limit: int = 1 << 20) -> SizePlan:
-    from ..engine.accelerate import collect
+    """The values of the symbolic size to run. With the induction proved, those whose trip
+    counts are below n0 + S (a few periods: prover/induction.py); otherwise every trip count up
+    to `max_trips` and one value with trip counts of at least `large`."""
     syms = [s for s in program.symbols if s in program.control_names]
     if not syms:
         return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
@@ -59,37 +61,56 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
     own = [a for a in assumptions if sym in free_names(a)]
+    ok_fns = [compile_expr(a) for a in own]
     from . import induction
+
+    def trips_at(v):
+        if not _assumption_ok(ok_fns, v, sym):
+            return None
+        try:
+            return tuple(int(f({sym: v})) for f in trip_fns)
+        except NotConcrete:
+            return None
+
     try:
-        ind = induction.prove(program, sym, own)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit)
+        ind = induction.prove(program, sym, own, geometry)
     except Exception as err:  # noqa: BLE001 -- no proof is "unknown", never "proved"
         ind = induction.Induction("unknown", f"{type(err).__name__}: {err}")
-    if ind.status == "proved" and ind.n0:
+    proved_steps = ind.status == "proved" and bool(ind.n0)
+    if proved_steps:
         max_trips = ind.n0 + ind.step - 1
-    ok_fns = [compile_expr(a) for a in own]
     values, vectors, seen = [], [], set()
     v = 1
     big_done = False
     while v < scan_limit:
-        if _assumption_ok(ok_fns, v, sym):
-            try:
-                vec = tuple(int(f({sym: v})) for f in trip_fns)
-            except NotConcrete:
-                vec = None
-            if vec is not None and vec not in seen:
-                if max(vec, default=0) <= max_trips:
+        vec = trips_at(v)
+        if proved_steps and vec is not None:
+            # every value whose trip counts are all at least n0 + S runs like the value dK
+            # smaller (trip counts grow with the size: past a whole step, nothing new is below)
+            if min(vec, default=0) <= max_trips:
+                if vec not in seen:
                     seen.add(vec)
                     values.append({sym: v})
                     vectors.append(vec)
-                elif max(vec, default=0) >= large and not big_done:
-                    values.append({sym: v})
-                    vectors.append(vec)
-                    big_done = True
-                    break
+            elif v > ind.dk:
+                break
+            v += 1
+            continue
+        if vec is not None and vec not in seen:
+            if max(vec, default=0) <= max_trips:
+                seen.add(vec)
+                values.append({sym: v})
+                vectors.append(vec)
+            elif max(vec, default=0) >= large and not big_done:
+                values.append({sym: v})
+                vectors.append(vec)
+                big_done = True
+                break
         # step faster once past the small trip counts
         v += 1 if not vectors or max(vectors[-1], default=0) < max_trips else max(1, v // 64)
     # z3: every shared/sync expression depends on `sym` only through the trip counts
-    from ..engine.accelerate import k_parts
+    from ..engine.accelerate import collect, k_parts
     raw: list = []
     collect(program.body, program.views, raw, {})
     exprs: list = []
@@ -107,6 +128,66 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
         scope = (f"checked for {checked}; z3 {proof} that the kernel depends on {sym} only through its "
                  f"trip counts; larger trip counts: {ind.status} ({ind.reason})")
     return SizePlan(sym, values, vectors, proof, scope, ind)
+
+
+def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None) -> dict:
+    """One (shift, warm) for all size loops, the shortest after which the synchronization state
+    repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
+    state signature at every iteration boundary of those loops (without skipping anything) and
+    stops at the first warm where, in every loop, the state at warm equals the state one shift
+    earlier. shift is the lcm L of the loops' periods or 2 L (mbarrier parities may need two
+    periods). Every loop gets the same geometry so that loops of equal trip counts (a producer's
+    and its consumer's) skip the same number of iterations. The engine compares the same
+    signatures when it runs, so a wrong choice costs the proof, never soundness. {} when no
+    warm up to the fixed-size loops' own (4 L) works: the engine's default geometry is used."""
+    import math
+
+    from ..engine import accelerate
+    from ..engine.machine import Machine
+    from . import induction
+    loops = induction.size_loops(program, sym)
+    periods = [accelerate.loop_period(lp, program) for lp in loops]
+    if not loops or 0 in periods:
+        return {}
+    lines = {lp.span.line for lp in loops}
+    period = math.lcm(*periods)
+    horizon = 4 * period + 1
+    need = horizon + 2 * period + 2
+    v, value = 1, None
+    while v < scan_limit:
+        vec = trips_at(v)
+        if vec is not None and vec and min(vec) >= need:
+            value = v
+            break
+        v += max(1, v // 8)
+    if value is None:
+        return {}
+    sigs: dict = {line: {} for line in lines}   # line -> boundary -> signature
+    found: list = []
+
+    def repeats(shift: int, w: int) -> bool:
+        return all(w in got and w - shift in got and got[w] == got[w - shift] for got in sigs.values())
+
+    class _Probe(Machine):
+        def _plan(self, loop, n, start):   # visit every boundary, never skip, no proof needed
+            return accelerate.Plan(period, horizon, n - 1, "probe")
+
+        def _maybe_jump(self, f):
+            if f.it > horizon:
+                f.plan = None
+                return
+            sigs[f.loop.span.line].setdefault(f.it, self._signature())
+            best = [(w + shift, shift, w) for shift in (period, 2 * period)
+                    for w in range(shift + 1, horizon + 1) if repeats(shift, w)]
+            if best:
+                found.append(min(best))
+                self.max_steps = 0   # enough seen: stop the run at the next statement
+
+    _Probe(program, block=block or {}, sizes={sym: value}, accelerate_lines=tuple(lines)).run()
+    if not found:
+        return {}
+    _, shift, warm = found[0]
+    return {line: (shift, warm, induction.tail_for(shift, len(loops))) for line in lines}
 
 
 def _text(e) -> str:
