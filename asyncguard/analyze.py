@@ -18,6 +18,9 @@ class Limits:
     max_file_bytes: int = 1 << 20    # larger files are not parsed (Lark parses ~50 KB/s): AG002
     prefix_steps: int = 10_000       # a kernel certain to need > max_steps runs only this far
     max_seconds: float = 0           # wall-clock budget per kernel (0: none; main thread only)
+    # callable(findings so far) -> bool: stop a kernel's runs (sizes, blocks) as soon as it is
+    # true. The repair oracle's "is this edit clean?" needs one problem, not all of them.
+    stop_when: object = None
 
 
 @dataclass
@@ -82,13 +85,32 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
     blocks = program.launch.sample_blocks() if program.block_dependent else [{}]
     sizes = None
-    if program.symbols:
-        from .prover.sizes import plan_sizes
-        sizes = plan_sizes(program, asm)
-    size_cases = sizes.values if sizes is not None and sizes.values else [{}]
+    stop = limits.stop_when
+
+    def size_cases():
+        """Each size to run; with stop_when, a few small ones first, before the probe run and the
+        proofs that choose the rest (a problem there settles the question)."""
+        nonlocal sizes
+        done: list = []
+        if program.symbols and stop is not None:
+            from .prover.sizes import small_sizes
+            for size in small_sizes(program, asm):
+                done.append(size)
+                yield size
+        if program.symbols:
+            from .prover.sizes import plan_sizes
+            sizes = plan_sizes(program, asm)
+        for size in (sizes.values if sizes is not None and sizes.values else [{}]):
+            if size not in done:
+                yield size
+
     findings, seen, steps, scope, broken = [], set(), 0, [], []
-    for size in size_cases:
+    for size in size_cases():
+        if stop is not None and stop(findings):
+            break
         for block in blocks:
+            if stop is not None and stop(findings):
+                break
             budget, need, loop = limits.max_steps, 0, None
             if program.launch.num_threads <= limits.max_threads:
                 need, loop = min_steps(program, dict(program.launch.base_env(block), **size),

@@ -48,20 +48,33 @@ def _solver():
 
 def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
     """Prove a == b for every (a_expr, b_expr) pair under constraints; 'proved' or why not."""
-    import z3
+    from .periodic import memo
+    context = tuple(str(c) for c in (*constraints, *side_extra)) + tuple(sorted(env))
     for a_e, b_e in pairs:
-        try:
-            a, sa = encode(a_e, env)
-            b, sb = encode(b_e, env)
-        except Unencodable as err:
-            return f"unknown: cannot encode ({err})"
-        s = _solver()
-        s.add(*constraints, *side_extra, *sa, *sb, a != b)
-        r = s.check()
-        if r == z3.sat:
+        res = memo(("equal", a_e, b_e, context), lambda a_e=a_e, b_e=b_e: _prove_equal(a_e, b_e, env, constraints,
+                                                                                    side_extra))
+        if res == "refuted":
             return f"refuted at line {getattr(getattr(a_e, 'span', None), 'line', '?')}"
-        if r != z3.unsat:
-            return f"unknown: solver gave up ({s.reason_unknown()})"
+        if res != "proved":
+            return res
+    return "proved"
+
+
+def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
+    """'proved', 'refuted' or 'unknown: why' for a_e == b_e under the constraints."""
+    import z3
+    try:
+        a, sa = encode(a_e, env)
+        b, sb = encode(b_e, env)
+    except Unencodable as err:
+        return f"unknown: cannot encode ({err})"
+    s = _solver()
+    s.add(*constraints, *side_extra, *sa, *sb, a != b)
+    r = s.check()
+    if r == z3.sat:
+        return "refuted"
+    if r != z3.unsat:
+        return f"unknown: solver gave up ({s.reason_unknown()})"
     return "proved"
 
 

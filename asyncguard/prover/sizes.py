@@ -72,9 +72,15 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
         except NotConcrete:
             return None
 
+    repeated = True
     try:
         geometry = probe_geometry(program, sym, trips_at, scan_limit)
-        ind = induction.prove(program, sym, own, geometry)
+        if geometry is None:   # the state never repeats: no run could skip, nothing to prove
+            repeated = False
+            ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
+                                      "loops' first periods (probe run)")
+        else:
+            ind = induction.prove(program, sym, own, geometry)
     except Exception as err:  # noqa: BLE001 -- no proof is "unknown", never "proved"
         ind = induction.Induction("unknown", f"{type(err).__name__}: {err}")
     proved_steps = ind.status == "proved" and bool(ind.n0)
@@ -102,10 +108,13 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
                 seen.add(vec)
                 values.append({sym: v})
                 vectors.append(vec)
-            elif max(vec, default=0) >= large and not big_done:
+            elif max(vec, default=0) >= large and not big_done and repeated:
+                # a long run, where the loops skip (they cannot when the state never repeats)
                 values.append({sym: v})
                 vectors.append(vec)
                 big_done = True
+                break
+            elif max(vec, default=0) > max_trips and not repeated:
                 break
         # step faster once past the small trip counts
         v += 1 if not vectors or max(vectors[-1], default=0) < max_trips else max(1, v // 64)
@@ -130,7 +139,34 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     return SizePlan(sym, values, vectors, proof, scope, ind)
 
 
-def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None) -> dict:
+def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) -> list:
+    """The values of the one symbolic size with the `count` smallest distinct trip-count vectors
+    (no proof: the repair oracle's first, cheap runs; plan_sizes decides what a verdict needs)."""
+    syms = [s for s in program.symbols if s in program.control_names]
+    if len(syms) != 1:
+        return []
+    sym = syms[0]
+    trips: list = []
+    _trip_exprs(program.body, sym, trips)
+    fns = [compile_expr(e) for e in trips]
+    ok_fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
+    out, seen = [], set()
+    for v in range(1, scan):
+        if not _assumption_ok(ok_fns, v, sym):
+            continue
+        try:
+            vec = tuple(int(f({sym: v})) for f in fns)
+        except NotConcrete:
+            continue
+        if vec not in seen:
+            seen.add(vec)
+            out.append({sym: v})
+            if len(out) == count:
+                break
+    return out
+
+
+def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None) -> dict | None:
     """One (shift, warm) for all size loops, the shortest after which the synchronization state
     repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
     state signature at every iteration boundary of those loops (without skipping anything) and
@@ -138,8 +174,9 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
     earlier. shift is the lcm L of the loops' periods or 2 L (mbarrier parities may need two
     periods). Every loop gets the same geometry so that loops of equal trip counts (a producer's
     and its consumer's) skip the same number of iterations. The engine compares the same
-    signatures when it runs, so a wrong choice costs the proof, never soundness. {} when no
-    warm up to the fixed-size loops' own (4 L) works: the engine's default geometry is used."""
+    signatures when it runs, so a wrong choice costs the proof, never soundness. None when every
+    loop ran past the fixed-size loops' own warm-up (4 L) without a repeat (no run can skip);
+    {} when the probe could not tell (the engine's default geometry is used)."""
     import math
 
     from ..engine import accelerate
@@ -164,6 +201,7 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
         return {}
     sigs: dict = {line: {} for line in lines}   # line -> boundary -> signature
     found: list = []
+    passed: set = set()
 
     def repeats(shift: int, w: int) -> bool:
         return all(w in got and w - shift in got and got[w] == got[w - shift] for got in sigs.values())
@@ -175,6 +213,9 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
         def _maybe_jump(self, f):
             if f.it > horizon:
                 f.plan = None
+                passed.add(f.loop.span.line)
+                if passed >= lines:
+                    self.max_steps = 0   # every loop is past the horizon without repeating
                 return
             sigs[f.loop.span.line].setdefault(f.it, self._signature())
             best = [(w + shift, shift, w) for shift in (period, 2 * period)
@@ -183,9 +224,12 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
                 found.append(min(best))
                 self.max_steps = 0   # enough seen: stop the run at the next statement
 
-    _Probe(program, block=block or {}, sizes={sym: value}, accelerate_lines=tuple(lines)).run()
+    probe = _Probe(program, block=block or {}, sizes={sym: value}, accelerate_lines=tuple(lines))
+    result = probe.run()
     if not found:
-        return {}
+        # past the horizon without a repeat (and nothing cut the run short): None; else {}
+        clean_stop = passed >= lines and not result.internal_error and not result.control_lost
+        return None if clean_stop else {}
     _, shift, warm = found[0]
     return {line: (shift, warm, induction.tail_for(shift, len(loops))) for line in lines}
 
@@ -203,8 +247,10 @@ def _text(e) -> str:
 def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
     if not exprs:
         return "proved"
+    from .periodic import memo
     for e in exprs:   # one small query per expression
-        res = _prove_one_through_trips(e, trips, sym, assumptions)
+        res = memo(("trips", e, tuple(trips), sym, tuple(assumptions)),
+                   lambda e=e: _prove_one_through_trips(e, trips, sym, assumptions))
         if res != "proved":
             return res
     return "proved"
