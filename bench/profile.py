@@ -31,7 +31,9 @@ import time  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from asyncguard.analyze import check_text  # noqa: E402
+from asyncguard.analyze import Limits, check_text  # noqa: E402
+
+LIMITS = Limits()
 
 
 def files_of(paths: list[str]) -> list[Path]:
@@ -56,7 +58,7 @@ def import_seconds() -> float:
 def check_once(path: Path) -> tuple[float, str]:
     text = path.read_text()
     t0 = time.perf_counter()
-    rep = check_text(text, str(path))
+    rep = check_text(text, str(path), LIMITS)
     return time.perf_counter() - t0, rep.verdict
 
 
@@ -64,7 +66,7 @@ def profile_one(path: Path, top: int) -> str:
     text = path.read_text()
     prof = cProfile.Profile()
     prof.enable()
-    check_text(text, str(path))
+    check_text(text, str(path), LIMITS)
     prof.disable()
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(top)
@@ -82,7 +84,9 @@ def main() -> int:
     ap.add_argument("--profile", action="append", default=[], help="profile files whose name contains this")
     ap.add_argument("--sample", type=int, default=0, help="only every k-th file, k chosen to keep about this many")
     ap.add_argument("--json")
+    ap.add_argument("--timeout", type=float, default=0, help="seconds per kernel (check's --timeout)")
     args = ap.parse_args()
+    LIMITS.max_seconds = args.timeout
     files = files_of(args.paths)
     if args.sample and len(files) > args.sample:
         files = files[:: len(files) // args.sample]
