@@ -91,6 +91,7 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=0, help="about this many variants, evenly spread")
     ap.add_argument("--dynamic", action="store_true",
                     help="also the mutations of corpus/real's dynamic-K kernels (generated)")
+    ap.add_argument("--only-dynamic", action="store_true", help="only those")
     ap.add_argument("--out", help="write each repaired kernel to OUT/NAME.tir")
     args = ap.parse_args()
     if args.out:
@@ -99,7 +100,9 @@ def main() -> int:
     keep = args.sample or args.limit
     if keep:
         files = files[:: max(1, len(files) // keep)]
-    if args.dynamic:
+    if args.only_dynamic:
+        files = []
+    if args.dynamic or args.only_dynamic:
         files += dynamic_variants()
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_out, initargs=(args.out,)) as pool:
