@@ -40,7 +40,7 @@ def test_producer_and_consumer_loops_share_one_geometry():
     assert ind.status == "proved"
     assert len(set(ind.loop_lines.values())) == 1 and len(ind.loop_lines) == 2
     shift, warm, tail = next(iter(ind.loop_lines.values()))
-    assert shift == 6 and tail == 2 * shift + 1    # the first to jump stays inside its periods
+    assert shift == 6 and tail == shift + 1    # the first to jump stays inside its periods
     # trip counts 1 .. n0 + S - 1 (K >= 1 runs the loops at least once); 72 runs before
     assert len(plan.values) == ind.n0 + ind.step - 1 < 72
 

@@ -4,7 +4,7 @@ For loops whose trip count N(K) depends on a size parameter K, the accelerated e
 iterations [0, warm), compares the synchronization state at the boundaries warm - shift and
 warm, and jumps to the last tail..tail + shift - 1 iterations before N (engine/accelerate.py,
 `geometry`). (shift, warm) is the shortest the state allows, found by one probe run
-(prover/sizes.py); tail is 1 for one loop, and 2 shift + 1 when several loops run side by side
+(prover/sizes.py); tail is 1 for one loop, and shift + 1 when several loops run side by side
 (a producer's and a consumer's), so that the first to jump is still inside its periodic
 iterations when the other compares its states. A loop skips from N = warm + shift + tail = n0 on. Let S be a common multiple of the loops'
 shifts and dK a step with N(K + dK) = N(K) + S for every loop. If, for every K whose trip counts
@@ -106,7 +106,10 @@ def default_geometry(loop, program, loops: int = 1) -> tuple | None:
 
 def tail_for(shift: int, loops: int) -> int:
     """Iterations a size loop keeps after its jump (see the module's docstring)."""
-    return 1 if loops == 1 else 2 * shift + 1
+    # several loops: a producer leads its consumer by at most the ring's stages, fewer than one
+    # shift, so after its jump it is still inside its periodic iterations when the consumer
+    # compares (if not, the consumer does not jump and analyze runs that size without skipping)
+    return 1 if loops == 1 else shift + 1
 
 
 def prove(program, sym: str, assumptions: list, geometry: dict | None = None) -> Induction:
