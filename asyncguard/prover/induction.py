@@ -48,8 +48,9 @@ def _solver():
 
 def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
     """Prove a == b for every (a_expr, b_expr) pair under constraints; 'proved' or why not."""
+    from . import periodic
     from .periodic import memo
-    context = tuple(str(c) for c in (*constraints, *side_extra)) + tuple(sorted(env))
+    context = tuple(str(c) for c in (*constraints, *side_extra)) + tuple(sorted(env)) + (periodic.RLIMIT,)
     for a_e, b_e in pairs:
         res = memo(("equal", a_e, b_e, context), lambda a_e=a_e, b_e=b_e: _prove_equal(a_e, b_e, env, constraints,
                                                                                     side_extra))

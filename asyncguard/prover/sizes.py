@@ -249,7 +249,7 @@ def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
         return "proved"
     from .periodic import memo
     for e in exprs:   # one small query per expression
-        res = memo(("trips", e, tuple(trips), sym, tuple(assumptions)),
+        res = memo(("trips", e, tuple(trips), sym, tuple(assumptions), periodic.RLIMIT),
                    lambda e=e: _prove_one_through_trips(e, trips, sym, assumptions))
         if res != "proved":
             return res
