@@ -108,6 +108,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 yield size
 
     findings, seen, steps, scope, broken = [], set(), 0, [], []
+    size_skip_failed = False
     for size in size_cases():
         if stop is not None and stop(findings):
             break
@@ -122,7 +123,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
             machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
                               block=block, sizes=size,   # sizes: the induction needs the size loops to skip
-                              accelerate_lines=getattr(getattr(sizes, "induction", None), "loop_lines", ()))
+                              accelerate_lines=() if size_skip_failed else
+                              getattr(getattr(sizes, "induction", None), "loop_lines", ()))
             for reason, span in program.notes:
                 machine._note(reason, span)
             kernel.observe(machine)
@@ -142,6 +144,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 kernel.observe(machine)
                 result = _run_machine(machine, clock, limits.max_seconds)
                 result.accelerated = first + result.accelerated
+                size_skip_failed = True   # the next sizes would fail alike: run them without skipping
             if budget < limits.max_steps and result.limit_hit and result.steps > budget:
                 result.limit_hit = (
                     f"at least {need:,} statement instances (the loop at line {loop.line}, not "
