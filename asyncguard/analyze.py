@@ -101,14 +101,23 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             from .prover.sizes import plan_sizes
             sizes = plan_sizes(program, asm)
         cases = sizes.values if sizes is not None and sizes.values else [{}]
-        if stop is not None:   # then the longest: they wrap the pipeline's rings (and skip: cheap)
-            cases = cases[::-1]
+        ind = getattr(sizes, "induction", None)
+        trips = dict(zip(map(str, cases), getattr(sizes, "trips", ())))
+        if ind is not None and ind.n0:
+            # first the shortest value whose size loops must skip: if they do not, the plan's
+            # proof is void and only the short values an unproved plan runs are left to run
+            first = next((v for v in cases if min(trips.get(str(v), ()), default=-1) >= ind.n0), None)
+            if first is not None:
+                cases = [first] + [v for v in cases if v is not first]
         for size in cases:
+            if size_skip_failed and max(trips.get(str(size), ()), default=0) > UNPROVED_MAX_TRIPS:
+                continue
             if size not in done:
                 yield size
 
     findings, seen, steps, scope, broken = [], set(), 0, [], []
     size_skip_failed = False
+    ran: list = []      # the size values run
     for size in size_cases():
         if stop is not None and stop(findings):
             break
@@ -125,6 +134,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                               block=block, sizes=size,   # sizes: the induction needs the size loops to skip
                               accelerate_lines=() if size_skip_failed else
                               getattr(getattr(sizes, "induction", None), "loop_lines", ()))
+            if size and size not in ran:
+                ran.append(size)
             for reason, span in program.notes:
                 machine._note(reason, span)
             kernel.observe(machine)
@@ -144,7 +155,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 kernel.observe(machine)
                 result = _run_machine(machine, clock, limits.max_seconds)
                 result.accelerated = first + result.accelerated
-                size_skip_failed = True   # the next sizes would fail alike: run them without skipping
+                size_skip_failed = True   # only short sizes are run from now on (size_cases)
             if budget < limits.max_steps and result.limit_hit and result.steps > budget:
                 result.limit_hit = (
                     f"at least {need:,} statement instances (the loop at line {loop.line}, not "
@@ -179,6 +190,12 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         if broken and text.startswith("proved for every"):
             text = ("checked for the values listed, not proved for every size: " + broken[0] +
                     "; " + text.split(": ", 1)[1])
+        if size_skip_failed and len(ran) < len(sizes.values):
+            from .prover.sizes import checked_text
+            trips = dict(zip(map(str, sizes.values), sizes.trips))
+            ran = [v for v in sizes.values if v in ran]
+            text = text.replace(checked_text(sizes.symbol, sizes.values, sizes.trips),
+                                checked_text(sizes.symbol, ran, [trips[str(v)] for v in ran]), 1)
         scope.insert(0, text)
     if len(blocks) > 1:
         scope.insert(0, f"blocks checked: {blocks}")
@@ -203,6 +220,10 @@ def _file_too_large(text: str, path: str, limits: Limits) -> FileReport | None:
     return FileReport(path, [KernelReport("<file>", [Finding(ENGINE_LIMIT, 1, 1, msg,
                                                              {"reason": msg, "bytes": size}, path)],
                                           scope=["not parsed: file too large"])])
+
+
+# the longest trip count an unproved size plan runs (prover.sizes.plan_sizes' max_trips)
+UNPROVED_MAX_TRIPS = 12
 
 
 class _Deadline(BaseException):

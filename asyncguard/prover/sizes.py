@@ -126,8 +126,7 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     for e in raw:
         k_parts(e, sym, exprs)
     proof = _prove_through_trips(exprs, trips, sym, own)
-    checked = (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
-               f"{', '.join(str(t) for t in vectors)})")
+    checked = checked_text(sym, values, vectors)
     if proof == "proved" and ind.status == "proved":
         scope = (f"proved for every {sym} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
                  f"checked {checked}; z3 proved that the kernel depends on {sym} only through its trip "
@@ -137,6 +136,12 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
         scope = (f"checked for {checked}; z3 {proof} that the kernel depends on {sym} only through its "
                  f"trip counts; larger trip counts: {ind.status} ({ind.reason})")
     return SizePlan(sym, values, vectors, proof, scope, ind)
+
+
+def checked_text(sym: str, values: list, vectors: list) -> str:
+    """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run."""
+    return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
+            f"{', '.join(str(t) for t in vectors)})")
 
 
 def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) -> list:
