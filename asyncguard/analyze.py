@@ -88,13 +88,14 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     stop = limits.stop_when
 
     def size_cases():
-        """Each size to run; with stop_when, a few small ones first, before the probe run and the
-        proofs that choose the rest (a problem there settles the question)."""
+        """Each size to run; with stop_when, the smallest first, before the probe run and the
+        proofs that choose the rest (a problem there settles the question); then the first value
+        whose size loops skip (it wraps every ring: most wrong edits show there), then the rest."""
         nonlocal sizes
         done: list = []
         if program.symbols and stop is not None:
             from .prover.sizes import small_sizes
-            for size in small_sizes(program, asm):
+            for size in small_sizes(program, asm, count=1):
                 done.append(size)
                 yield size
         if program.symbols:
