@@ -19,6 +19,9 @@ class Limits:
     max_file_bytes: int = 1 << 20    # larger files are not parsed (Lark parses ~50 KB/s): AG002
     prefix_steps: int = 10_000       # a kernel certain to need > max_steps runs only this far
     max_seconds: float = 0           # wall-clock budget per kernel (0: none; main thread only)
+    # callable(findings so far) -> bool: stop a kernel's runs (sizes, blocks) as soon as it is
+    # true. The repair oracle's "is this edit clean?" needs one problem, not all of them.
+    stop_when: object = None
     strict: tuple = ()               # opt-in strict readings ("lapping", "proxy"; checks.mbarrier.STRICT)
 
 
@@ -87,60 +90,118 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     if alike:   # every outcome pattern of one block is one of every block (engine/program.py)
         blocks = blocks[:1]
     sizes = None
-    if program.symbols:
-        from .prover.sizes import plan_sizes
-        sizes = plan_sizes(program, asm)
-    size_cases = sizes.values if sizes is not None and sizes.values else [{}]
-    findings, seen, steps, scope, broken = [], set(), 0, [], []
-    searches: list = []
-    for size, block, inputs in _runs(size_cases, blocks, searches):
-        budget, need, loop = limits.max_steps, 0, None
-        if program.launch.num_threads <= limits.max_threads:
-            need, loop = min_steps(program, dict(program.launch.base_env(block), **size),
-                                   limits.max_steps)
-            if need > limits.max_steps and loop is not None:   # certain to hit the limit
-                budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
-        machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
-                          block=block, sizes=dict(size, **{INPUTS: inputs}),
-                          # sizes: the induction needs the size loops to skip
-                          accelerate_lines=getattr(getattr(sizes, "induction", None), "loop_lines", ()))
-        for reason, span in program.notes:
-            machine._note(reason, span)
-        kernel.observe(machine)
-        result = _run_machine(machine, clock, limits.max_seconds)
-        if budget < limits.max_steps and result.limit_hit and result.steps > budget:
-            result.limit_hit = (
-                f"at least {need:,} statement instances (the loop at line {loop.line}, not "
-                f"accelerated): more than --max-steps {limits.max_steps:,}, too large for the "
-                f"concrete engine; only the first {budget:,} were checked")
-        steps += result.steps
-        for span, n, a, b, how in result.accelerated:
-            if size:   # symbolic sizes: the induction needs every long run to skip
-                ind = getattr(sizes, "induction", None)
-                if a is None and ind is not None and ind.n0 and n >= ind.n0 and \
-                        span.line in ind.loop_lines:
-                    broken.append(f"loop at line {span.line} ({n} iterations) {how}")
+    stop = limits.stop_when
+
+    def size_cases():
+        """Each size to run; with stop_when, the smallest first, before the probe run and the
+        proofs that choose the rest (a problem there settles the question); then the first value
+        whose size loops skip (it wraps every ring: most wrong edits show there), then the rest."""
+        nonlocal sizes
+        done: list = []
+        if program.symbols and stop is not None:
+            from .prover.sizes import small_sizes
+            for size in small_sizes(program, asm, count=1):
+                done.append(size)
+                yield size
+        if program.symbols:
+            from .prover.sizes import plan_sizes
+            sizes = plan_sizes(program, asm)
+        cases = sizes.values if sizes is not None and sizes.values else [{}]
+        ind = getattr(sizes, "induction", None)
+        trips = dict(zip(map(str, cases), getattr(sizes, "trips", ())))
+        if ind is not None and ind.n0:
+            # first the shortest value whose size loops must skip: if they do not, the plan's
+            # proof is void and only the short values an unproved plan runs are left to run
+            first = next((v for v in cases if min(trips.get(str(v), ()), default=-1) >= ind.n0), None)
+            if first is not None:
+                cases = [first] + [v for v in cases if v is not first]
+        for size in cases:
+            if size_skip_failed and max(trips.get(str(size), ()), default=0) > UNPROVED_MAX_TRIPS:
                 continue
-            line = (f"loop at line {span.line} ({n} iterations): " +
-                    (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
-            if line not in scope:
-                scope.append(line)
-        found = checks.run_all(result, path, kernel=kernel, strict=limits.strict)
-        if result.control_lost:   # paths were skipped: what follows may be an artifact
-            found = [f for f in found if f.rule.kind == "unsupported"]
-        for f in found:
-            key = (f.rule.code, f.line, f.col)
-            if key not in seen:
-                seen.add(key)
-                if block:
-                    f.witness["block"] = dict(block)
-                if size:
-                    f.witness["sizes"] = dict(size)
-                if inputs.pattern():   # the data-dependent values of the failing run
-                    f.witness["inputs"] = inputs.pattern()
-                    f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
-                                                      inputs.pattern().items()) + ")"
-                findings.append(f)
+            if size not in done:
+                yield size
+
+    findings, seen, steps, scope, broken = [], set(), 0, [], []
+    size_skip_failed = False
+    ran: list = []      # the size values run
+    searches: list = []   # per (size, block): the data-dependent outcome patterns run
+    for size in size_cases():
+        if stop is not None and stop(findings):
+            break
+        for block in blocks:
+            if stop is not None and stop(findings):
+                break
+            search = InputSearch(MAX_INPUT_PATTERNS)
+            searches.append(search)
+            for inputs in search:
+                if stop is not None and stop(findings):
+                    break
+                budget, need, loop = limits.max_steps, 0, None
+                if program.launch.num_threads <= limits.max_threads:
+                    need, loop = min_steps(program, dict(program.launch.base_env(block), **size),
+                                           limits.max_steps)
+                    if need > limits.max_steps and loop is not None:   # certain to hit the limit
+                        budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
+                machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
+                                  block=block, sizes=dict(size, **{INPUTS: inputs}),
+                                  # sizes: the induction needs the size loops to skip
+                                  accelerate_lines=() if size_skip_failed else
+                                  getattr(getattr(sizes, "induction", None), "loop_lines", ()))
+                if size and size not in ran:
+                    ran.append(size)
+                for reason, span in program.notes:
+                    machine._note(reason, span)
+                kernel.observe(machine)
+                result = _run_machine(machine, clock, limits.max_seconds)
+                ind = getattr(sizes, "induction", None)
+                if size and ind is not None and ind.loop_lines and any(
+                        a is None and n >= ind.n0 and span.line in ind.loop_lines
+                        for span, n, a, _, _ in result.accelerated):
+                    # a size loop that had to skip did not, while another may have: loops of one
+                    # pipeline can be out of step (a false hang). Run this size again with no size
+                    # loop skipping; the first run's notes keep the induction from counting as proved.
+                    first = result.accelerated
+                    machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
+                                      block=block, sizes=dict(size, **{INPUTS: inputs}))
+                    for reason, span in program.notes:
+                        machine._note(reason, span)
+                    kernel.observe(machine)
+                    result = _run_machine(machine, clock, limits.max_seconds)
+                    result.accelerated = first + result.accelerated
+                    size_skip_failed = True   # only short sizes are run from now on (size_cases)
+                if budget < limits.max_steps and result.limit_hit and result.steps > budget:
+                    result.limit_hit = (
+                        f"at least {need:,} statement instances (the loop at line {loop.line}, not "
+                        f"accelerated): more than --max-steps {limits.max_steps:,}, too large for the "
+                        f"concrete engine; only the first {budget:,} were checked")
+                steps += result.steps
+                for span, n, a, b, how in result.accelerated:
+                    if size:   # symbolic sizes: the induction needs every long run to skip
+                        ind = getattr(sizes, "induction", None)
+                        if a is None and ind is not None and ind.n0 and n >= ind.n0 and \
+                                span.line in ind.loop_lines:
+                            broken.append(f"loop at line {span.line} ({n} iterations) {how}")
+                        continue
+                    line = (f"loop at line {span.line} ({n} iterations): " +
+                            (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
+                    if line not in scope:
+                        scope.append(line)
+                found = checks.run_all(result, path, kernel=kernel, strict=limits.strict)
+                if result.control_lost:   # paths were skipped: what follows may be an artifact
+                    found = [f for f in found if f.rule.kind == "unsupported"]
+                for f in found:
+                    key = (f.rule.code, f.line, f.col)
+                    if key not in seen:
+                        seen.add(key)
+                        if block:
+                            f.witness["block"] = dict(block)
+                        if size:
+                            f.witness["sizes"] = dict(size)
+                        if inputs.pattern():   # the data-dependent values of the failing run
+                            f.witness["inputs"] = inputs.pattern()
+                            f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
+                                                              inputs.pattern().items()) + ")"
+                        findings.append(f)
     if scope_line(searches):
         scope.append(scope_line(searches))
     if any(s.truncated for s in searches):
@@ -155,6 +216,12 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         if broken and text.startswith("proved for every"):
             text = ("checked for the values listed, not proved for every size: " + broken[0] +
                     "; " + text.split(": ", 1)[1])
+        if size_skip_failed and len(ran) < len(sizes.values):
+            from .prover.sizes import checked_text
+            trips = dict(zip(map(str, sizes.values), sizes.trips))
+            ran = [v for v in sizes.values if v in ran]
+            text = text.replace(checked_text(sizes.symbol, sizes.values, sizes.trips),
+                                checked_text(sizes.symbol, ran, [trips[str(v)] for v in ran]), 1)
         scope.insert(0, text)
     if len(blocks) > 1:
         scope.insert(0, f"blocks checked: {blocks}")
@@ -164,21 +231,6 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
-
-
-def _runs(size_cases, blocks, searches: list):
-    """(size, block, inputs) of every machine run: each symbolic-size case and block, once per
-    outcome pattern of the data-dependent values the runs meet (engine/inputs.py). Each
-    (size, block)'s search goes to `searches` (its scope line, whether it was cut short)."""
-    for size in size_cases:
-        for block in blocks:
-            search = InputSearch(MAX_INPUT_PATTERNS)
-            searches.append(search)
-            for inputs in search:
-                yield size, block, inputs
-
-
-MAX_INPUT_PATTERNS = 64
 
 
 # ---------------------------------------------------------------- resource bounds (issue 9)
@@ -197,6 +249,12 @@ def _file_too_large(text: str, path: str, limits: Limits) -> FileReport | None:
     return FileReport(path, [KernelReport("<file>", [Finding(ENGINE_LIMIT, 1, 1, msg,
                                                              {"reason": msg, "bytes": size}, path)],
                                           scope=["not parsed: file too large"])])
+
+
+MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)
+
+# the longest trip count an unproved size plan runs (prover.sizes.plan_sizes' max_trips)
+UNPROVED_MAX_TRIPS = 12
 
 
 class _Deadline(BaseException):

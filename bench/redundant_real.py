@@ -1,6 +1,10 @@
 """How many synchronizations in the real TileLang corpus are redundant (AG601-AG603)?
 
-    python bench/redundant_real.py [--jobs N] [--json OUT]
+    python bench/redundant_real.py [--jobs N] [--json OUT] [--sample K] [--only SUBSTR]
+
+`--sample K`: about K kernels, evenly spread (the dynamic-K ones always included: they were the
+slow ones); `--only SUBSTR`: kernels whose name contains it. The seconds per kernel of the lint
+(`check --redundant`'s work: lint_text) are printed as a distribution.
 
 For every clean kernel in corpus/real/*.tir: each barrier and wait removed alone (the kernel
 still proves clean -> redundant), each wait count raised while it stays clean, and the greedy
@@ -11,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -31,7 +37,10 @@ def one(path: str) -> dict:
     syncs = _sync_stmts(Tree(text, path))
     row["barriers"] = sum(1 for _, c in syncs if c.name == "T.tvm_storage_sync")
     row["waits"] = len(syncs) - row["barriers"]
+    t0, c0 = time.time(), time.process_time()
     found = lint_text(text, path)
+    row["lint_seconds"] = round(time.time() - t0, 2)
+    row["lint_cpu_seconds"] = round(time.process_time() - c0, 2)
     row["AG601"] = sum(f.rule.code == "AG601" for f in found)
     row["AG602"] = sum(f.rule.code == "AG602" for f in found)
     row["AG603"] = sum(f.rule.code == "AG603" for f in found)
@@ -47,10 +56,18 @@ def main() -> int:
     ap.add_argument("--json")
     ap.add_argument("--merge", action="append", default=[],
                     help="rows of an earlier (partial) run: those kernels are not checked again")
+    ap.add_argument("--sample", type=int, default=0, help="about this many kernels (dynamic-K always)")
+    ap.add_argument("--only", help="kernels whose file name contains this")
     args = ap.parse_args()
     rows = [r for m in args.merge for r in json.loads(Path(m).read_text())]
     done = {r["path"] for r in rows}
     files = sorted(str(p) for p in (ROOT / "corpus" / "real").glob("*.tir") if p.name not in done)
+    if args.only:
+        files = [f for f in files if args.only in Path(f).name]
+    if args.sample and len(files) > args.sample:
+        dyn = [f for f in files if "dynamic_k" in f]
+        rest = [f for f in files if f not in dyn]
+        files = dyn + rest[:: max(1, len(rest) // max(1, args.sample - len(dyn)))]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:   # largest first, rows as they finish
         futs = [pool.submit(one, f) for f in sorted(files, key=lambda f: -os.path.getsize(f))]
         for fut in as_completed(futs):
@@ -67,6 +84,13 @@ def main() -> int:
           f"{t['AG603']} wait counts can grow (AG603)")
     print(f"removed together by fix --remove-redundant: {t['removed_together']} syncs, "
           f"{t['raised_together']} wait counts raised")
+    for key, what in (("lint_seconds", "wall"), ("lint_cpu_seconds", "CPU")):
+        secs = sorted(r[key] for r in clean if key in r)
+        if secs:
+            print(f"lint {what} seconds per clean kernel: median {statistics.median(secs):.2f}, "
+                  f"p90 {secs[int(0.9 * (len(secs) - 1))]:.2f}, max {secs[-1]:.2f}")
+    for r in sorted(clean, key=lambda r: -r.get("lint_cpu_seconds", 0))[:5]:
+        print(f"  slowest: {r.get('lint_seconds', 0):.2f} s wall, {r.get('lint_cpu_seconds', 0):.2f} s CPU {r['path']}")
     with_any = [r for r in clean if r["AG601"] + r["AG602"] + r["AG603"]]
     print(f"kernels with at least one redundant sync: {len(with_any)} of {len(clean)}")
     for r in with_any:

@@ -1,7 +1,12 @@
 """Repair every single-bug variant in corpus/variants with `asyncguard fix`'s search and print
 the figures: how many are repaired to clean, proved minimal, statements inserted/changed per fix.
 
-    python bench/repair_variants.py [--jobs N] [--json OUT] [--limit K] [--out DIR]
+    python bench/repair_variants.py [--jobs N] [--json OUT] [--limit K] [--sample K] [--dynamic] [--out DIR]
+
+`--sample K` (or the older `--limit K`): about K variants, spread evenly over the corpus.
+`--dynamic`: also every single-bug mutation of the symbolic-size (dynamic-K) kernels of
+corpus/real (corpus/variants has none), generated with asyncguard.mutants into a temporary folder.
+The seconds per variant (whole repair, in the worker) are printed as a distribution.
 
 `--out DIR` also writes each repaired kernel to DIR/NAME.tir: the input of the sanitizer gate's
 "every kernel repaired by fix passes" run (docs/sanitizer-gate.md).
@@ -12,6 +17,7 @@ import argparse
 import collections
 import json
 import os
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -34,11 +40,13 @@ def _set_out(out: str | None) -> None:
 
 def one(path: str) -> dict:
     text = Path(path).read_text()
-    meta = json.loads(Path(path).with_suffix(".expect.json").read_text())
-    t0 = time.time()
+    meta_path = Path(path).with_suffix(".expect.json")
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else \
+        {"mutation": Path(path).stem.split("__")[-1].rsplit("_L", 1)[0]}
+    t0, c0 = time.time(), time.process_time()
     r = repair_text(text, path)
     row = {"path": path, "mutation": meta["mutation"], "status": r.status, "checks": r.checks,
-           "seconds": round(time.time() - t0, 2)}
+           "seconds": round(time.time() - t0, 2), "cpu_seconds": round(time.process_time() - c0, 2)}
     if r.fix:
         after = check_text(r.new_text, path)
         row.update(inserted=r.fix.inserted, changed=r.fix.changed, safety=r.fix.safety,
@@ -51,21 +59,58 @@ def one(path: str) -> dict:
     return row
 
 
+def dynamic_variants() -> list[str]:
+    """Every single-bug mutation of the dynamic-K kernels, written to a temporary folder."""
+    import tempfile
+
+    from asyncguard.mutants import mutations
+    out = Path(tempfile.mkdtemp(prefix="dynamic_variants_"))
+    paths = []
+    for src in sorted((ROOT / "corpus" / "real").glob("*dynamic_k*.tir")):
+        text = src.read_text()
+        for m in mutations(text):
+            p = out / f"{src.stem}__{m.kind}_L{m.line}.tir"
+            p.write_text(m.apply(text))
+            paths.append(str(p))
+    return paths
+
+
+def distribution(label: str, secs: list) -> str:
+    if not secs:
+        return f"{label}: none"
+    s = sorted(secs)
+    return (f"{label}: {len(s)} runs, median {statistics.median(s):.2f} s, p90 {s[int(0.9 * (len(s) - 1))]:.2f} s, "
+            f"max {s[-1]:.2f} s")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--json")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--sample", type=int, default=0, help="about this many variants, evenly spread")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="also the mutations of corpus/real's dynamic-K kernels (generated)")
+    ap.add_argument("--only-dynamic", action="store_true", help="only those")
     ap.add_argument("--out", help="write each repaired kernel to OUT/NAME.tir")
     args = ap.parse_args()
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for p in (ROOT / "corpus" / "variants").glob("*.tir"))
-    if args.limit:
-        files = files[:: max(1, len(files) // args.limit)]
+    keep = args.sample or args.limit
+    if keep:
+        files = files[:: max(1, len(files) // keep)]
+    if args.only_dynamic:
+        files = []
+    if args.dynamic or args.only_dynamic:
+        files += dynamic_variants()
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_out, initargs=(args.out,)) as pool:
-        rows = list(pool.map(one, files, chunksize=1))
+        rows = []
+        for row in pool.map(one, files, chunksize=1):   # one line per variant as it comes
+            rows.append(row)
+            print(f"  {row['seconds']:7.2f} s wall {row['cpu_seconds']:7.2f} s CPU  {row['status']:12s} "
+                  f"{Path(row['path']).name}", flush=True)
     by = collections.defaultdict(list)
     for r in rows:
         by[r["mutation"]].append(r)
@@ -90,6 +135,14 @@ def main() -> int:
     if stmts:
         print(f"statements inserted or changed per fix: mean {sum(stmts) / len(stmts):.2f}, "
               f"max {max(stmts)}; wall {time.time() - t0:.0f} s with {args.jobs} jobs")
+    print(distribution("wall seconds per variant (repair)", [r["seconds"] for r in rows]))
+    print(distribution("CPU seconds per variant (repair; what a shared machine's load does not inflate)",
+                       [r["cpu_seconds"] for r in rows]))
+    dyn = [r["cpu_seconds"] for r in rows if "dynamic_k" in r["path"]]
+    if dyn:
+        print(distribution("  dynamic-K variants, CPU", dyn))
+    for r in sorted(rows, key=lambda r: -r["seconds"])[:5]:
+        print(f"  slowest: {r['seconds']:.2f} s {Path(r['path']).name} ({r['status']}, {r['checks']} checks)")
     for r in rows:
         if r["status"] != "fixed" or not r.get("clean_after") or r["inserted"] + r["changed"] > 1:
             print("  not a one-line fix:", r["path"].split("/")[-1], r["status"],

@@ -56,9 +56,9 @@ def test_register_values_differ_per_thread_and_merge_after_a_branch():
             cnt_1[0] = 0
         else:
             cnt_1[0] = 1
-        S[cnt[0] * 128 + tx % 64] = T.float32(1)
-        S[cnt[0] * 128 + 64 + tx % 64] = T.float32(2)
-    """)
+        S[cnt[0] * 128 + tx % 64] = T.Cast("float32", tx)
+        S[cnt[0] * 128 + 64 + tx % 64] = T.Cast("float32", tx + 1)
+    """)   # (values that differ per thread: one value in every thread would not be a race)
     # threads tx and tx+64 would clash if the register were one value for all threads
     assert result(text) == ("clean", [])
     racy = text.replace("cnt_1[0] = 1", "cnt_1[0] = 0")

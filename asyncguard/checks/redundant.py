@@ -148,7 +148,7 @@ def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> li
     out = []
     for s, c in _sync_stmts(tree):
         rm = _removal(tree, s)
-        if oracle.problems([rm]) == []:
+        if oracle.clean([rm]):
             r = REDUNDANT_BARRIER if c.name in SYNC_CALLS else REDUNDANT_WAIT
             what = "barrier" if r is REDUNDANT_BARRIER else c.name.split(".")[-1]
             out.append(Finding(r, s.span.line, s.span.col,
@@ -180,7 +180,7 @@ def remove_redundant(text: str, path: str = "<string>", limits=None):
     edits: list = []
     for s, c in _sync_stmts(tree):
         rm = _removal(tree, s)
-        if oracle.problems(edits + [rm]) == []:
+        if oracle.clean(edits + [rm]):
             edits.append(rm)
             continue
         if c.name in GROW_CALLS and c.args and isinstance(getattr(c.args[0], "value", None), int):

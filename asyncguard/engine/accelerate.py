@@ -136,8 +136,24 @@ def period_of(exprs, var: str) -> int:
     return p
 
 
-def plan(loop, n: int, start: int, program) -> Plan:
-    """Where (if anywhere) iterations of `loop` with `n` trips can be skipped."""
+def loop_period(loop, program) -> int:
+    """The period `period_of` finds for the loop's shared/sync expressions (0: too long)."""
+    exprs: list = []
+    collect(loop.body, program.views, exprs, {})
+    parts: list = []
+    for e in exprs:
+        k_parts(e, loop.var, parts)
+    return period_of(parts, loop.var)
+
+
+def plan(loop, n: int, start: int, program, geometry: tuple | None = None) -> Plan:
+    """Where (if anywhere) iterations of `loop` with `n` trips can be skipped.
+
+    `geometry` = (shift, warm, tail): a loop whose trip count depends on a symbolic size, for which
+    the induction (prover/induction.py) chose the shortest shift and warm-up that make the state
+    repeat; it skips as soon as one whole period fits before its last `tail` iterations, so that
+    few trip counts need a run of their own. Without it: shift twice the period, warm-up two shifts, and
+    two to three shifts left at the end (long fixed-size loops, where a run is cheap anyway)."""
     from ..prover.periodic import prove_equal_under_shift
     exprs: list = []
     inner: dict = {}
@@ -149,9 +165,15 @@ def plan(loop, n: int, start: int, program) -> Plan:
     p = period_of(exprs, loop.var)
     if p == 0:
         return Plan(0, 0, None, "period too long")
-    shift = 2 * p
-    warm = 2 * shift
-    m = (n - warm - 2 * shift) // shift
+    if geometry is not None:
+        shift, warm, tail = geometry   # tail >= 1: the jump lands on an iteration the loop runs
+        if shift % p or warm < shift or tail < 1:
+            return Plan(0, 0, None, f"shift {shift} is not a multiple of the period {p}")
+    else:
+        shift = 2 * p
+        warm = 2 * shift
+        tail = 2 * shift
+    m = (n - warm - tail) // shift
     if m < 1:
         return Plan(shift, warm, None, "too few iterations to skip")
     launch = program.launch

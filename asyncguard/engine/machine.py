@@ -372,6 +372,8 @@ class Machine:
         self.sizes = sizes or {}    # values of symbolic kernel parameters for this run
         self.accelerate_above = accelerate_above
         self.accelerate_lines = set(accelerate_lines)   # loops that may skip at any trip count
+        # line -> (shift, warm, tail) chosen by the induction for those loops (prover/induction.py)
+        self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
         self.T = program.launch.num_threads
         self.max_steps = max_steps
@@ -544,11 +546,12 @@ class Machine:
                 self.taint.note(self, task, s)
 
     def _plan(self, loop: PLoop, n: int, start: int):
-        key = (n, start)
+        geometry = self.size_geometry.get(loop.span.line)
+        key = (n, start, geometry)
         cache = loop.plan if isinstance(loop.plan, dict) else {}
         if key not in cache:
             try:
-                cache[key] = accelerate.plan(loop, n, start, self.p)
+                cache[key] = accelerate.plan(loop, n, start, self.p, geometry)
             except Exception as err:  # noqa: BLE001 -- a failed proof only means "no skipping"
                 cache[key] = accelerate.Plan(0, 0, None, f"unknown: {type(err).__name__}: {err}")
             loop.plan = cache

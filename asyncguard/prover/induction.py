@@ -1,20 +1,26 @@
 """Every trip count from a few: the induction that makes a symbolic size's verdict hold for all.
 
 For loops whose trip count N(K) depends on a size parameter K, the accelerated engine runs
-iterations [0, warm) and then the tail of 2..3 periods before N (engine/accelerate.py). Let S be
-a common multiple of the loops' skip lengths and dK a step with N(K + dK) = N(K) + S for every
-loop. If, for every K whose trip counts are at least N0 (where the engine starts skipping):
+iterations [0, warm), compares the synchronization state at the boundaries warm - shift and
+warm, and jumps to the last tail..tail + shift - 1 iterations before N (engine/accelerate.py,
+`geometry`). (shift, warm) is the shortest the state allows, found by one probe run
+(prover/sizes.py); tail is 1 for one loop, and shift + 1 when several loops run side by side
+(a producer's and a consumer's), so that the first to jump is still inside its periodic
+iterations when the other compares its states. A loop skips from N = warm + shift + tail = n0 on. Let S be a common multiple of the loops'
+shifts and dK a step with N(K + dK) = N(K) + S for every loop. If, for every K whose trip counts
+are at least n0:
   (i)   every expression deciding shared bytes or synchronization takes the same value at K + dK
         as at K for every prefix iteration k < warm,
-  (ii)  the same at (k + S, K + dK) as at (k, K) for every tail iteration k >= N(K) - 3 S, and
+  (ii)  the same at (k + S, K + dK) as at (k, K) for every tail iteration k >= N(K) - tail - S, and
   (iii) every such expression outside those loops is the same at K + dK as at K,
 then the run for K + dK is the run for K with the tail moved by S, so the runs for the trip
-counts below N0 + S decide every K. z3 proves (i)-(iii) and the step; the engine checks the rest.
+counts below n0 + S decide every K. z3 proves (i)-(iii) and the step; the engine checks the rest
+(every run from n0 on must take its jump).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import ir
 from ..engine.exprs import free_names
@@ -29,7 +35,7 @@ class Induction:
     n0: int = 0          # trip counts below n0 + step are checked concretely
     step: int = 0        # S
     dk: int = 0
-    loop_lines: tuple = ()   # the loops whose trip counts depend on the size
+    loop_lines: dict = field(default_factory=dict)   # size loops' lines -> (shift, warm) for the engine
 
 
 def _solver():
@@ -42,28 +48,40 @@ def _solver():
 
 def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
     """Prove a == b for every (a_expr, b_expr) pair under constraints; 'proved' or why not."""
-    import z3
+    from . import periodic
+    from .periodic import memo
+    context = tuple(str(c) for c in (*constraints, *side_extra)) + tuple(sorted(env)) + (periodic.RLIMIT,)
     for a_e, b_e in pairs:
-        try:
-            a, sa = encode(a_e, env)
-            b, sb = encode(b_e, env)
-        except Unencodable as err:
-            return f"unknown: cannot encode ({err})"
-        s = _solver()
-        s.add(*constraints, *side_extra, *sa, *sb, a != b)
-        r = s.check()
-        if r == z3.sat:
+        res = memo(("equal", a_e, b_e, context), lambda a_e=a_e, b_e=b_e: _prove_equal(a_e, b_e, env, constraints,
+                                                                                    side_extra))
+        if res == "refuted":
             return f"refuted at line {getattr(getattr(a_e, 'span', None), 'line', '?')}"
-        if r != z3.unsat:
-            return f"unknown: solver gave up ({s.reason_unknown()})"
+        if res != "proved":
+            return res
     return "proved"
 
 
-def prove(program, sym: str, assumptions: list) -> Induction:
+def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
+    """'proved', 'refuted' or 'unknown: why' for a_e == b_e under the constraints."""
     import z3
-    from ..engine.accelerate import collect, k_parts, period_of
-    from ..engine.program import PIf, PLoop
+    try:
+        a, sa = encode(a_e, env)
+        b, sb = encode(b_e, env)
+    except Unencodable as err:
+        return f"unknown: cannot encode ({err})"
+    s = _solver()
+    s.add(*constraints, *side_extra, *sa, *sb, a != b)
+    r = s.check()
+    if r == z3.sat:
+        return "refuted"
+    if r != z3.unsat:
+        return f"unknown: solver gave up ({s.reason_unknown()})"
+    return "proved"
 
+
+def size_loops(program, sym: str) -> list:
+    """The loops (PLoop) whose trip count mentions `sym`, in program order."""
+    from ..engine.program import PIf, PLoop
     loops: list = []
 
     def walk(body):
@@ -76,22 +94,46 @@ def prove(program, sym: str, assumptions: list) -> Induction:
                 walk(s.then)
                 walk(s.other)
     walk(program.body)
+    return loops
+
+
+def default_geometry(loop, program, loops: int = 1) -> tuple | None:
+    """(shift, warm, tail) of a fixed-size loop's acceleration, with the tail for `loops` size
+    loops: used when no probe chose shorter ones."""
+    from ..engine.accelerate import loop_period
+    p = loop_period(loop, program)
+    return (2 * p, 4 * p, tail_for(2 * p, loops)) if p else None
+
+
+def tail_for(shift: int, loops: int) -> int:
+    """Iterations a size loop keeps after its jump (see the module's docstring)."""
+    # several loops: a producer leads its consumer by at most the ring's stages, fewer than one
+    # shift, so after its jump it is still inside its periodic iterations when the consumer
+    # compares (if not, the consumer does not jump and analyze runs that size without skipping)
+    return 1 if loops == 1 else shift + 1
+
+
+def prove(program, sym: str, assumptions: list, geometry: dict | None = None) -> Induction:
+    """`geometry`: loop line -> (shift, warm, tail), as the engine will use them (default_geometry
+    for a loop not named)."""
+    import z3
+
+    loops = size_loops(program, sym)
     if not loops:
         return Induction("proved", "no trip count depends on " + sym)
-    shifts, warms = [], []
+    geometry = dict(geometry or {})
+    shifts, warms, tails = [], [], []
+    from ..engine.accelerate import collect, k_parts
     for lp in loops:
-        exprs: list = []
-        collect(lp.body, program.views, exprs, {})
-        parts: list = []
-        for e in exprs:
-            k_parts(e, lp.var, parts)
-        p = period_of(parts, lp.var)
-        if p == 0:
+        g = geometry.get(lp.span.line) or default_geometry(lp, program, len(loops))
+        if g is None:
             return Induction("unknown", f"loop at line {lp.span.line}: period too long")
-        shifts.append(2 * p)
-        warms.append(4 * p)
+        geometry[lp.span.line] = g
+        shifts.append(g[0])
+        warms.append(g[1])
+        tails.append(g[2])
     S = math.lcm(*shifts)
-    n0 = max(w + 3 * sh for w, sh in zip(warms, shifts))
+    n0 = max(w + sh + t for w, sh, t in zip(warms, shifts, tails))   # every loop jumps from here
     launch = program.launch
     names = {n: z3.Int(n) for n in set(launch.thread_vars) | set(launch.block_vars)}
     K = z3.Int(sym)
@@ -154,7 +196,7 @@ def prove(program, sym: str, assumptions: list) -> Induction:
                               dom + asm_c + n_ok + [K >= 1])
     if res != "proved":
         return Induction(res.split(":")[0], f"outside the loops: {res}", n0, S, dk)
-    for lp, w in zip(loops, warms):
+    for lp, w, tl in zip(loops, warms, tails):
         body: list = []
         collect(lp.body, program.views, body, {})
         k = z3.Int(lp.var)
@@ -175,8 +217,8 @@ def prove(program, sym: str, assumptions: list) -> Induction:
         kS = ir.BinOp("+", ir.Var(lp.var), ir.Const(S))
         tail = [(e, _substitute(_substitute(e, lp.var, kS), sym, shiftK)) for e in relevant]
         res = _check_forall_equal(tail, env_k, dom + asm_c + n_ok + n_side +
-                                  [K >= 1, k >= n_term - 3 * S, k < n_term])
+                                  [K >= 1, k >= n_term - tl - S, k < n_term])
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, tail: {res}", n0, S, dk)
     return Induction("proved", f"step {sym} + {dk} moves every trip count by {S}", n0, S, dk,
-                     tuple(lp.span.line for lp in loops))
+                     {lp.span.line: geometry[lp.span.line] for lp in loops})

@@ -11,6 +11,27 @@ from .encode import Unencodable, encode
 
 RLIMIT = 2_000_000   # z3's deterministic resource limit per query
 
+# z3's answers, per process, keyed by the question (ir expressions compare without their spans):
+# `fix` and the redundancy lint re-check many edited copies of one kernel, and every copy asks
+# the same questions about the statements the edit did not touch. Answers are deterministic
+# (rlimit, not time), so a remembered one is the one z3 would give again.
+_MEMO: dict = {}
+_MEMO_MAX = 100_000
+
+
+def memo(key, compute):
+    """compute() once per key (a hashable description of a z3 query)."""
+    try:
+        return _MEMO[key]
+    except KeyError:
+        pass
+    except TypeError:      # an unhashable part: just ask z3
+        return compute()
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    value = _MEMO[key] = compute()
+    return value
+
 
 @dataclass
 class Verdict:
@@ -38,11 +59,13 @@ def prove_equal_under_shift(exprs, var: str, shift: int, ranges: dict, region: t
                             rlimit: int | None = None) -> Verdict:
     """Every expression separately (small queries); the first that is not proved decides."""
     rlimit = RLIMIT if rlimit is None else rlimit
+    key_ranges = tuple(sorted(ranges.items()))
     for e in exprs:
-        v = _prove_one([e], var, shift, ranges, region, rlimit)
+        v = memo(("shift", e, var, shift, key_ranges, tuple(region), rlimit),
+                 lambda e=e: _prove_one([e], var, shift, ranges, region, rlimit))
         if v.status != "proved":
-            v.reason += f" (at line {getattr(getattr(e, 'span', None), 'line', '?')})"
-            return v
+            return Verdict(v.status, v.reason + f" (at line {getattr(getattr(e, 'span', None), 'line', '?')})",
+                           dict(v.model))
     return Verdict("proved")
 
 

@@ -48,7 +48,9 @@ def _assumption_ok(fns, v, sym) -> bool:
 
 def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 4096,
                scan_limit: int = 1 << 20) -> SizePlan:
-    from ..engine.accelerate import collect
+    """The values of the symbolic size to run. With the induction proved, those whose trip
+    counts are below n0 + S (a few periods: prover/induction.py); otherwise every trip count up
+    to `max_trips` and one value with trip counts of at least `large`."""
     syms = [s for s in program.symbols if s in program.control_names]
     if not syms:
         return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
@@ -59,45 +61,72 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
     own = [a for a in assumptions if sym in free_names(a)]
+    ok_fns = [compile_expr(a) for a in own]
     from . import induction
+
+    def trips_at(v):
+        if not _assumption_ok(ok_fns, v, sym):
+            return None
+        try:
+            return tuple(int(f({sym: v})) for f in trip_fns)
+        except NotConcrete:
+            return None
+
+    repeated = True
     try:
-        ind = induction.prove(program, sym, own)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit)
+        if geometry is None:   # the state never repeats: no run could skip, nothing to prove
+            repeated = False
+            ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
+                                      "loops' first periods (probe run)")
+        else:
+            ind = induction.prove(program, sym, own, geometry)
     except Exception as err:  # noqa: BLE001 -- no proof is "unknown", never "proved"
         ind = induction.Induction("unknown", f"{type(err).__name__}: {err}")
-    if ind.status == "proved" and ind.n0:
+    proved_steps = ind.status == "proved" and bool(ind.n0)
+    if proved_steps:
         max_trips = ind.n0 + ind.step - 1
-    ok_fns = [compile_expr(a) for a in own]
     values, vectors, seen = [], [], set()
     v = 1
     big_done = False
     while v < scan_limit:
-        if _assumption_ok(ok_fns, v, sym):
-            try:
-                vec = tuple(int(f({sym: v})) for f in trip_fns)
-            except NotConcrete:
-                vec = None
-            if vec is not None and vec not in seen:
-                if max(vec, default=0) <= max_trips:
+        vec = trips_at(v)
+        if proved_steps and vec is not None:
+            # every value whose trip counts are all at least n0 + S runs like the value dK
+            # smaller (trip counts grow with the size: past a whole step, nothing new is below)
+            if min(vec, default=0) <= max_trips:
+                if vec not in seen:
                     seen.add(vec)
                     values.append({sym: v})
                     vectors.append(vec)
-                elif max(vec, default=0) >= large and not big_done:
-                    values.append({sym: v})
-                    vectors.append(vec)
-                    big_done = True
-                    break
+            elif v > ind.dk:
+                break
+            v += 1
+            continue
+        if vec is not None and vec not in seen:
+            if max(vec, default=0) <= max_trips:
+                seen.add(vec)
+                values.append({sym: v})
+                vectors.append(vec)
+            elif max(vec, default=0) >= large and not big_done and repeated:
+                # a long run, where the loops skip (they cannot when the state never repeats)
+                values.append({sym: v})
+                vectors.append(vec)
+                big_done = True
+                break
+            elif max(vec, default=0) > max_trips and not repeated:
+                break
         # step faster once past the small trip counts
         v += 1 if not vectors or max(vectors[-1], default=0) < max_trips else max(1, v // 64)
     # z3: every shared/sync expression depends on `sym` only through the trip counts
-    from ..engine.accelerate import k_parts
+    from ..engine.accelerate import collect, k_parts
     raw: list = []
     collect(program.body, program.views, raw, {})
     exprs: list = []
     for e in raw:
         k_parts(e, sym, exprs)
     proof = _prove_through_trips(exprs, trips, sym, own)
-    checked = (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
-               f"{', '.join(str(t) for t in vectors)})")
+    checked = checked_text(sym, values, vectors)
     if proof == "proved" and ind.status == "proved":
         scope = (f"proved for every {sym} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
                  f"checked {checked}; z3 proved that the kernel depends on {sym} only through its trip "
@@ -107,6 +136,107 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
         scope = (f"checked for {checked}; z3 {proof} that the kernel depends on {sym} only through its "
                  f"trip counts; larger trip counts: {ind.status} ({ind.reason})")
     return SizePlan(sym, values, vectors, proof, scope, ind)
+
+
+def checked_text(sym: str, values: list, vectors: list) -> str:
+    """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run."""
+    return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
+            f"{', '.join(str(t) for t in vectors)})")
+
+
+def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) -> list:
+    """The values of the one symbolic size with the `count` smallest distinct trip-count vectors
+    (no proof: the repair oracle's first, cheap runs; plan_sizes decides what a verdict needs)."""
+    syms = [s for s in program.symbols if s in program.control_names]
+    if len(syms) != 1:
+        return []
+    sym = syms[0]
+    trips: list = []
+    _trip_exprs(program.body, sym, trips)
+    fns = [compile_expr(e) for e in trips]
+    ok_fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
+    out, seen = [], set()
+    for v in range(1, scan):
+        if not _assumption_ok(ok_fns, v, sym):
+            continue
+        try:
+            vec = tuple(int(f({sym: v})) for f in fns)
+        except NotConcrete:
+            continue
+        if vec not in seen:
+            seen.add(vec)
+            out.append({sym: v})
+            if len(out) == count:
+                break
+    return out
+
+
+def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None) -> dict | None:
+    """One (shift, warm) for all size loops, the shortest after which the synchronization state
+    repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
+    state signature at every iteration boundary of those loops (without skipping anything) and
+    stops at the first warm where, in every loop, the state at warm equals the state one shift
+    earlier. shift is the lcm L of the loops' periods or 2 L (mbarrier parities may need two
+    periods). Every loop gets the same geometry so that loops of equal trip counts (a producer's
+    and its consumer's) skip the same number of iterations. The engine compares the same
+    signatures when it runs, so a wrong choice costs the proof, never soundness. None when every
+    loop ran past the fixed-size loops' own warm-up (4 L) without a repeat (no run can skip);
+    {} when the probe could not tell (the engine's default geometry is used)."""
+    import math
+
+    from ..engine import accelerate
+    from ..engine.machine import Machine
+    from . import induction
+    loops = induction.size_loops(program, sym)
+    periods = [accelerate.loop_period(lp, program) for lp in loops]
+    if not loops or 0 in periods:
+        return {}
+    lines = {lp.span.line for lp in loops}
+    period = math.lcm(*periods)
+    horizon = 4 * period + 1
+    need = horizon + 2 * period + 2
+    v, value = 1, None
+    while v < scan_limit:
+        vec = trips_at(v)
+        if vec is not None and vec and min(vec) >= need:
+            value = v
+            break
+        v += max(1, v // 8)
+    if value is None:
+        return {}
+    sigs: dict = {line: {} for line in lines}   # line -> boundary -> signature
+    found: list = []
+    passed: set = set()
+
+    def repeats(shift: int, w: int) -> bool:
+        return all(w in got and w - shift in got and got[w] == got[w - shift] for got in sigs.values())
+
+    class _Probe(Machine):
+        def _plan(self, loop, n, start):   # visit every boundary, never skip, no proof needed
+            return accelerate.Plan(period, horizon, n - 1, "probe")
+
+        def _maybe_jump(self, f):
+            if f.it > horizon:
+                f.plan = None
+                passed.add(f.loop.span.line)
+                if passed >= lines:
+                    self.max_steps = 0   # every loop is past the horizon without repeating
+                return
+            sigs[f.loop.span.line].setdefault(f.it, self._signature())
+            best = [(w + shift, shift, w) for shift in (period, 2 * period)
+                    for w in range(shift + 1, horizon + 1) if repeats(shift, w)]
+            if best:
+                found.append(min(best))
+                self.max_steps = 0   # enough seen: stop the run at the next statement
+
+    probe = _Probe(program, block=block or {}, sizes={sym: value}, accelerate_lines=tuple(lines))
+    result = probe.run()
+    if not found:
+        # past the horizon without a repeat (and nothing cut the run short): None; else {}
+        clean_stop = passed >= lines and not result.internal_error and not result.control_lost
+        return None if clean_stop else {}
+    _, shift, warm = found[0]
+    return {line: (shift, warm, induction.tail_for(shift, len(loops))) for line in lines}
 
 
 def _text(e) -> str:
@@ -122,8 +252,10 @@ def _text(e) -> str:
 def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
     if not exprs:
         return "proved"
+    from .periodic import memo
     for e in exprs:   # one small query per expression
-        res = _prove_one_through_trips(e, trips, sym, assumptions)
+        res = memo(("trips", e, tuple(trips), sym, tuple(assumptions), periodic.RLIMIT),
+                   lambda e=e: _prove_one_through_trips(e, trips, sym, assumptions))
         if res != "proved":
             return res
     return "proved"

@@ -44,6 +44,7 @@ class Oracle:
     def __init__(self, text: str, path: str, limits=None):
         self.text, self.path, self.limits = text, path, limits
         self.memo: dict[str, object] = {}
+        self.clean_memo: dict[str, bool] = {}   # text -> clean? (checks that stopped early)
         self.calls = 0
         base = self._raw(text)
         if base is None:
@@ -64,6 +65,45 @@ class Oracle:
         self.memo[text] = res
         return res
 
+    def clean(self, edits) -> bool:
+        """Whether the edited text checks clean (nothing counts as a problem): the same answer
+        as `problems(edits) == []`, but the check stops at the first run with a problem (a
+        dynamic size's first, small values before the probe and the proofs; the first block)."""
+        try:
+            new, lmap = apply_edits(self.text, edits)
+        except ValueError:
+            return False
+        if new in self.memo:
+            raw = self.memo[new]
+            return raw is not None and not self._mapped(raw, lmap, keep=False)
+        if new in self.clean_memo:
+            return self.clean_memo[new]
+        from dataclasses import replace
+
+        from ..analyze import Limits
+
+        def problem(f) -> bool:
+            return f.rule.severity == "error" or (f.rule.code, _orig(lmap, f.line)) not in self.notes
+        limits = replace(self.limits or Limits(), stop_when=lambda fs: any(problem(f) for f in fs))
+        self.calls += 1
+        try:
+            found = check_text(new, self.path, limits).findings
+            ok = not any(problem(f) for f in found)
+        except Exception:        # not valid input, or an engine crash on a candidate: not clean
+            ok = False
+        self.clean_memo[new] = ok
+        return ok
+
+    def _mapped(self, raw, lmap, keep: bool = True) -> list:
+        out = []
+        for f in raw:
+            orig = _orig(lmap, f.line)
+            if f.rule.severity == "error" or (f.rule.code, orig) not in self.notes:
+                if keep:
+                    f.line = orig        # the finding's own copy: in original coordinates
+                out.append(f)
+        return out
+
     def problems(self, edits) -> list | None:
         """Findings of the edited text (lines mapped back to the original), None if it is not
         valid input."""
@@ -74,13 +114,7 @@ class Oracle:
         raw = self._raw(new)
         if raw is None:
             return None
-        out = []
-        for f in raw:
-            orig = _orig(lmap, f.line)
-            if f.rule.severity == "error" or (f.rule.code, orig) not in self.notes:
-                f.line = orig        # the finding's own copy: in original coordinates
-                out.append(f)
-        return out
+        return self._mapped(raw, lmap)
 
 
 def _orig(lmap, line):
@@ -114,6 +148,13 @@ def repair_text(text: str, path: str = "<string>", limits=None, max_rounds: int 
                     seen.add(c)
                     cands.append(c)
         best = None
+        # the first candidate that leaves the kernel clean wins: find it with checks that stop
+        # at the first problem; only when none is clean, score them all by their findings
+        winner = next((c for c in cands[:max_candidates] if oracle.clean(edits + list(c))), None)
+        if winner is not None:
+            edits += list(winner)
+            cur = []
+            break
         for c in cands[:max_candidates]:
             ps = oracle.problems(edits + list(c))
             if ps is None:
@@ -190,7 +231,7 @@ def raise_while_safe(oracle: Oracle, edits: list, n: int, set_count, old: Edit |
         if e is None:
             break
         trial = [e if x == cur else x for x in edits] if cur in edits else edits + [e]
-        if oracle.problems(trial) != []:
+        if not oracle.clean(trial):
             break
         edits, cur, best = trial, e, k
     return edits, best
@@ -206,7 +247,7 @@ def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
         trial = [x for x in edits if x != e]
         if e.inserts:
             trial = [x for x in trial if not (x.op == "delete" and x.text == "" and _moved(x, e, tree))]
-        if oracle.problems(trial) == []:
+        if oracle.clean(trial):
             edits = trial
     # 2. raise wait counts while safe (the largest n that keeps every read safe)
     for e in list(edits):
@@ -225,7 +266,7 @@ def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
             ok = None
             for cand in moved:
                 trial = [cand if x == cur else x for x in edits]
-                if oracle.problems(trial) == []:
+                if oracle.clean(trial):
                     ok = (trial, cand)
                     break
             if ok is None:
