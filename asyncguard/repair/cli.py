@@ -53,7 +53,7 @@ def cmd_fix(args) -> int:
             continue
         new = rep.new_text if rep.status == "fixed" else text
         if args.remove_redundant:
-            from ..checks.redundant import remove_redundant
+            from .redundant import remove_redundant
             new, _ = remove_redundant(new, p, limits)
         if new == text:
             continue
