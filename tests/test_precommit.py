@@ -14,8 +14,8 @@ pytestmark = pytest.mark.skipif(PRE_COMMIT is None or shutil.which("git") is Non
                                 reason="pre-commit (dev extra) and git are needed to run the hook")
 
 
-def hook() -> dict:
-    (h,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+def hook(hook_id: str = "asyncguard") -> dict:
+    (h,) = [h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()) if h["id"] == hook_id]
     return h
 
 
@@ -52,7 +52,7 @@ def make_repo(tmp_path, files: dict) -> Path:
 def test_hook_definition():
     h = hook()
     assert h["id"] == "asyncguard" and h["entry"] == "asyncguard check"
-    assert h["files"] == r"\.tir$" and h["language"] == "python"
+    assert h["files"] == r"\.(tir|py)$" and h["language"] == "python"
 
 
 def test_hook_fails_on_a_racy_kernel_and_passes_a_clean_one(tmp_path):
