@@ -46,7 +46,10 @@ class LoweredKernel:
 
 
 def tilelang_available() -> bool:
-    return importlib.util.find_spec("tilelang") is not None
+    try:
+        return importlib.util.find_spec("tilelang") is not None
+    except (ImportError, ValueError):   # a finder that refuses it, or a broken install
+        return False
 
 
 def _package_parent() -> str:
