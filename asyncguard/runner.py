@@ -103,6 +103,7 @@ class RunOptions:
     check_kwargs: dict | None = None               # --assume, --arch
     cache_dir: str | None = None                   # None: no results cache
     emit_tir: str | None = None                    # --emit-tir DIR
+    cwd: str | None = None                         # relative paths: the caller's, not a worker's
 
 
 def _checked(text: str, path: str, limits, config: Config, check_kwargs, cache_dir):
@@ -141,10 +142,12 @@ def check_python_file(path: str, config: Config, options: RunOptions) -> list[Fi
     """A `.py` module: one FileResult per (kernel, argument set, arch), each named after it
     (LoweredKernel.name); one FileResult carrying the error when the module could not be used."""
     from .frontends.python import emit_tir, lower_file
-    units, error = lower_file(path, config)
+    units, error = lower_file(path, config, options.cwd)
     if error is not None:
         return [FileResult(path, error=error)]
-    written = emit_tir(units, options.emit_tir) if options.emit_tir else {}
+    written = {}
+    if options.emit_tir:
+        written = emit_tir(units, options.emit_tir, options.cwd)
     out = []
     for u in units:
         if u.error is not None:   # named at the kernel's def line, in the .py file
@@ -219,7 +222,7 @@ def check_paths(paths: list[str], limits, resolver: Resolver, jobs: int = 1,
             errors.append(e)
     if errors:
         return [], errors
-    options = RunOptions(limits, check_kwargs, cache_dir, emit_tir)
+    options = RunOptions(limits, check_kwargs, cache_dir, emit_tir, os.getcwd())
     bar = Progress(len(files), enabled=progress if progress is not None else None)
     jobs = jobs or os.cpu_count() or 1
     results = []

@@ -57,18 +57,21 @@ def _package_parent() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
-def lower_file(path: str, config) -> tuple[list[LoweredKernel], tuple | None]:
+def lower_file(path: str, config, cwd: str | None = None) -> tuple[list[LoweredKernel], tuple | None]:
     """(lowered units, error). error is (message, line, col) for the whole module: TileLang
-    missing, the import failed, or the child ran out of time or died."""
+    missing, the import failed, or the child ran out of time or died. A relative `path` is
+    relative to `cwd` (the caller's directory: this may run in a worker elsewhere)."""
     if not tilelang_available():
         return [], (NEEDS_TILELANG, 1, 1)
-    root = config.root or os.getcwd()
+    cwd = cwd or os.getcwd()
+    absolute = Path(cwd, path).resolve()
+    root = config.root or cwd
     try:
-        rel = os.path.relpath(Path(path).resolve(), Path(root).resolve())
+        rel = os.path.relpath(absolute, Path(root).resolve())
     except ValueError:
         rel = path
-    req = {"file": str(Path(path).resolve()), "archs": config.lowering_archs(), "root": root,
-           "args": config.factory_args(path), "rel": rel}
+    req = {"file": str(absolute), "archs": config.lowering_archs(), "root": root,
+           "args": config.factory_args(absolute), "rel": rel}
     timeout = config.lower_timeout
     with tempfile.TemporaryDirectory(prefix="asyncguard-lower-") as tmp:
         req_file, res_file = os.path.join(tmp, "request.json"), os.path.join(tmp, "result.json")
@@ -97,9 +100,10 @@ def lower_file(path: str, config) -> tuple[list[LoweredKernel], tuple | None]:
     return units, None
 
 
-def emit_tir(units: list[LoweredKernel], directory: str) -> dict[int, str]:
-    """Write each unit's TIR (byte for byte what was checked) under `directory`; {id(unit): file}."""
-    os.makedirs(directory, exist_ok=True)
+def emit_tir(units: list[LoweredKernel], directory: str, cwd: str | None = None) -> dict[int, str]:
+    """Write each unit's TIR (byte for byte what was checked) under `directory` (relative to
+    `cwd`); {id(unit): the file, spelt as `directory` is}."""
+    os.makedirs(os.path.join(cwd or os.getcwd(), directory), exist_ok=True)
     multi = {}
     for u in units:
         multi.setdefault((u.kernel, u.arch), []).append(u)
@@ -110,7 +114,7 @@ def emit_tir(units: list[LoweredKernel], directory: str) -> dict[int, str]:
         group = multi[(u.kernel, u.arch)]
         index = group.index(u) if u.args is not None else None
         target = os.path.join(directory, u.tir_file_name(index))
-        with open(target, "w", encoding="utf-8") as f:
+        with open(os.path.join(cwd or os.getcwd(), target), "w", encoding="utf-8") as f:
             f.write(u.tir)
         out[id(u)] = target
     return out
