@@ -1,0 +1,73 @@
+"""Benchmark (not a test): `asyncguard check` over a corpus twice, with an empty results cache
+(cold) and then with the cache it filled (warm); the two JSON outputs must be identical.
+
+    python bench/cache.py [DIR ...]         # default: /work/field-out if it has kernels, and corpus/real
+    python bench/cache.py --py tests/fixtures/tilelang_repo   # .py kernels: warm = lowering only
+
+Whole-process wall time, --jobs 2 (the 2-core reference machine). Prints one line per corpus.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIELD = Path("/work/field-out")
+
+
+def check(target: str, cache_dir: str, cwd: str | None = None, jobs: int = 2) -> tuple[float, dict, int]:
+    env = dict(os.environ, ASYNCGUARD_CACHE_DIR=cache_dir,
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "check", "--format", "json", "--jobs",
+                        str(jobs), "--no-progress", target], capture_output=True, text=True, env=env, cwd=cwd)
+    return time.perf_counter() - t, json.loads(p.stdout or "{}"), p.returncode
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dirs", nargs="*")
+    ap.add_argument("--py", help="a TileLang repository: check its kernels/ (.py) cold and warm")
+    args = ap.parse_args()
+    dirs = args.dirs or ([str(FIELD)] if FIELD.is_dir() and any(FIELD.glob("*.tir")) else []) + \
+        [str(ROOT / "corpus" / "real")]
+    print(f"{'corpus':<40} {'units':>5} {'cold s':>8} {'warm s':>8} {'same':>5}")
+    for d in dirs:
+        with tempfile.TemporaryDirectory() as cache:
+            cold, doc1, rc1 = check(d, cache)
+            warm, doc2, rc2 = check(d, cache)
+        same = doc1 == doc2 and rc1 == rc2
+        print(f"{d[-40:]:<40} {len(doc1.get('files', [])):>5} {cold:>8.1f} {warm:>8.1f} {'yes' if same else 'NO':>5}")
+    if args.py:
+        with tempfile.TemporaryDirectory() as cache:
+            cold, doc1, rc1 = check("kernels", cache, cwd=args.py, jobs=1)
+            warm, doc2, rc2 = check("kernels", cache, cwd=args.py, jobs=1)
+            with tempfile.TemporaryDirectory() as empty:
+                env = dict(os.environ, PYTHONPATH=str(ROOT))
+                t = time.perf_counter()   # the lowering alone: what a warm run cannot avoid
+                subprocess.run([sys.executable, "-c", _LOWER_ONLY, args.py], env=env, cwd=args.py,
+                               capture_output=True)
+                lower = time.perf_counter() - t
+        same = doc1 == doc2 and rc1 == rc2
+        print(f"{(args.py + ' (.py)')[-40:]:<40} {len(doc1.get('files', [])):>5} {cold:>8.1f} "
+              f"{warm:>8.1f} {'yes' if same else 'NO':>5}   (lowering alone: {lower:.1f} s)")
+    return 0
+
+
+_LOWER_ONLY = """
+import sys
+from pathlib import Path
+from asyncguard.config import Resolver
+from asyncguard.frontends.python import lower_file
+for f in sorted(Path('kernels').glob('*.py')):
+    lower_file(str(f), Resolver().for_file(f))
+"""
+
+if __name__ == "__main__":
+    sys.exit(main())
