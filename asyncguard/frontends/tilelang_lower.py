@@ -128,6 +128,8 @@ def run(req: dict) -> dict:
         obj = getattr(module, attr, None)
         if _is_prim_func(obj):
             units = [(obj, None, None, None)]
+        elif JITImpl and isinstance(obj, JITImpl) and _is_prim_func(getattr(obj, "func", None)):
+            units = [(obj.func, None, getattr(obj, "pass_configs", None), None)]   # jit over a prim_func
         elif JITImpl and isinstance(obj, JITImpl):
             sets = config_args.get(attr)
             if sets is None:
