@@ -27,16 +27,18 @@ PROGRESS_MIN_FILES = 8
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
 
 
-def collect(paths: list[str]) -> list[Path]:
-    """Files named, and under directories named (sorted, recursively): every *.tir, and the
-    *.py files that import TileLang (outside hidden, build and environment directories). A
-    named .py file that does not import TileLang is left out too: the pre-commit hook passes
-    every changed .py file, and only kernel modules are imported."""
+def collect(paths: list[str], python: bool = False) -> list[Path]:
+    """Files named, and under directories named (sorted, recursively): every *.tir, and with
+    `python` the *.py files that import TileLang (outside hidden, build and environment
+    directories). A named .py file that does not import TileLang is left out: the pre-commit
+    hook passes every changed .py file, and only kernel modules are imported."""
     out = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = set(path.rglob("*.tir")) | {py for py in path.rglob("*.py") if _kernel_module(py, path)}
+            found = set(path.rglob("*.tir"))
+            if python:
+                found |= {py for py in path.rglob("*.py") if _kernel_module(py, path)}
             out.extend(sorted(found))
         elif not is_python(path) or not path.is_file() or _imports_tilelang(path):
             out.append(path)    # a missing .py file is still reported: cannot read file
@@ -212,7 +214,7 @@ def check_paths(paths: list[str], limits, resolver: Resolver, jobs: int = 1,
     """Returns (results in input order, config errors). `jobs` 0 means one per CPU; `executor`
     (any concurrent.futures.Executor) replaces the process pool. A `.py` file gives one result
     per lowered kernel, in the order its module defines them."""
-    files = [str(p) for p in collect(paths)]
+    files = [str(p) for p in collect(paths, python=True)]
     configs, errors = {}, []
     for f in files:
         try:
