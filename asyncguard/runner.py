@@ -243,7 +243,7 @@ def check_paths(paths: list[str], limits, resolver: Resolver, jobs: int = 1,
                     futs.append(early if early is not None else
                                 pool.submit(run_unit, f, configs[f], options, text))
                 for f, fut in zip(files, futs):
-                    results.extend(fut if isinstance(fut, list) else fut.result())
+                    results.extend(fut if isinstance(fut, list) else _result(f, fut))
                     bar.step(f)
             finally:
                 if own:
@@ -251,6 +251,17 @@ def check_paths(paths: list[str], limits, resolver: Resolver, jobs: int = 1,
     finally:
         bar.close()
     return results, errors
+
+
+def _result(path: str, fut) -> list[FileResult]:
+    """A worker's results; a unit the executor itself lost (a worker died, a remote scheduler
+    could not load the task) is an error for that file, never a traceback."""
+    try:
+        return fut.result()
+    except Exception as e:  # noqa: BLE001 -- the executor's failure, not the checker's
+        why = (str(e).strip().splitlines() or [""])[-1]
+        return [FileResult(path, error=(f"the executor failed on this file: {type(e).__name__}"
+                                        + (f": {why}" if why else ""), 1, 1))]
 
 
 def _text_for(path: str) -> tuple[str | None, list | None]:

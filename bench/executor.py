@@ -47,6 +47,9 @@ def main() -> int:
     from distributed import LocalCluster
     dirs = sys.argv[1:] or [str(FIELD) if FIELD.is_dir() and any(FIELD.glob("*.tir"))
                             else str(ROOT / "corpus" / "real")]
+    # the scheduler runs in this process and the workers are started from it: both must import
+    # the asyncguard under test (tasks name their functions by module)
+    sys.path.insert(0, str(ROOT))
     os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=40) as cluster:
