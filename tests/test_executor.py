@@ -59,3 +59,28 @@ def test_lowering_py_kernels_on_a_cluster(cluster, tmp_path):
     dask = run(*args, "--executor", cluster, cwd=repo)
     assert dask.returncode == jobs.returncode == 1, dask.stderr
     assert json.loads(dask.stdout) == json.loads(jobs.stdout)
+
+
+def test_any_executor_and_a_lost_unit_is_an_input_error(tmp_path):
+    """The runner takes any concurrent.futures.Executor; a unit the executor fails on (a worker
+    died) becomes an error for its file."""
+    from concurrent.futures import Executor, Future, ThreadPoolExecutor
+
+    from asyncguard.analyze import Limits
+    from asyncguard.config import Resolver
+    from asyncguard.runner import check_paths
+
+    ok = CORPUS / "handwritten" / "neighbour_exchange.tir"
+    with ThreadPoolExecutor(2) as pool:
+        results, errors = check_paths([str(ok), str(FILES[0])], Limits(), Resolver(), executor=pool)
+    assert errors == [] and [r.report.verdict for r in results] == ["clean", "clean"]
+
+    class Lost(Executor):
+        def submit(self, fn, *args, **kwargs):
+            fut = Future()
+            fut.set_exception(RuntimeError("worker 'tcp://10.0.0.2:4000' died"))
+            return fut
+
+    results, _ = check_paths([str(ok)], Limits(), Resolver(), executor=Lost())
+    assert results[0].error == ("the executor failed on this file: RuntimeError: "
+                                "worker 'tcp://10.0.0.2:4000' died", 1, 1)
