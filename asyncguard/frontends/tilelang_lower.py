@@ -127,9 +127,9 @@ def run(req: dict) -> dict:
     for attr, (first_line, def_line) in defs.items():
         obj = getattr(module, attr, None)
         if _is_prim_func(obj):
-            units = [(obj, None, None, None)]
+            units = [(obj, None, None)]
         elif JITImpl and isinstance(obj, JITImpl) and _is_prim_func(getattr(obj, "func", None)):
-            units = [(obj.func, None, getattr(obj, "pass_configs", None), None)]   # jit over a prim_func
+            units = [(obj.func, None, getattr(obj, "pass_configs", None))]   # jit over a prim_func
         elif JITImpl and isinstance(obj, JITImpl):
             sets = config_args.get(attr)
             if sets is None:
@@ -147,10 +147,10 @@ def run(req: dict) -> dict:
                     f"above it, or `\"{req.get('rel', file)}:{attr}\" = [{{NAME = value, ...}}]` under "
                     "[tool.asyncguard.tilelang] in pyproject.toml")))
                 continue
-            units = [(obj, s, getattr(obj, "pass_configs", None), None) for s in sets]
+            units = [(obj, s, getattr(obj, "pass_configs", None)) for s in sets]
         else:
             continue
-        for target, argset, pass_configs, _ in units:
+        for target, argset, pass_configs in units:
             try:
                 func = target if argset is None else target.get_tir(**argset)
             except BaseException as e:  # noqa: BLE001
