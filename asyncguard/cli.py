@@ -134,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check files in N worker processes (0: one per CPU)")
     c.add_argument("--executor", metavar="URL",
                    help="run the work on an executor instead of --jobs processes: "
-                        "dask://HOST:PORT (a Dask distributed scheduler; needs asyncguard[dask])")
+                        "dask://HOST:PORT (a Dask distributed scheduler; needs asyncguard[dask]; "
+                        "--timeout does not apply in Dask's worker threads)")
     c.add_argument("--no-cache", action="store_true",
                    help="do not read or write the results cache (default: on, in the user cache "
                         "directory, or $ASYNCGUARD_CACHE_DIR)")
