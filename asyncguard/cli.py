@@ -9,12 +9,14 @@ from .analyze import Limits
 from .diagnostics import RULES
 from .parse import InputError
 from .report import render_json, render_text
+from .cache import default_dir as default_cache_dir
 from .config import ConfigError, Resolver
 from .report.sarif import render_sarif
 from .report.text import use_colour
 from .runner import check_paths
 from .checks import redundant as _redundant  # noqa: F401  (AG6xx rules: opt-in lint)
 from .repair.cli import add_fix_parser
+from .executors import ExecutorError, open_executor
 
 
 def _selectors(values) -> list[str] | None:
@@ -52,19 +54,26 @@ def cmd_check(args) -> int:
         resolver = Resolver(args.config, _selectors(args.select), _selectors(args.ignore),
                             getattr(args, "arch", None))
         extra = {"assumptions": list(args.assume)} if getattr(args, "assume", None) else None
-        results, cfg_errors = check_paths(args.files, limits, resolver, jobs=args.jobs,
-                                          progress=False if args.no_progress else None,
-                                          check_kwargs=extra)
-    except ConfigError as e:
+        cache_dir = None if args.no_cache else str(default_cache_dir())
+        with open_executor(args.executor) as executor:
+            results, cfg_errors = check_paths(args.files, limits, resolver, jobs=args.jobs,
+                                              progress=False if args.no_progress else None,
+                                              check_kwargs=extra, executor=executor,
+                                              cache_dir=cache_dir, emit_tir=args.emit_tir)
+    except (ConfigError, ExecutorError) as e:
         cfg_errors = [e]
     if cfg_errors:
         for e in cfg_errors:
             print(str(e), file=sys.stderr)
         return 2
     if getattr(args, "redundant", False):   # opt-in: one more checker run per sync statement
-        _redundant.add_to_results(results, limits)
+        from .repair.redundant import add_to_results
+        add_to_results(results, limits)
     reports = [r.report for r in results if r.report is not None]
     errors = [InputError(*r.error, r.path) for r in results if r.error]
+    if args.emit_tir:
+        n = sum(1 for r in results if r.source is not None and r.text is not None)
+        print(f"asyncguard: wrote {n} lowered kernel(s) to {args.emit_tir}", file=sys.stderr)
     sources = {r.path: r.lines for r in results}
     if args.format == "json":
         print(render_json(reports, errors))
@@ -113,7 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"asyncguard {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="check TIR files for shared-memory synchronization bugs")
-    c.add_argument("files", nargs="+", help="TIR files or directories (recursing over *.tir)")
+    c.add_argument("files", nargs="+",
+                   help="TIR files, TileLang .py modules, or directories (recursing over *.tir and "
+                        "the *.py files that import tilelang)")
     c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     c.add_argument("--select", action="append", metavar="RULES",
                    help="only these rules (codes, prefixes such as AG1, names, ALL; comma-separated)")
@@ -122,6 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="use this pyproject.toml's [tool.asyncguard] instead of the nearest one")
     c.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="check files in N worker processes (0: one per CPU)")
+    c.add_argument("--executor", metavar="URL",
+                   help="run the work on an executor instead of --jobs processes: "
+                        "dask://HOST:PORT (a Dask distributed scheduler; needs asyncguard[dask]; "
+                        "--timeout does not apply in Dask's worker threads)")
+    c.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the results cache (default: on, in the user cache "
+                        "directory, or $ASYNCGUARD_CACHE_DIR)")
+    c.add_argument("--emit-tir", metavar="DIR",
+                   help="write the device TIR lowered from .py kernels to DIR "
+                        "(NAME.KERNEL[.ARGSET].ARCH.tir; `check` on it reproduces a finding)")
     c.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text output (auto: on a terminal unless NO_COLOR is set)")
     c.add_argument("--no-progress", action="store_true",
@@ -133,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "overrides [tool.asyncguard.assumptions])")
     c.add_argument("--arch", metavar="SM",
                    help="target architecture for the resource checks (sm_75 ... sm_100a); "
-                        "overrides the TIR's target attr")
+                        "overrides the TIR's target attr; .py kernels are lowered for it only "
+                        "(default: [tool.asyncguard.tilelang] archs)")
     c.add_argument("--resources", action="store_true",
                    help="print each kernel's shared-memory budget and occupancy table")
     c.add_argument("--max-steps", type=int, default=2_000_000,

@@ -11,6 +11,11 @@
     [tool.asyncguard.assumptions]      # facts about symbolic sizes, kept for the prover
     K = "K >= 1"
 
+    [tool.asyncguard.tilelang]         # `.py` kernels: lowered on the CPU, then checked
+    archs = ["sm_80", "sm_90a"]        # each kernel is lowered for each (default: ["sm_90a"])
+    timeout = 600                      # seconds to import one module and lower its kernels
+    "kernels/gemm.py:matmul" = [{M = 1024, N = 1024, K = 1024, block_M = 128}]  # argument sets
+
 The file used is the nearest pyproject.toml with a `[tool.asyncguard]` table, found by walking
 up from each checked file (or the one `--config` names). Rule selection follows ruff: the
 config's select/ignore are applied first, then the command line's; a `--select` replaces the
@@ -30,7 +35,9 @@ else:  # pragma: no cover
 
 from .diagnostics import RULES
 
-KEYS = ("select", "ignore", "per-file-ignores", "arch", "assumptions")
+KEYS = ("select", "ignore", "per-file-ignores", "arch", "assumptions", "tilelang")
+DEFAULT_ARCHS = ("sm_90a",)
+DEFAULT_LOWER_TIMEOUT = 600.0
 
 
 class ConfigError(Exception):
@@ -73,11 +80,30 @@ class Config:
     assumptions: dict = field(default_factory=dict)
     cli_select: tuple = ()
     cli_ignore: tuple = ()
+    archs: tuple = ()                # [tool.asyncguard.tilelang] archs (`.py` kernels)
+    lower_timeout: float = DEFAULT_LOWER_TIMEOUT
+    arg_sets: tuple = ()             # (("kernels/gemm.py", "matmul", ({...}, ...)), ...)
 
     def with_cli(self, select=None, ignore=None, arch=None) -> "Config":
         return Config(self.path, self.root, self.select, self.ignore, self.per_file_ignores,
                       arch or self.arch, dict(self.assumptions),
-                      tuple(select or ()), tuple(ignore or ()))
+                      tuple(select or ()), tuple(ignore or ()),
+                      (arch,) if arch else self.archs,    # --arch: lower `.py` kernels for it only
+                      self.lower_timeout, self.arg_sets)
+
+    def lowering_archs(self) -> list[str]:
+        """Archs a `.py` kernel is lowered for: --arch, else the tilelang table's archs, else arch,
+        else sm_90a."""
+        if self.archs:
+            return list(self.archs)
+        return [self.arch] if self.arch else list(DEFAULT_ARCHS)
+
+    def factory_args(self, file: str | Path) -> dict[str, list[dict]]:
+        """{factory name: [argument set, ...]} configured for this `.py` file."""
+        p = Path(file).resolve()
+        root = Path(self.root).resolve() if self.root else Path.cwd().resolve()
+        return {name: [dict(a) for a in sets] for rel, name, sets in self.arg_sets
+                if (root / rel).resolve() == p}
 
     def enabled_rules(self, file: str | Path | None = None) -> set[str]:
         where = self.path or "<command line>"
@@ -128,15 +154,45 @@ def from_table(table: dict, path: str | None = None, root: str | None = None) ->
     arch = table.get("arch")
     if arch is not None and not isinstance(arch, str):
         raise ConfigError("[tool.asyncguard] arch must be a string such as \"sm_90\"", where)
+    archs, timeout, arg_sets = _tilelang_table(table.get("tilelang", {}), where)
     cfg = Config(path, root,
                  _list(table.get("select", []), "select", where),
                  _list(table.get("ignore", []), "ignore", where),
                  tuple((g, _list(v, f"per-file-ignores.{g!r}", where)) for g, v in pfi.items()),
-                 arch, dict(assumptions))
+                 arch, dict(assumptions), (), (), archs, timeout, arg_sets)
     cfg.enabled_rules()   # validate every selector now, not at the first file
     for _, sels in cfg.per_file_ignores:
         resolve(sels, where)
     return cfg
+
+
+def _tilelang_table(t, where: str):
+    """archs, timeout and `"file.py:factory" = [{...}, ...]` argument sets."""
+    if not isinstance(t, dict):
+        raise ConfigError("[tool.asyncguard.tilelang] must be a table", where)
+    archs = t.get("archs", [])
+    if isinstance(archs, str):
+        archs = [archs]
+    if not isinstance(archs, list) or not all(isinstance(a, str) and a.startswith("sm_") for a in archs):
+        raise ConfigError('[tool.asyncguard.tilelang] archs must be a list such as ["sm_80", "sm_90a"]', where)
+    timeout = t.get("timeout", DEFAULT_LOWER_TIMEOUT)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise ConfigError("[tool.asyncguard.tilelang] timeout must be a positive number of seconds", where)
+    arg_sets = []
+    for key, sets in t.items():
+        if key in ("archs", "timeout"):
+            continue
+        file, sep, name = key.rpartition(":")
+        if not sep or not file.endswith(".py") or not name.isidentifier():
+            raise ConfigError(f"[tool.asyncguard.tilelang] unknown key {key!r} (known: archs, timeout, "
+                              f'and "path/to/file.py:factory" = [{{NAME = value, ...}}, ...])', where)
+        if isinstance(sets, dict):
+            sets = [sets]
+        if not isinstance(sets, list) or not sets or not all(isinstance(a, dict) for a in sets):
+            raise ConfigError(f"[tool.asyncguard.tilelang] {key!r} must be a list of argument tables "
+                              f"such as [{{M = 1024, N = 1024}}]", where)
+        arg_sets.append((file, name, tuple(dict(a) for a in sets)))
+    return tuple(archs), float(timeout), tuple(arg_sets)
 
 
 def load(pyproject: str | Path) -> Config:

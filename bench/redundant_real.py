@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from asyncguard.analyze import check_text  # noqa: E402
-from asyncguard.checks.redundant import _sync_stmts, lint_text, remove_redundant  # noqa: E402
+from asyncguard.repair.redundant import _sync_stmts, lint_text, remove_redundant  # noqa: E402
 from asyncguard.repair.tree import Tree  # noqa: E402
 
 

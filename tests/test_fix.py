@@ -18,7 +18,7 @@ import pytest
 
 from asyncguard.analyze import check_text
 from asyncguard.cli import main
-from asyncguard.checks.redundant import lint_text, remove_redundant
+from asyncguard.repair.redundant import lint_text, remove_redundant
 from asyncguard.repair import Edit, apply_edits, repair_text
 from asyncguard.repair.edits import split_lines
 from asyncguard.repair.search import count_site

@@ -1,4 +1,5 @@
 """The `asyncguard` hook from .pre-commit-hooks.yaml, run by real pre-commit on a temporary repo."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -14,8 +15,8 @@ pytestmark = pytest.mark.skipif(PRE_COMMIT is None or shutil.which("git") is Non
                                 reason="pre-commit (dev extra) and git are needed to run the hook")
 
 
-def hook() -> dict:
-    (h,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+def hook(hook_id: str = "asyncguard") -> dict:
+    (h,) = [h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()) if h["id"] == hook_id]
     return h
 
 
@@ -25,6 +26,7 @@ def sh(*args, cwd, env=None):
 
 def env_for(tmp_path):
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"), NO_COLOR="1",
+               ASYNCGUARD_CACHE_DIR=str(tmp_path / "asyncguard-cache"),
                GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
     # the `asyncguard` script of the interpreter running the tests comes first on PATH
@@ -52,7 +54,7 @@ def make_repo(tmp_path, files: dict) -> Path:
 def test_hook_definition():
     h = hook()
     assert h["id"] == "asyncguard" and h["entry"] == "asyncguard check"
-    assert h["files"] == r"\.tir$" and h["language"] == "python"
+    assert h["files"] == r"\.(tir|py)$" and h["language"] == "python"
 
 
 def test_hook_fails_on_a_racy_kernel_and_passes_a_clean_one(tmp_path):
@@ -101,3 +103,38 @@ def test_published_hook_via_try_repo(tmp_path):
         pytest.skip("pre-commit could not build the hook's virtualenv (no package registry?)")
     assert p.returncode == 1, out
     assert "- hook id: asyncguard" in out and "racy.tir:12:" in out and "ok.tir: clean" in out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tilelang") is None,
+                    reason="TileLang is not importable (pip install 'asyncguard[tilelang]')")
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="try-repo needs this checkout's git history")
+def test_tilelang_repository_via_try_repo(tmp_path):
+    """A TileLang kernel repository (kernels as .py, [tool.asyncguard.tilelang] in its
+    pyproject.toml) with the published `asyncguard-tilelang` hook, which runs the asyncguard
+    installed in the repository's environment: the seeded race fails the hook, the clean
+    kernels pass, and a non-kernel .py file is not imported."""
+    env = env_for(tmp_path)
+    repo = tmp_path / "tl-kernels"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "tilelang_repo", repo)
+    (repo / "setup_helpers.py").write_text("raise SystemExit('never imported: no tilelang here')\n")
+    sh("git", "init", "-q", cwd=repo)
+    sh("git", "add", ".", cwd=repo)
+    p = sh(PRE_COMMIT, "try-repo", str(ROOT), "asyncguard-tilelang", "--ref", "HEAD", "--all-files",
+           cwd=repo, env=env)
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "- hook id: asyncguard-tilelang" in out and "Failed" in out
+    assert "kernels/transpose.py::transpose[M=1024,N=1024,block=32,threads=128]@sm_80:" in out
+    assert "AG201" in out and "python: kernels/transpose.py:12 (kernel transpose)" in out
+    for clean in ("kernels/reduce.py::row_sum@sm_80: clean", "kernels/reduce.py::row_sum@sm_90a: clean",
+                  "]@sm_80: clean", "]@sm_90a: clean"):
+        assert clean in out
+    assert "setup_helpers" not in out
+    # the race fixed (TileLang's sync pass back on): the hook passes
+    t = repo / "kernels" / "transpose.py"
+    t.write_text(t.read_text().replace('@tilelang.jit(pass_configs={"tl.disable_thread_storage_sync": True})',
+                                       "@tilelang.jit"))
+    sh("git", "add", ".", cwd=repo)
+    p = sh(PRE_COMMIT, "try-repo", str(ROOT), "asyncguard-tilelang", "--ref", "HEAD", "--all-files",
+           cwd=repo, env=env)
+    assert p.returncode == 0 and "Passed" in p.stdout, p.stdout + p.stderr

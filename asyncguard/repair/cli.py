@@ -8,7 +8,7 @@ import sys
 
 from ..analyze import Limits
 from ..parse import InputError
-from ..runner import collect, read
+from ..runner import collect, is_python, read
 from .edits import unified_diff
 from .search import repair_text
 from .write import FileChanged, atomic_write, digest
@@ -27,14 +27,56 @@ def add_fix_parser(sub) -> None:
                    help="repair the findings of these opt-in strict readings too (see `check --strict`)")
     f.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
+    f.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="search repairs in N worker processes (0: one per CPU)")
+    f.add_argument("--executor", metavar="URL",
+                   help="search repairs on an executor instead: dask://HOST:PORT (asyncguard[dask])")
     f.set_defaults(fn=cmd_fix)
 
 
+def repair_unit(text: str, path: str, limits, remove_redundant: bool):
+    """The unit of work (any executor): (Repair, the text to write)."""
+    rep = repair_text(text, path, limits)
+    new = rep.new_text if rep.status == "fixed" else text
+    if remove_redundant and rep.status not in ("error", "unrepairable"):
+        from .redundant import remove_redundant as remove
+        new, _ = remove(new, path, limits)
+    return rep, new
+
+
+def _repairs(inputs, limits, args, executor):
+    """(Repair, new text) per input, in order: here, in --jobs processes, or on the executor."""
+    jobs = getattr(args, "jobs", 1)
+    if executor is None and (jobs == 1 or len(inputs) <= 1):
+        for p, _, text in inputs:
+            yield repair_unit(text, p, limits, args.remove_redundant)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    import os
+    own = executor is None
+    pool = ProcessPoolExecutor(max_workers=min(jobs or os.cpu_count() or 1, len(inputs))) if own else executor
+    try:
+        futs = [pool.submit(repair_unit, text, p, limits, args.remove_redundant) for p, _, text in inputs]
+        for fut in futs:
+            yield fut.result()
+    finally:
+        if own:
+            pool.shutdown()
+
+
 def cmd_fix(args) -> int:
+    from ..executors import ExecutorError, open_executor
     limits = Limits(max_steps=args.max_steps, strict=tuple(args.strict or ()))
     rc = 0
+    inputs = []
     for path in collect(args.files):
         p = str(path)
+        if is_python(p):   # the repair is an edit of TIR: fix what `check --emit-tir` wrote
+            if p in args.files:
+                print(f"{p}:1:1: error: fix edits TIR files; lower the module's kernels with "
+                      f"`asyncguard check {p} --emit-tir DIR`, then fix DIR", file=sys.stderr)
+                rc = 2
+            continue
         try:
             raw = path.read_bytes()
             text = read(path)
@@ -42,7 +84,18 @@ def cmd_fix(args) -> int:
             print(str(e) if isinstance(e, InputError) else f"{p}:1:1: error: {e}", file=sys.stderr)
             rc = 2
             continue
-        rep = repair_text(text, p, limits)
+        inputs.append((p, raw, text))
+    try:
+        with open_executor(getattr(args, "executor", None)) as executor:
+            return max(rc, _apply(inputs, _repairs(inputs, limits, args, executor), args))
+    except ExecutorError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+
+
+def _apply(inputs, repairs, args) -> int:
+    rc = 0
+    for (p, raw, text), (rep, new) in zip(inputs, repairs):
         if rep.status == "error":
             print(rep.message, file=sys.stderr)
             rc = 2
@@ -53,10 +106,6 @@ def cmd_fix(args) -> int:
                 print(f"  {p}:{f.line}:{f.col}: {f.rule.code} {f.message}", file=sys.stderr)
             rc = max(rc, 1)
             continue
-        new = rep.new_text if rep.status == "fixed" else text
-        if args.remove_redundant:
-            from ..checks.redundant import remove_redundant
-            new, _ = remove_redundant(new, p, limits)
         if new == text:
             continue
         rc = max(rc, 1)

@@ -14,8 +14,11 @@ RULES_DOC_URL = "https://github.com/asyncguard/asyncguard/blob/main/docs/rules.m
 
 
 def load_all_rules() -> dict[str, Rule]:
-    """Import every module that defines rules (everything the CLI can report)."""
-    from .. import cli  # noqa: F401  (imports the checks, suppressions and the rest)
+    """Every rule the checker can report: the modules that define rules register them on import
+    (the checks, the opt-in redundancy lint, suppression comments). Imported here, below the
+    CLI, so that the report layer never imports the CLI."""
+    from .. import checks, suppress  # noqa: F401
+    from ..checks import redundant  # noqa: F401  (AG6xx: opt-in, not run by checks.run_all)
     return RULES
 
 

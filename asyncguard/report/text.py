@@ -43,6 +43,9 @@ def render_finding(f, source_lines: list[str] | None = None, colour: bool = Fals
         out.append(_side("second", w["second"]))
     if w.get("missing"):
         out.append(f"  missing: {w['missing']}")
+    if w.get("python"):   # lowered from a .py kernel: where it is defined, and the TIR written
+        out.append(f"  python: {w['python']} (kernel {w.get('kernel')})"
+                   + (f"; tir: {w['tir_file']}" if w.get("tir_file") else ""))
     return "\n".join(out)
 
 

@@ -1,0 +1,106 @@
+"""The redundant-synchronization lint (AG601-AG603, rules in `asyncguard.checks.redundant`):
+each sync is removed, or each wait count raised, and the kernel re-checked through the repair
+search's oracle. Opt-in: `asyncguard check --redundant`, `asyncguard fix --remove-redundant`.
+"""
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from ..checks.redundant import (GROW_CALLS, REDUNDANT_BARRIER, REDUNDANT_WAIT, SYNC_CALLS,
+                                WAIT_CALLS, WAIT_CAN_GROW)
+from ..diagnostics import Finding
+from .candidates import Generator
+from .edits import Edit, apply_edits
+from .search import Oracle, raise_while_safe
+from .tree import Tree, call_of
+
+
+def _sync_stmts(tree):
+    out = []
+    for s in tree.stmts:
+        c = call_of(s)
+        if c is None or c.name not in SYNC_CALLS + WAIT_CALLS:
+            continue
+        if c.name == "T.tvm_storage_sync" and not (
+                c.args and getattr(c.args[0], "value", None) in ("shared", "shared.dyn")):
+            continue
+        if s.span.line != s.span.end_line:
+            continue
+        out.append((s, c))
+    return out
+
+
+def _removal(tree, s):
+    """Edit deleting statement `s` (T.evaluate(0) when it is its block's only statement)."""
+    bi, _ = tree.where[id(s)]
+    if len(tree.blocks[bi].stmts) == 1:
+        return Edit(s.span.line, "replace", tree.indent_of(s) + "T.evaluate(0)", "", "remove the sync")
+    return Edit(s.span.line, "delete", "", "", "remove the sync")
+
+
+def _raise(tree, s, n):
+    """The edit setting the count of wait statement `s` to n, or None."""
+    e = Generator(tree, lambda x: x).replace_arg(s, 0, str(n), "raise the wait count")
+    return e[0] if e else None
+
+
+def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> list[Finding]:
+    """AG601/602/603 findings for a clean kernel (none for anything else)."""
+    oracle = oracle or Oracle(text, path, limits)
+    if oracle.base or oracle.notes:
+        return []
+    tree = Tree(text, path)
+    out = []
+    for s, c in _sync_stmts(tree):
+        rm = _removal(tree, s)
+        if oracle.clean([rm]):
+            r = REDUNDANT_BARRIER if c.name in SYNC_CALLS else REDUNDANT_WAIT
+            what = "barrier" if r is REDUNDANT_BARRIER else c.name.split(".")[-1]
+            out.append(Finding(r, s.span.line, s.span.col,
+                               f"{what} at line {s.span.line} is redundant: the kernel stays "
+                               f"race-free without it", {"statement": tree.src(s),
+                                                         "proof": "checker clean without it"}, path))
+            continue
+        if c.name in GROW_CALLS and c.args and isinstance(getattr(c.args[0], "value", None), int):
+            n = c.args[0].value
+            _, best = raise_while_safe(oracle, [], n, partial(_raise, tree, s))
+            if best > n:
+                out.append(Finding(WAIT_CAN_GROW, s.span.line, s.span.col,
+                                   f"{c.name.split('.')[-1]}({n}) at line {s.span.line} can wait "
+                                   f"for fewer groups: {best} keeps every read safe",
+                                   {"statement": tree.src(s), "count": n, "largest_safe": best}, path))
+    return out
+
+
+def remove_redundant(text: str, path: str = "<string>", limits=None):
+    """Remove redundant syncs one at a time (each removal re-checked with the previous ones),
+    and raise wait counts as far as they stay safe. Returns (new text, edits)."""
+    oracle = Oracle(text, path, limits)
+    if oracle.base or oracle.notes:
+        return text, []
+    tree = Tree(text, path)
+    edits: list = []
+    for s, c in _sync_stmts(tree):
+        rm = _removal(tree, s)
+        if oracle.clean(edits + [rm]):
+            edits.append(rm)
+            continue
+        if c.name in GROW_CALLS and c.args and isinstance(getattr(c.args[0], "value", None), int):
+            edits, _ = raise_while_safe(oracle, edits, c.args[0].value, partial(_raise, tree, s))
+    return apply_edits(text, edits)[0], edits
+
+
+def add_to_results(results, limits=None) -> None:
+    """`check --redundant`: append the lint's findings to each clean file's report."""
+    for res in results:
+        rep = res.report
+        if rep is None or rep.findings:
+            continue
+        text = res.text if getattr(res, "text", None) is not None else \
+            Path(res.path).read_text(encoding="utf-8")
+        found = lint_text(text, res.path, limits)
+        for k in rep.kernels:
+            k.findings.extend(found)
+            k.findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
+            break
