@@ -62,7 +62,7 @@ def _run_timed(cmd: list[str], timeout: float, env: dict) -> tuple[int | None, s
 def check_one(path: Path, timeout: float) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     status, stdout, stderr, wall, cpu = _run_timed(
-        [sys.executable, "-m", "asyncguard", "check", "--format", "json", "--no-progress",
+        [sys.executable, "-m", "asyncguard", "check", "--format", "json", "--no-progress", "--no-cache",
          "--timeout", f"{max(timeout - 10, 1):g}", str(path)], timeout, env)
     if status is None:
         return {"file": path.name, "verdict": "error", "raw_verdict": None, "exit": None,
