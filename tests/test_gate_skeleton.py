@@ -164,3 +164,15 @@ def test_hand_made_and_replay_skeletons_compile_for_sm90a(tmp_path):
         r = subprocess.run(["nvcc", "-arch=sm_90a", "-c", "-o", str(tmp_path / f"{name}.o"), str(f)],
                            capture_output=True, text=True)
         assert r.returncode == 0, (name, r.stderr[-2000:])
+
+
+def test_reads_of_never_written_bytes_are_counted_by_the_reference():
+    """AG417 on the GPU: the reference knows which reads no write reached (they return the
+    initial fill pattern when the GPU trace equals it); the fixed kernel has none."""
+    from asyncguard.emit.gate import unwritten_reads_shown
+    from asyncguard.emit.prepare import prepare
+    hand = Path(__file__).resolve().parent.parent / "corpus" / "handwritten"
+    bad, = prepare([str(hand / "consumer_parity_from_one.tir")], 1, 60)
+    good, = prepare([str(hand / "consumer_parity_from_one_fixed.tir")], 1, 60)
+    assert bad.refs[0].unwritten_reads and unwritten_reads_shown(bad)
+    assert not good.refs[0].unwritten_reads and not unwritten_reads_shown(good)

@@ -330,6 +330,8 @@ def _judge(c: Case, no_san: bool) -> None:
         why.append(f"{r['timeouts']} mbarrier wait(s) timed out")
     if r["not_taken"]:
         why.append("launch attributes not taken: " + "; ".join(r["not_taken"]))
+    if not tr["mismatches"] and not tr["count_mismatches"]:
+        why += unwritten_reads_shown(c)
     discount = not no_san and racecheck_arrive_false_positive(c, r)
     if discount:
         r["racecheck_discounted"] = f"racecheck: {r['racecheck']['hazards']} report(s) {ARRIVE_NOTE}"
@@ -347,6 +349,20 @@ def _judge(c: Case, no_san: bool) -> None:
             why.append(f"{tool}: run did not finish")
     r["verdict"] = "fail" if why else "pass"
     r["why"] = why + ([r["racecheck_discounted"]] if discount else [])
+
+
+def unwritten_reads_shown(c: Case) -> list:
+    """AG417 on the GPU: the trace equals the reference, and the reference has reads at the
+    finding's line that no write had reached, so on the GPU they returned the initial fill
+    pattern (the bytes were never written before the read, in the schedule that ran)."""
+    out = []
+    for f in c.findings or []:
+        line = f.get("line")
+        n = sum(ref.unwritten_reads.get(line, 0) for ref in c.refs or [])
+        if f.get("rule") == "AG417" and n:
+            out.append(f"AG417 line {line}: {n} read(s) returned the initial fill pattern on the GPU "
+                       "(no write had reached those bytes)")
+    return out
 
 
 SYNC_RULES = ("AG1", "AG2", "AG3", "AG4")   # the rule families the gate observes; AG5xx are resources

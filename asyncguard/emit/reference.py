@@ -95,6 +95,9 @@ class Reference:
     sink: np.ndarray | None = None   # what bulk (TMA) stores leave in the block's sink slice
     problem: str | None = None       # the reference could not be computed (why)
     hang: str | None = None          # the engine predicts a barrier hang: do not launch
+    # source line -> reads (thread slices) whose every byte no write had reached: on the GPU
+    # they return the initial fill pattern when the trace equals this reference (AG417)
+    unwritten_reads: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
 
 
@@ -117,6 +120,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
         ref.hang = f"named/block barrier {b.barrier_id}: {b.kind} (expected {b.expected} arrivals)"
     size = emitted.smem_bytes
     smem = pattern(INIT_SEED, np.arange(size))
+    written = _Written(size)   # bytes some write (store, landed copy) has reached
     ref.sink = np.zeros(size, dtype=np.uint8)
     w = np.zeros(T, dtype=np.int64)
     src = ref.src_bytes
@@ -127,6 +131,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
             inf = emitted.info.get(id(s))
             tids, lo, hi = ev.tids.astype(np.int64), ev.lo.astype(np.int64), ev.hi.astype(np.int64)
             if ev.kind == AccessKind.READ:
+                _note_unwritten(ref, written, lo, hi, s.span.line)
                 if inf is not None and inf.kind == "ldmatrix":
                     _ldmatrix(ref, smem, ev, ttids, inf, s.span.line)
                 else:
@@ -139,9 +144,11 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 chunk = -(-(hi - lo) // 128)
                 slo = np.minimum(lo + (tids % 128) * chunk, hi)
                 shi = np.minimum(slo + chunk, hi)
+                _note_unwritten(ref, written, lo, hi, s.span.line)
                 for t, h in zip(tids.tolist(), _checksums(smem, slo, shi)):
                     ref.reads[t].append((h, s.span.line))
             elif ev.kind == AccessKind.WRITE:
+                written.mark(lo, hi)
                 seeds = seed_array(tids, w[tids])
                 if _distinct(tids) and _disjoint(lo, hi):
                     w[tids] += 1
@@ -169,6 +176,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                     for t, a, d in zip(tids.tolist(), lo.tolist(), data):
                         pend.setdefault(t, []).append([-1, a, d])
                 else:
+                    written.mark(lo, hi)
                     for a, d in zip(lo.tolist(), data):
                         _put(smem, a, d)
         elif isinstance(ev, CommitGroup) and ev.kind == "cp.async":
@@ -183,6 +191,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 for p in pend.get(t, ()):
                     if p[0] >= 0 and p[0] < committed[t] - ev.n:
                         _put(smem, p[1], p[2])
+                        written.mark(p[1], p[1] + len(p[2]))
                     else:
                         keep.append(p)
                 pend[t] = keep
@@ -240,6 +249,38 @@ def _put(smem: np.ndarray, a: int, data: np.ndarray) -> None:
     end = min(a + len(data), len(smem))
     if end > a >= 0:
         smem[a:end] = data[: end - a]
+
+
+class _Written:
+    """Which shared bytes some write has reached, with prefix sums rebuilt only after a write."""
+
+    def __init__(self, size: int):
+        self.bytes = np.zeros(size, dtype=bool)
+        self.prefix = None
+
+    def mark(self, lo, hi) -> None:
+        n = len(self.bytes)
+        lo = np.clip(np.atleast_1d(lo), 0, n)
+        hi = np.clip(np.atleast_1d(hi), 0, n)
+        edges = np.zeros(n + 1, dtype=np.int64)   # +1 where a range starts, -1 past its end
+        np.add.at(edges, lo, 1)
+        np.add.at(edges, hi, -1)
+        self.bytes |= np.cumsum(edges[:-1]) > 0
+        self.prefix = None
+
+    def untouched(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        if self.prefix is None:
+            self.prefix = np.concatenate(([0], np.cumsum(self.bytes, dtype=np.int64)))
+        end = len(self.bytes)
+        a, b = np.clip(lo, 0, end), np.clip(hi, 0, end)
+        return (self.prefix[b] - self.prefix[a] == 0) & (b > a)
+
+
+def _note_unwritten(ref: Reference, written: "_Written", lo: np.ndarray, hi: np.ndarray, line: int) -> None:
+    """Count the reads of [lo, hi) whose bytes no write has reached yet."""
+    none = written.untouched(lo, hi)
+    if none.any():
+        ref.unwritten_reads[line] = ref.unwritten_reads.get(line, 0) + int(none.sum())
 
 
 def _distinct(tids: np.ndarray) -> bool:
