@@ -233,3 +233,23 @@ def test_dp4a_touches_shared_operands_only():
     racy = fill + local.replace("a.data, 0, 4, 1), T.tvm", "S, 0, 4, 1), T.tvm", 1) + \
         "\nif tx == 0:\n    S[1] = T.int8(0)"
     assert "AG201" in codes(kernel(racy, dtype="int8"))
+
+
+def test_register_decode_functions_of_the_dequantization_examples():
+    """decode_* (TileLang's dequantization examples ship them as CUDA source: register bit
+    manipulation through their pointer arguments) touch shared memory only through those."""
+    call = ('T.call_extern("float16", "decode_i4u_to_f16", '
+            'T.tvm_access_ptr(T.type_annotation("int8"), {src}, 4, 1), '
+            'T.tvm_access_ptr(T.type_annotation("float16"), {dst}, 8, 2))')
+    local = ('q = T.alloc_buffer((4,), "int8", scope="local")\n'
+             'd = T.alloc_buffer((8,), "float16", scope="local")\n')
+    regs = local + call.format(src="q.data, 0", dst="d.data, 0")
+    assert verdict(kernel(regs)) == "clean"
+    # decoded straight into shared memory, then read by a neighbour with no barrier: a race
+    racy = local + call.format(src="q.data, 0", dst="S, tx * 8") + "\nC[tx] = S[(tx + 1) % 64 * 8]"
+    assert "AG201" in codes(kernel(racy))
+    synced = local + call.format(src="q.data, 0", dst="S, tx * 8") + \
+        '\nT.tvm_storage_sync("shared")\nC[tx] = S[(tx + 1) % 64 * 8]'
+    assert verdict(kernel(synced)) == "clean"
+    unknown_name = regs.replace("decode_i4u_to_f16", "my_decode")   # no source read: AG001
+    assert verdict(kernel(unknown_name)) == "unknown"

@@ -35,6 +35,11 @@ _ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*
                         r"(?:,\s*(\d+)\s*(?:,\s*(\d+)\s*)?)?>::(run|run_batch)$")
 _SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
                    r"(?:,\s*(true|false)\s*)?>::run$")
+# TileLang's dequantization examples ship these device functions as CUDA source
+# (examples/dequantize_gemm/quantize/lop3.py, mxfp.py; bitnet-1.58b): bit manipulation in
+# registers (lop3, prmt, f16x2 arithmetic) through their pointer arguments only, no shared
+# memory of their own, no barrier, no shuffle.
+_DECODE = re.compile(r"decode_(?:i[124][sub]|fp4)_to_(?:f16|bf16|i8s|i4s)\w*$")
 SEG = 32              # InclusiveScanLine's segment: one warp
 MAX_STEPS = 1 << 14   # scan steps one call may take before the model gives up (AG001)
 
@@ -54,6 +59,8 @@ def extern_effect(ctx, call):
         return _scan(ctx, call, name, m)
     if name == "DP4A":
         return _dp4a(ctx, call)
+    if _DECODE.match(name):
+        return _register_decode(ctx, call, name)
     raise NotModelled(f"extern call {name} (may use shared memory or barriers internally)")
 
 
@@ -157,6 +164,35 @@ def _scan(ctx, call, name, m):
                 line(env, t, k * ss, k * ds, extent, 1, 1, out)
             else:
                 line(env, t, k, k, extent, ss, ds, out)
+        return out
+    return run
+
+
+def _register_decode(ctx, call, name):
+    """Reads and writes through its pointer arguments, as their access flags say; any other
+    argument must be a plain value (an integer such as N or an offset)."""
+    steps = []
+    for a in call.args[2:]:
+        p = ctx.access_ptr(a)
+        if p is None:
+            if ctx.view_of(a) is not None:
+                raise NotModelled(f"extern call {name}: a buffer passed other than by T.tvm_access_ptr")
+            continue
+        if p.view.is_shared:
+            steps.append(p)
+    if not steps:
+        return None   # registers only
+
+    def run(env, tids):
+        out = []
+        for p in steps:
+            rw = constant(p.rw(env), f"{name} access flag")
+            lo = p.view.flat_base + np.broadcast_to(np.asarray(p.offset(env)) * p.elem_size, (len(tids),))
+            n = np.broadcast_to(np.asarray(p.extent(env)) * p.elem_size, (len(tids),))
+            for flag, kind in ((1, AccessKind.READ), (2, AccessKind.WRITE)):
+                if rw & flag:
+                    out.append(Access(kind, tids, lo, lo + n, p.view.name, p.view.flat_base,
+                                      p.elem_size, name))
         return out
     return run
 
