@@ -46,3 +46,12 @@ def test_one_value_in_every_thread_is_not_a_race(value):
 def test_a_value_that_may_differ_between_threads_is_a_race(value, let, tail):
     verdict, rules = verdict_and_rules(value, let, tail)
     assert verdict == "buggy" and "AG201" in rules
+
+
+def test_one_value_into_overlapping_but_different_ranges_is_still_a_race():
+    # thread t stores A[0:4] into S[2t:2t+4]: neighbours overlap on two elements, and there
+    # they store different elements of the value
+    text = KERNEL.format(value="A_1[0:4]", let="j = k", tail="").replace(
+        "for i in range(128):\n            S[i] = A_1[0:4]", "S[tx * 2:tx * 2 + 4] = A_1[0:4]")
+    r = check_text(text, "k.tir")
+    assert "AG201" in {f.rule.code for f in r.findings}

@@ -1280,10 +1280,15 @@ class Machine:
         """Two threads of one statement instance writing the same bytes. Not when every thread
         stores the same value: whichever write lands last, the bytes hold that value (racecheck
         classes such a write-write overlap as harmless too)."""
-        if len(rec.tids) < 2 or rec.same_value:
+        if len(rec.tids) < 2:
             return
-        order = np.argsort(rec.lo, kind="stable")
-        lo, hi = rec.lo[order], rec.hi[order]
+        idx = np.arange(len(rec.tids))   # the instance's accesses that can clash
+        if rec.same_value:   # threads storing one value into the same element: one write
+            _, keep = np.unique(np.stack([rec.lo, rec.hi]), axis=1, return_index=True)
+            idx = np.sort(keep)
+        lo, hi = rec.lo[idx], rec.hi[idx]
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], hi[order]
         run_hi = np.maximum.accumulate(hi)
         clash = np.flatnonzero(lo[1:] < run_hi[:-1])
         if clash.size == 0:
@@ -1294,7 +1299,7 @@ class Machine:
         if key in self.seen_pairs:
             return
         self.seen_pairs.add(key)
-        a, b = order[j], order[k]
+        a, b = idx[order[j]], idx[order[k]]
         self.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
 

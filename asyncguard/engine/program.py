@@ -664,7 +664,9 @@ class Elaborator:
             base = view.flat_base
             lo, hi = byte_span(lo, hi - lo, bits)   # sub-byte elements cover their whole byte
             if value is not None and not same_value:
-                same_value.append(self.same_in_every_thread(value))
+                # sub-byte elements: two threads' elements share a byte, which each thread
+                # rewrites whole (a read-modify-write), so one value does not make it safe
+                same_value.append(bits >= 8 and self.same_in_every_thread(value))
             return [Access(kind, tids, base + lo, base + hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store",
                            same_value=bool(same_value and same_value[0]))]
