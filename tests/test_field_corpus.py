@@ -11,18 +11,6 @@ from asyncguard.parse import InputError, parse
 FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
 FILES = sorted(FIELD.glob("*.tir"))
 
-# Kernels the current grammar does not read (checked with the asyncguard of the commit that added them):
-# file name -> the parser's message. They are real TileLang output, so each one is a grammar gap.
-_LAMBDA = ("`T.attr(T.comm_reducer(lambda x, y: x + y, ...), \"reduce_scope\", ...)`: the grammar has no "
-           "lambda (TVM's own cross-thread allreduce, T.tvm_thread_allreduce)")
-PARSE_FAILS: dict[str, str] = {
-    "bitnet-1.58b__tilelang_bitnet_158_int8xint2_decode__kernel__sm_80.tir": _LAMBDA,
-    "bitnet-1.58b__tilelang_bitnet_158_int8xint2_decode__kernel__sm_90a.tir": _LAMBDA,
-    "dequantize_gemm__example_dequant_gemv_fp16xint4__dequantize_gemv__sm_80.tir": _LAMBDA,
-    "dequantize_gemm__example_dequant_gemv_fp16xint4__dequantize_gemv__sm_90a.tir": _LAMBDA,
-}
-
-
 def test_field_corpus_is_there():
     assert len(FILES) >= 40
     manifest = (FIELD / "MANIFEST.md").read_text()
@@ -31,15 +19,8 @@ def test_field_corpus_is_there():
     assert sorted(r["file"] for r in results["kernels"]) == sorted(p.name for p in FILES)
 
 
-def _param(p: Path):
-    if p.name in PARSE_FAILS:  # run anyway: an XPASS says the gap is closed and the entry can go
-        return pytest.param(p, id=p.stem, marks=pytest.mark.xfail(reason=f"grammar gap: {PARSE_FAILS[p.name]}",
-                                                                 raises=pytest.fail.Exception))
-    return pytest.param(p, id=p.stem)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("tir", [_param(p) for p in FILES])
+@pytest.mark.parametrize("tir", FILES, ids=lambda p: p.stem)
 def test_field_kernel_parses(tir: Path):
     try:
         module = parse(tir.read_text(), str(tir))

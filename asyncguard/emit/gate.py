@@ -245,7 +245,7 @@ def main(args) -> int:
     _log(f"{len(plans)} launch(es) in {time.time() - t0:.1f}s")
     if extra:
         from .replay import run_replays
-        run_replays(extra, compiled[len(compile_jobs):], work, gpus, args.launch_timeout)
+        run_replays(extra, compiled[len(compile_jobs):], work, gpus, args.launch_timeout, compare)
     plans = [p for p in plans if by_id[p["id"]].result.get("status") == "ran"]
     if plans and not args.no_sanitizer:
         from concurrent.futures import ThreadPoolExecutor

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-from .prepare import compare
 
 RACE_DELAY_US = 200          # hold the first side back this long (once, at the witness's iteration)
 PHASE_DELAY_US = 50          # hold a waiter back this long at every instance of its wait
@@ -92,7 +91,9 @@ def replay_jobs(cases, work, arch) -> list:
     return out
 
 
-def run_replays(extra: list, compiled: list, work, gpus, timeout: float) -> None:
+def run_replays(extra: list, compiled: list, work, gpus, timeout: float, compare) -> None:
+    """Launch the compiled replay skeletons; `compare(case, run)` is the gate's trace comparison
+    (passed in: preparation imports this module, so it cannot import preparation back)."""
     from .launcher import run_isolated
     plans, owner = [], {}
     for ((c, entry), _), (cubin, _, err) in zip(extra, compiled):
