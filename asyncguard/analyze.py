@@ -265,14 +265,18 @@ class _Deadline(BaseException):
 class _Clock:
     """`--timeout` for one kernel: SIGALRM after `seconds`, repeated every 50 ms (a raise that
     lands in a gc callback or __del__ is swallowed by Python). Only in a process's main thread
-    (the CLI and its --jobs workers); elsewhere there is no time limit."""
+    (the CLI and its --jobs workers); in other threads (a Dask worker runs tasks in threads) the
+    machine checks the same deadline itself between statements."""
 
     def __init__(self, seconds: float):
         self.seconds, self.armed, self.expired, self._old = seconds, False, False, None
+        self.start = 0.0
 
     def __enter__(self):
         import signal
         import threading
+        import time
+        self.start = time.monotonic()
         if self.seconds and hasattr(signal, "setitimer") and \
                 threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGALRM, self._alarm)
@@ -303,8 +307,15 @@ def _run_machine(machine, clock: "_Clock | None", seconds: float):
     if clock is not None and clock.expired:
         machine.result.limit_hit = f"more than --timeout {seconds:g} s for this kernel; not run"
         return machine.result
+    if clock is not None and clock.seconds and not clock.armed:   # no signal here: poll
+        machine.deadline = clock.start + clock.seconds
     try:
-        return machine.run()
+        res = machine.run()
+        if res.limit_hit == machine.DEADLINE:
+            clock.expired = True
+            res.limit_hit = (f"more than --timeout {seconds:g} s in the concrete engine after "
+                             f"{res.steps:,} statement instances; stopped, the rest is not checked")
+        return res
     except _Deadline:
         clock.disarm()
         res = machine.result

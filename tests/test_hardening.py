@@ -255,3 +255,21 @@ def test_wrapping_sum_or_shift_is_unknown_not_a_wrong_address(expr):
     rep = check_text(kernel(f"S[({expr}) % 3] = T.float16(0.0)", threads=3))
     assert rep.verdict == "unknown" and not _only(rep, "AG201")
     assert "int64" in _only(rep, "AG001")[0].message
+
+
+def test_timeout_holds_in_a_worker_thread():
+    # no alarm signal outside the main thread (a Dask worker runs tasks in threads): the machine
+    # polls the same deadline, so a long kernel still stops with AG002, never runs unbounded
+    import threading
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "corpus" / "found-bugs" /
+            "mha_bwd_bhsd_causal_sm80.tir").read_text()
+    out = {}
+
+    def work():
+        out["report"] = check_text(text, limits=Limits(max_seconds=0.5))
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    codes = {f.rule.code for f in out["report"].findings}
+    assert "AG002" in codes and out["report"].verdict != "clean"

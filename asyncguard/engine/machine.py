@@ -13,6 +13,7 @@ whose bytes it overlaps. A cp.async record is a write that lands at the issuer's
 from __future__ import annotations
 
 import bisect
+import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -425,6 +426,9 @@ class Machine:
         self.seen_notes: set = set()
 
     # ------------------------------------------------------------ driver
+    DEADLINE = "deadline"   # result.limit_hit when `deadline` (time.monotonic()) has passed
+    deadline: float | None = None   # set where no alarm signal can stop the run (worker threads)
+
     def run(self) -> RunResult:
         if self.result.limit_hit:
             return self.result
@@ -450,6 +454,9 @@ class Machine:
                 self.result.internal_error = f"{type(err).__name__}: {err}"
                 break
             if self.result.limit_hit:
+                break
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.result.limit_hit = self.DEADLINE
                 break
             self.tasks = [t for t in self.tasks if t.state != "gone"]
         self._finish()
