@@ -245,6 +245,13 @@ ARRIVAL_RUNS_AHEAD = rule("AG412", "mbarrier-arrival-runs-ahead", "race", "error
     "the phase of this one."))
 
 
+def _lapped(p, line: int) -> str:
+    """The common start of a lapped-waiter message (AG410, AG413)."""
+    return (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
+            f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
+            f"pass the wait for phase {p.detail['phase_observed']}")
+
+
 def _race_findings(result: RunResult, path: str) -> list[Finding]:
     out = []
     for race in result.races:
@@ -352,19 +359,14 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"only {p.detail['phases_known_complete']} phase(s) are known complete when it starts")
             out.append(Finding(STALE_PARITY, line, col, msg, wit, path))
         elif p.kind == "aliasing":
-            msg = (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
-                   f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
-                   f"pass the wait for phase {p.detail['phase_observed']}, so they return on phase "
-                   f"{p.detail['returns_on_phase']} and then read or arrive on the wrong phase")
+            msg = (f"{_lapped(p, line)}, so they return on phase {p.detail['returns_on_phase']} and then "
+                   f"read or arrive on the wrong phase")
             out.append(Finding(ALIASING, line, col, msg, wit, path))
         elif p.kind == "lapped" and ("aliasing", p.span.line, p.barrier.split("[")[0]) not in seen:
             then = ("which never completes in this run: they hang" if not p.detail["that_phase_completes"]
                     else "and as they do nothing before their next wait, each later wait returns two phases "
                          "late and the last one waits for a phase that never completes")
-            msg = (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
-                   f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
-                   f"pass the wait for phase {p.detail['phase_observed']}; they then block until phase "
-                   f"{p.detail['blocks_until_phase']}, {then}")
+            msg = f"{_lapped(p, line)}; they then block until phase {p.detail['blocks_until_phase']}, {then}"
             out.append(Finding(LAPPED_WAITER, line, col, msg, wit, path))
         elif p.kind == "not-a-barrier":
             msg = (f"the TMA load at line {line} completes on {p.detail['operand']}, which is not an "
