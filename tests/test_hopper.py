@@ -100,3 +100,15 @@ def test_tilelang_ws_producer_waiters_are_reported_only_when_strict():
     (f,) = check_text(text, limits=Limits(strict=("lapping",))).findings
     assert f.rule.code == "AG413" and f.line == line_of(text, "T.mbarrier_wait_parity(mbarrier_1[k % 3 + 3]")
     assert f.witness["delay"] == {"threads": list(range(1, 128)), "warps": [0, 1, 2, 3], "before_line": f.line}
+
+
+def test_wgmma_operand_overwritten_by_another_warpgroup_names_the_missing_barrier():
+    # TileLang's warp-specialized copy-GEMM (docs/found-bugs.md): warpgroup 1 waits for its
+    # wgmma, but nothing orders that wait before warpgroup 0 refills A_shared: the missing
+    # piece is a barrier across the warpgroups, not a warpgroup_wait
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "corpus" / "found-bugs" / "ws_copy_gemm_0_1_K512_sm90a.tir"
+    (f,) = check_text(path.read_text(), str(path)).findings
+    assert f.rule.code == "AG402" and f.line == 37
+    assert "warpgroup_wait at line 58 completes it" in f.message
+    assert f.witness["missing"].startswith("a barrier")
