@@ -6,6 +6,7 @@ import sys
 
 from . import __version__
 from .analyze import Limits
+from .checks.mbarrier import STRICT_READINGS
 from .diagnostics import RULES
 from .parse import InputError
 from .report import render_json, render_text
@@ -168,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop the concrete engine after SECONDS per kernel and report AG002 "
                         "(default 60; 0: none). Real kernels take 2 s at most; a kernel that hits "
                         "it is unknown, and whether it does depends on the machine's speed")
-    c.add_argument("--strict", action="append", choices=("lapping", "proxy"),
+    c.add_argument("--strict", action="append", choices=STRICT_READINGS,
                    help="also apply an opt-in strict reading (docs/model.md): lapped idle waiters, proxy fences")
     c.add_argument("--redundant", action="store_true",
                    help="also report syncs whose removal leaves the kernel race-free (AG601-AG603; "
@@ -185,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("files", nargs="*", help="TIR files or directories (recursing over *.tir)")
     z.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     z.add_argument("--json", metavar="FILE", help="write every kernel's results as JSON")
-    z.add_argument("--strict", action="append", choices=("lapping", "proxy"),
+    z.add_argument("--strict", action="append", choices=STRICT_READINGS,
                    help="judge (and with --replay, replay) the opt-in strict findings too")
     z.add_argument("--delay", action="append", metavar="LINE:WARP[@US]",
                    help="hold a warp back before the statement at LINE in every plain run (repeatable): "

@@ -214,6 +214,7 @@ UNWRITTEN_READ = rule("AG417", "read-of-unwritten-shared", "race", "error",
 
 # Rules off by default, and the `--strict` word that turns each on (checks.run_all filters them).
 STRICT = {LAPPED_WAITER.code: "lapping", REVERSE_PROXY_FENCE.code: "proxy", PROXY_FENCE_IN_FLIGHT.code: "proxy"}
+STRICT_READINGS = tuple(sorted(set(STRICT.values())))   # the names `--strict` takes
 
 ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
                              "a wgmma or TMA store still reading shared memory when the kernel ends", _doc(
@@ -297,18 +298,16 @@ def check(result: RunResult, path: str) -> list[Finding]:
     out = _race_findings(result, path)
     for p in result.proxy_problems:
         w, r = p.write, p.read
+        before = "its release" if p.direction == "read-write" else "the barrier"
+        wit = {"first": access(w, p.t_write, p.lo, p.hi), "second": access(r, p.t_read, p.lo, p.hi),
+               "missing": (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line} (before "
+                           f"{before}), or by thread {p.t_read} before line {r.span.line}")}
         if p.direction == "read-write":
-            wit = {"first": access(w, p.t_write, p.lo, p.hi), "second": access(r, p.t_read, p.lo, p.hi),
-                   "missing": (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line} (before "
-                               f"its release), or by thread {p.t_read} before line {r.span.line}")}
             what = byte_text(w.buffer, p.lo, p.hi, w.region_base, max(w.elem_size, 1))
             msg = (f"{r.via} at {where(r)} overwrites {what} through the async proxy; thread {p.t_write} "
                    f"read them at {where(w)} through the generic proxy and no fence.proxy.async orders the two")
             out.append(Finding(REVERSE_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
             continue
-        wit = {"first": access(w, p.t_write, p.lo, p.hi), "second": access(r, p.t_read, p.lo, p.hi),
-               "missing": (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line} (before "
-                           f"the barrier), or by thread {p.t_read} before line {r.span.line}")}
         what = byte_text(r.buffer, p.lo, p.hi, r.region_base, max(r.elem_size, 1))
         msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; thread {p.t_write} wrote "
                f"them at {where(w)} through the generic proxy and no fence.proxy.async orders the two")

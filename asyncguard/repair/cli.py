@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from ..analyze import Limits
+from ..checks.mbarrier import STRICT_READINGS
 from ..parse import InputError
 from ..runner import collect, is_python, read
 from .edits import unified_diff
@@ -23,7 +24,7 @@ def add_fix_parser(sub) -> None:
                    help="also remove syncs the checker proves redundant (AG601-AG603)")
     f.add_argument("--explain", action="store_true",
                    help="print each fix's edits and its minimality proof on stderr")
-    f.add_argument("--strict", action="append", choices=("lapping", "proxy"),
+    f.add_argument("--strict", action="append", choices=STRICT_READINGS,
                    help="repair the findings of these opt-in strict readings too (see `check --strict`)")
     f.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
