@@ -1,7 +1,7 @@
 """Benchmark (not a test): `asyncguard check` over a corpus twice, with an empty results cache
 (cold) and then with the cache it filled (warm); the two JSON outputs must be identical.
 
-    python bench/cache.py [DIR ...]         # default: /work/field-out if it has kernels, and corpus/real
+    python bench/cache.py [DIR ...]         # default: corpus/field (TileLang's examples) if it has kernels, and corpus/real
     python bench/cache.py --py tests/fixtures/tilelang_repo   # .py kernels: warm = lowering only
 
 Whole-process wall time, --jobs 2 (the 2-core reference machine). Prints one line per corpus.
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIELD = Path("/work/field-out")
+FIELD = ROOT / "corpus" / "field"
 
 
 def check(target, cache_dir: str, cwd: str | None = None, jobs: int = 2) -> tuple[float, dict, int]:

@@ -1,7 +1,7 @@
 """Benchmark (not a test): the same `asyncguard check` through a 2-worker Dask LocalCluster
 (`--executor dask://...`) and through `--jobs 2`; the JSON outputs must be identical.
 
-    python bench/executor.py [DIR ...]      # default: /work/field-out if it has kernels, else corpus/real
+    python bench/executor.py [DIR ...]      # default: corpus/field (TileLang's examples) if it has kernels, else corpus/real
 
 No results cache (--no-cache): both runs do all the work. A kernel that hits --timeout (AG002)
 stops after a number of steps that depends on the machine's load, so such units are compared
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIELD = Path("/work/field-out")
+FIELD = ROOT / "corpus" / "field"
 
 
 def check(target: list[str], *extra: str) -> tuple[float, dict, int]:
