@@ -24,5 +24,5 @@ A feature class has:
 To add a feature (tensor memory, clusters, ...): write its event classes in events.py and its
 operations in models/, a state module here with one such class, and add the class to
 `machine.FEATURES`. Its handlers reach the scheduler through the machine they were built with
-(`self.m.vc`, `self.m.result`, `self.m.note`, `self.m.sync`, `self.m.retire`, `self.m.release`).
+(`self.machine.vc`, `self.machine.result`, `self.machine.note`, `self.machine.sync`, `self.machine.retire`, `self.machine.release`).
 """

@@ -36,7 +36,7 @@ class Barriers:
     EVENTS = {Barrier: "barrier", WarpSync: "warp_sync"}
 
     def __init__(self, machine):
-        self.m = machine
+        self.machine = machine
         self.barriers: dict[int, _BarrierGen] = {}   # barrier id -> its generation in progress
 
     def signature(self):
@@ -44,7 +44,7 @@ class Barriers:
 
     def warp_sync(self, task, ev: WarpSync, s) -> None:
         for w in np.unique(ev.tids // WARP):
-            self.m.sync(ev.tids[ev.tids // WARP == w], np.array([], dtype=np.int64))
+            self.machine.sync(ev.tids[ev.tids // WARP == w], np.array([], dtype=np.int64))
 
     def barrier(self, task, ev: Barrier, s) -> None:
         gen = self.barriers.setdefault(ev.barrier_id, _BarrierGen())
@@ -53,9 +53,9 @@ class Barriers:
         if not ev.arrive_only:
             task.state = "barrier"
             task.where = (ev.barrier_id, s.span)
-        expected = self.m.T if ev.count is None else ev.count
+        expected = self.machine.T if ev.count is None else ev.count
         if ev.count is not None and (ev.count % WARP or ev.count <= 0):
-            self.m.result.barrier_problems.append(BarrierProblem(
+            self.machine.result.barrier_problems.append(BarrierProblem(
                 "warp-multiple", ev.barrier_id, ev.count, [(s.span, ev.tids)], np.array([]), []))
         if gen.count >= expected:
             self._complete_barrier(ev.barrier_id, gen, expected)
@@ -65,32 +65,32 @@ class Barriers:
         spans = {(sp.line, sp.col) for _, _, sp, ao in gen.arrivals if not ao}
         arrivals = [(sp, tids) for _, tids, sp, _ in gen.arrivals]
         if gen.count > expected:
-            self.m.result.barrier_problems.append(BarrierProblem(
+            self.machine.result.barrier_problems.append(BarrierProblem(
                 "count", bid, expected, arrivals, np.array([], dtype=np.int64), []))
         elif bid == 0 and len(spans) > 1:
-            self.m.result.barrier_problems.append(BarrierProblem(
+            self.machine.result.barrier_problems.append(BarrierProblem(
                 "divergence", bid, expected, arrivals, np.array([], dtype=np.int64), []))
         waiters = [tids for _, tids, _, ao in gen.arrivals if not ao]
         arrivers = [tids for _, tids, _, ao in gen.arrivals if ao]
-        self.m.sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
+        self.machine.sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
                     np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
         if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
-            self.m.mbarrier.guard[np.concatenate(waiters)] = -1
+            self.machine.mbarrier.guard[np.concatenate(waiters)] = -1
         released = []
         for task, _, _, ao in gen.arrivals:
             if not ao and task.state == "barrier":
                 task.state, task.where = "run", None
                 released.append(task)
-        self.m.release(released)   # tasks released at one program position run on as one
-        self.m.retire()
+        self.machine.release(released)   # tasks released at one program position run on as one
+        self.machine.retire()
 
     def finish(self, result) -> None:
-        m = self.m
+        machine = self.machine
         for bid, gen in self.barriers.items():
             arrived = np.concatenate([tids for _, tids, _, _ in gen.arrivals])
-            missing = np.setdiff1d(np.arange(m.T), arrived)
+            missing = np.setdiff1d(np.arange(machine.T), arrived)
             where = []
-            for t in m.tasks:
+            for t in machine.tasks:
                 sel = np.intersect1d(t.tids, missing)
                 if sel.size:
                     where.append((t.where[1] if t.state == "barrier" and t.where else None, sel))

@@ -23,7 +23,7 @@ class AsyncGroups:
     EVENTS = {CommitGroup: "commit", WaitGroup: "wait_group"}
 
     def __init__(self, machine):
-        self.m = machine
+        self.machine = machine
         T = machine.T
         self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
         self.last_wait: dict = {}       # tid -> (span, n) of its latest wait_group (witness)
@@ -55,7 +55,7 @@ class AsyncGroups:
                 self.last_wait[tid] = (s.span, ev.n)
         keep = []
         committed = self.committed[ev.kind]
-        vc = self.m.vc
+        vc = self.machine.vc
         for r in self.live:
             if r.group_kind != ev.kind:
                 keep.append(r)

@@ -70,7 +70,7 @@ class Mbarriers:
     EVENTS = {MbarInit: "event", MbarFenceInit: "event", MbarArrive: "event", MbarWait: "event"}
 
     def __init__(self, machine):
-        self.m = machine
+        self.machine = machine
         T = machine.T
         names = mbarrier_names(machine.p)
         self.NB = len(names)
@@ -86,7 +86,7 @@ class Mbarriers:
                       tuple(np.unique(m.phase - m.last_phase[m.last_phase >= 0]))) for m in self.mbars)
 
     def finish(self, result) -> None:
-        blocked = [t for t in self.m.tasks if t.state in ("mbar", "barrier")]
+        blocked = [t for t in self.machine.tasks if t.state in ("mbar", "barrier")]
         for t in blocked:
             if t.state != "mbar":
                 continue
@@ -101,7 +101,7 @@ class Mbarriers:
     def _mbar_ids(self, bar: np.ndarray, s) -> int | None:
         ids = np.unique(bar)
         if ids.size != 1 or not 0 <= int(ids[0]) < self.NB:
-            self.m.note("mbarrier index differs between threads or is out of range", s.span)
+            self.machine.note("mbarrier index differs between threads or is out of range", s.span)
             return None
         return int(ids[0])
 
@@ -112,38 +112,38 @@ class Mbarriers:
         bar = np.asarray(bar)
         ids = np.unique(bar)
         if ids.size and not (0 <= int(ids[0]) and int(ids[-1]) < self.NB):
-            self.m.note("mbarrier index out of range", s.span)
+            self.machine.note("mbarrier index out of range", s.span)
             return None
         return [(int(b), bar == b) for b in ids.tolist()]
 
     def _check_init(self, tids: np.ndarray, b: int, s) -> None:
         m = self.mbars[b]
         if m.init is None:
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "uninitialized", m.name, s.span, tids, {}))
             return
         t0, c0, span0 = m.init
         others = tids[tids != t0]
         if others.size == 0:
             return
-        knows = self.m.vc[others, t0]
+        knows = self.machine.vc[others, t0]
         if not (knows >= c0).all():
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "init-unpublished", m.name, s.span, others[knows < c0],
                 {"init_line": span0.line, "init_thread": int(t0)}))
         elif m.fence_clk is None or not (knows >= m.fence_clk).all():
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "init-unfenced", m.name, s.span, others, {"init_line": span0.line, "init_thread": int(t0)}))
 
     def event(self, task, ev, s) -> None:
         if isinstance(ev, MbarFenceInit):
             for m in self.mbars:
                 if m.init is not None and m.fence_clk is None and np.isin(m.init[0], ev.tids):
-                    m.fence_clk = int(self.m.vc[m.init[0], m.init[0]])
+                    m.fence_clk = int(self.machine.vc[m.init[0], m.init[0]])
             return
         parts = self._per_barrier(ev.bar, s)
         if parts is None:
-            self.m.taint.threads(self.m, ev.tids)   # the event is skipped
+            self.machine.taint.threads(self.machine, ev.tids)   # the event is skipped
             return
         if len(parts) > 1:
             self._mbarrier_split(task, ev, s, parts)
@@ -152,10 +152,10 @@ class Mbarriers:
         m = self.mbars[b]
         if isinstance(ev, MbarInit):
             if m.init is not None:
-                self.m.result.mbar_problems.append(MbarProblem(
+                self.machine.result.mbar_problems.append(MbarProblem(
                     "reinit", m.name, s.span, ev.tids, {"first_line": m.init[2].line}))
             t0 = int(ev.tids[0])
-            m.init, m.count, m.pending, m.fence_clk = (t0, int(self.m.vc[t0, t0]), s.span), ev.count, ev.count, None
+            m.init, m.count, m.pending, m.fence_clk = (t0, int(self.machine.vc[t0, t0]), s.span), ev.count, ev.count, None
             return
         self._check_init(ev.tids, b, s)
         if isinstance(ev, MbarArrive):
@@ -181,14 +181,14 @@ class Mbarriers:
                 self.event(task, sub, s)
             return
         if not np.array_equal(np.sort(ev.tids), task.tids):
-            self.m.note("mbarrier wait on several barriers by part of a path", s.span)
+            self.machine.note("mbarrier wait on several barriers by part of a path", s.span)
             return
         tasks = [task]
         for sub in subs[1:]:
-            mask = np.zeros(self.m.T, dtype=bool)
+            mask = np.zeros(self.machine.T, dtype=bool)
             mask[sub.tids] = True
-            tasks.append(self.m.fork(task, mask))
-        mask = np.zeros(self.m.T, dtype=bool)
+            tasks.append(self.machine.fork(task, mask))
+        mask = np.zeros(self.machine.T, dtype=bool)
         mask[subs[0].tids] = True
         task.mask, task.tids = mask, np.flatnonzero(mask)
         for t, sub in zip(tasks, subs):
@@ -204,15 +204,15 @@ class Mbarriers:
                 self._complete_phase(m, b)
             return
         tids = ev.tids
-        m.rel_vc = np.maximum(m.rel_vc, self.m.vc[tids].max(axis=0))
-        self.m.vc[tids, tids] += 1   # later accesses are not covered by this release
+        m.rel_vc = np.maximum(m.rel_vc, self.machine.vc[tids].max(axis=0))
+        self.machine.vc[tids, tids] += 1   # later accesses are not covered by this release
         n = len(tids)
         m.arrivals.append((s.span, n))
         if m.count is None:
             return
         while n > 0:
             if m.pending == 0:
-                self.m.result.mbar_problems.append(MbarProblem(
+                self.machine.result.mbar_problems.append(MbarProblem(
                     "overflow", m.name, s.span, tids,
                     {"count": m.count, "phase_arrivals": [{"line": sp.line, "count": k} for sp, k in m.arrivals],
                      "tx": m.tx, "phase": m.phase}))
@@ -223,7 +223,7 @@ class Mbarriers:
             if m.pending == 0 and m.tx == 0:
                 completed = self._complete_phase(m, b)
                 if n > 0:
-                    self.m.result.mbar_problems.append(MbarProblem(
+                    self.machine.result.mbar_problems.append(MbarProblem(
                         "overflow", m.name, s.span, tids,
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
@@ -232,20 +232,20 @@ class Mbarriers:
         """cp.async.mbarrier.arrive.noinc: every cp.async the threads issued and have not waited
         for completes on the mbarrier phase their arrival joins (like a TMA load's bytes)."""
         keep = []
-        for r in self.m.cp_async.live:
+        for r in self.machine.cp_async.live:
             pending = (r.done == PENDING) if r.group_kind == "cp.async" else np.zeros(len(r.tids), bool)
             mine = pending & np.isin(r.tids, tids)
             if not mine.any():
                 keep.append(r)
             elif (mine == pending).all() and pending.all():
-                r.owner = np.full(len(r.tids), self.m.T + b, dtype=np.int64)
+                r.owner = np.full(len(r.tids), self.machine.T + b, dtype=np.int64)
                 r.group_kind, r.mbarrier = "mbarrier", b
                 m.delivered.append(r)
             else:   # a copy only some of whose threads hand over to the mbarrier
-                self.m.note("cp.async tracked by an mbarrier for only some of its threads", s.span)
-                self.m.taint.threads(self.m, r.tids)
+                self.machine.note("cp.async tracked by an mbarrier for only some of its threads", s.span)
+                self.machine.taint.threads(self.machine, r.tids)
                 keep.append(r)
-        self.m.cp_async.live = keep
+        self.machine.cp_async.live = keep
 
     def _check_run_ahead(self, m: _Mbar, b: int, tids: np.ndarray, s) -> None:
         """A thread that arrives or adds expected bytes again must know that the phase its previous
@@ -253,25 +253,25 @@ class Mbarriers:
         phase: it completes without one of its partners (an early release), or waits for bytes
         issued only after its own waiters move on (a hang)."""
         prev = m.last_phase[tids]
-        ahead = (prev >= 0) & (prev < m.phase) & (self.m.vc[tids, self.m.T + b] <= prev)
+        ahead = (prev >= 0) & (prev < m.phase) & (self.machine.vc[tids, self.machine.T + b] <= prev)
         if ahead.any():
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "run-ahead", m.name, s.span, tids[ahead],
                 {"count": m.count, "phase_of_previous_arrival": int(prev[ahead][0]), "phase": m.phase}))
         m.last_phase[tids] = m.phase
 
     def tma_deliver(self, task, rec: Record, ev: Access, s) -> None:
         if isinstance(ev.mbarrier, str):   # the model found no mbarrier where the completion goes
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "not-a-barrier", ev.mbarrier, s.span, rec.tids, {"operand": ev.mbarrier}))
             return
         b = self._mbar_ids(ev.mbarrier, s)
         if b is None:
-            self.m.taint.records.add(rec.id)   # its completion is not modelled
+            self.machine.taint.records.add(rec.id)   # its completion is not modelled
             return
         m = self.mbars[b]
         self._check_init(rec.tids, b, s)
-        rec.owner = np.full(len(rec.tids), self.m.T + b, dtype=np.int64)
+        rec.owner = np.full(len(rec.tids), self.machine.T + b, dtype=np.int64)
         rec.mbarrier = b
         nbytes = int((rec.hi - rec.lo).sum())
         m.tx -= nbytes
@@ -283,10 +283,10 @@ class Mbarriers:
     def _complete_phase(self, m: _Mbar, b: int) -> int:
         phase = m.phase
         vc = m.rel_vc.copy()
-        vc[self.m.T + b] = phase + 1
+        vc[self.machine.T + b] = phase + 1
         m.completed.append(vc)
         if m.bytes_in != m.expected:
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "tx-mismatch", m.name, m.arrivals[-1][0] if m.arrivals else ir.NO_SPAN, np.array([]),
                 {"phase": phase, "expected": m.expected, "delivered": m.bytes_in}))
         for r in m.delivered:
@@ -305,19 +305,19 @@ class Mbarriers:
             else:
                 still.append((task, parity, span))
         m.waiters = still
-        self.m.release(released)
-        self.m.retire()
+        self.machine.release(released)
+        self.machine.retire()
         return phase
 
     def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
         if phase >= 0:
-            self.m.vc[tids] = np.maximum(self.m.vc[tids], m.completed[phase])
-        if self.m.taint.barriers and self.m.taint.tainted_barrier(self.m, m):
-            self.m.vc[tids, self.m.taint.column] = 1   # an unmodelled op may arrive on it
+            self.machine.vc[tids] = np.maximum(self.machine.vc[tids], m.completed[phase])
+        if self.machine.taint.barriers and self.machine.taint.tainted_barrier(self.machine, m):
+            self.machine.vc[tids, self.machine.taint.column] = 1   # an unmodelled op may arrive on it
         watch = len(self.watch_acted)
-        self.watch_acted.append(np.zeros(self.m.T, dtype=bool))
+        self.watch_acted.append(np.zeros(self.machine.T, dtype=bool))
         self.guard[tids] = watch
-        m.observations.append((phase, tids, self.m.vc[tids, tids].copy(), span, watch))
+        m.observations.append((phase, tids, self.machine.vc[tids, tids].copy(), span, watch))
 
     def acts(self, tids: np.ndarray) -> None:
         """`tids` access shared memory or contribute to an mbarrier phase: each one's latest
@@ -336,15 +336,15 @@ class Mbarriers:
     def _wait_parity(self, task, m: _Mbar, b: int, ev: MbarWait, s) -> None:
         ps = np.unique(ev.parity)
         if ps.size != 1:
-            self.m.note("mbarrier wait parity differs between threads of one path", s.span)
-            self.m.taint.threads(self.m, ev.tids)
+            self.machine.note("mbarrier wait parity differs between threads of one path", s.span)
+            self.machine.taint.threads(self.machine, ev.tids)
             return
         p = int(ps[0])
         # The earliest phase this wait can find the barrier in: phases whose completion the
         # waiter already knows of. A different answer there means a schedule observes a stale phase.
         known = 0
-        mine = self.m.vc[ev.tids]
-        while known < len(m.completed) and (mine[:, : self.m.T] >= m.completed[known][: self.m.T]).all():
+        mine = self.machine.vc[ev.tids]
+        while known < len(m.completed) and (mine[:, : self.machine.T] >= m.completed[known][: self.machine.T]).all():
             known += 1
         early = known - 1 if known % 2 != p else known
         if m.phase % 2 != p:     # the phase with parity p has completed: return at once
@@ -355,7 +355,7 @@ class Mbarriers:
             task.state, task.where = "mbar", (b, s.span, p)
             m.waiters.append((task, p, s.span))
         if early != observed:
-            self.m.result.mbar_problems.append(MbarProblem(
+            self.machine.result.mbar_problems.append(MbarProblem(
                 "stale-parity", m.name, s.span, ev.tids,
                 {"parity": p, "phase_observed": observed, "phase_possible": early,
                  "phases_known_complete": known}))
@@ -383,13 +383,13 @@ class Mbarriers:
                       "delay": {"threads": who.tolist(), "warps": np.unique(who // WARP).tolist(),
                                 "before_line": span.line}}
             if phase + 2 < done and acts.any():
-                self.m.result.mbar_problems.append(MbarProblem(
+                self.machine.result.mbar_problems.append(MbarProblem(
                     "aliasing", m.name, span, who[acts], dict(detail, returns_on_phase=phase + 2)))
                 who = who[~acts]
             if who.size:
                 detail["delay"] = {"threads": who.tolist(), "warps": np.unique(who // WARP).tolist(),
                                    "before_line": span.line}
-                self.m.result.mbar_problems.append(MbarProblem(
+                self.machine.result.mbar_problems.append(MbarProblem(
                     "lapped", m.name, span, who,
                     dict(detail, blocks_until_phase=phase + 2, that_phase_completes=phase + 2 < done,
                          acts_after_wait=bool(self.watch_acted[watch][who].any()))))

@@ -209,7 +209,7 @@ class Memory:
     EVENTS = {Access: "access"}
 
     def __init__(self, machine):
-        self.m = machine
+        self.machine = machine
         self.next_id = 0
         self.live: list[Record] = []
         # `live` again, split for the race check: plain records indexed per statement (_Group),
@@ -230,19 +230,19 @@ class Memory:
     # ------------------------------------------------------------ retirement
     def retire(self) -> None:
         """Drop records that happen-before every live thread: nothing can race with them now."""
-        m = self.m
-        alive = np.flatnonzero(m.alive)
+        machine = self.machine
+        alive = np.flatnonzero(machine.alive)
         if alive.size == 0:
             self._set_live([r for r in self.live if r.done is not None and (r.done == PENDING).any()])
             return
-        known = m.vc[alive].min(axis=0)
+        known = machine.vc[alive].min(axis=0)
         keep = []
         for r in self.live:
             when = r.done if r.done is not None else r.clk
             if (when == PENDING).any() or not (known[r.owner] >= when).all():
                 keep.append(r)
             elif r.fence_clk is not None:
-                m.proxy.retired(r)
+                machine.proxy.retired(r)
         self._set_live(keep)
 
     def _set_live(self, keep: list) -> None:
@@ -267,7 +267,7 @@ class Memory:
     def access(self, task, ev: Access, s) -> None:
         if ev.tids.size == 0:
             return
-        m = self.m
+        machine = self.machine
         if ev.mbarrier is not None and np.ndim(ev.mbarrier) and len(np.unique(ev.mbarrier)) > 1:
             # TMA loads of one statement completing on different mbarriers (one per warp or
             # thread): one record per barrier, each completing with its own barrier's phase
@@ -278,12 +278,12 @@ class Memory:
                                           mbarrier=bars[sel]), s)
             return
         tids = ev.tids.astype(np.int64, copy=False)
-        vc = m.vc
-        m.mbarrier.acts(tids)
+        vc = machine.vc
+        machine.mbarrier.acts(tids)
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
                      vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
-                     collective=ev.collective, tainted=bool(vc[tids, m.taint.column].any()),
+                     collective=ev.collective, tainted=bool(vc[tids, machine.taint.column].any()),
                      same_value=ev.same_value)
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
@@ -299,7 +299,7 @@ class Memory:
             if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
                 continue
             first.append(old)
-        seen_pairs = m.seen_pairs
+        seen_pairs = machine.seen_pairs
         for g in self.groups.values():
             if not writes and g.kind in _READS:
                 continue
@@ -312,20 +312,20 @@ class Memory:
             first.sort(key=lambda r: r.id)
         for old in first:
             self._check_pair(old, rec)
-        m.proxy.check_access(rec, ev, writes)
+        machine.proxy.check_access(rec, ev, writes)
         if writes:
             self._check_self(rec)
             self._mark_written(rec)
         else:
             self._check_written(rec)
-        m.proxy.track(rec, ev, writes)
+        machine.proxy.track(rec, ev, writes)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
             rec.group = np.full(len(tids), -1, dtype=np.int64)
             if ev.mbarrier is not None:
-                m.mbarrier.tma_deliver(task, rec, ev, s)
+                machine.mbarrier.tma_deliver(task, rec, ev, s)
             else:
-                m.cp_async.issue(rec)
+                machine.cp_async.issue(rec)
         self.live.append(rec)
         if rec.done is None and not rec.collective:
             gk = (rec.span.start, rec.via, rec.kind)
@@ -339,18 +339,18 @@ class Memory:
 
     def _check_pair(self, old: Record, new: Record) -> None:
         key = (old.span.start, new.span.start, old.via, new.via)
-        if key in self.m.seen_pairs:
+        if key in self.machine.seen_pairs:
             return   # reported already: nothing below has another effect
         ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
         if not ov.any():
             return
         rows, cols = np.nonzero(ov)
         t_new, t_old = new.tids[rows], old.owner[cols]
-        known = self.m.vc[t_new, t_old]
+        known = self.machine.vc[t_new, t_old]
         if old.collective:
             # one operation: ordered once ANY of its threads' waits happens-before the access
             landed = old.done != PENDING
-            seen = (self.m.vc[np.ix_(t_new, old.owner)] >= old.done[None, :]) | \
+            seen = (self.machine.vc[np.ix_(t_new, old.owner)] >= old.done[None, :]) | \
                 (t_new[:, None] == old.owner[None, :])
             ok = (seen & landed[None, :]).any(axis=1)
             pending = ~landed[cols] & ~ok
@@ -365,7 +365,7 @@ class Memory:
         bad = np.flatnonzero(~ordered)
         if bad.size == 0:
             return
-        self.m.seen_pairs.add(key)
+        self.machine.seen_pairs.add(key)
         # prefer a witness on two different threads unless the issuer itself read too early
         cross = bad[t_new[bad] != t_old[bad]]
         k = bad[0] if cross.size == 0 else cross[0]
@@ -373,9 +373,9 @@ class Memory:
         lo, hi = max(new.lo[i], old.lo[j]), min(new.hi[i], old.hi[j])
         issuer = int(t_old[k])
         issuer = int(old.tids[cols[k]])
-        self.m.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
-                                      bool(pending[k]), int(self.m.cp_async.committed["cp.async"][issuer]),
-                                      self.m.cp_async.last_wait.get(issuer)))
+        self.machine.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
+                                      bool(pending[k]), int(self.machine.cp_async.committed["cp.async"][issuer]),
+                                      self.machine.cp_async.last_wait.get(issuer)))
 
     def _check_self(self, rec: Record) -> None:
         """Two threads of one statement instance writing the same bytes. Not when every thread
@@ -397,11 +397,11 @@ class Memory:
         k = clash[0] + 1
         j = int(np.flatnonzero(hi[:k] > lo[k])[0])
         key = (rec.span.start, rec.span.start, rec.via, rec.via)
-        if key in self.m.seen_pairs:
+        if key in self.machine.seen_pairs:
             return
-        self.m.seen_pairs.add(key)
+        self.machine.seen_pairs.add(key)
         a, b = idx[order[j]], idx[order[k]]
-        self.m.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
+        self.machine.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
 
     # ------------------------------------------------------------ shared bytes no write reached
@@ -433,10 +433,10 @@ class Memory:
         none = (pre[hi] - pre[lo] == 0) & (rec.hi > rec.lo)
         if none.any():
             key = ("unwritten", rec.span.start, rec.via)
-            if key in self.m.seen_pairs:
+            if key in self.machine.seen_pairs:
                 return
-            self.m.seen_pairs.add(key)
+            self.machine.seen_pairs.add(key)
             k = int(np.flatnonzero(none)[0])
-            self.m.result.unwritten_reads.append(
+            self.machine.result.unwritten_reads.append(
                 UnwrittenRead(rec, int(rec.tids[k]), int(rec.lo[k]), int(rec.hi[k])))
 

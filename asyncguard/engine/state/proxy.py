@@ -56,7 +56,7 @@ class Proxies:
     EVENTS = {ProxyFence: "fence"}
 
     def __init__(self, machine):
-        self.m = machine
+        self.machine = machine
         program, T, cols = machine.p, machine.T, machine.vc.shape[1]
         self.fence_vc = np.full((T, cols), -1, dtype=np.int64)  # knowledge at last proxy fence
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
@@ -93,7 +93,7 @@ class Proxies:
         """An async-proxy access against the generic accesses of its bytes not yet fenced."""
         if ev.proxy != Proxy.ASYNC:
             return
-        live = self.m.memory.live
+        live = self.machine.memory.live
         # async-proxy accesses: every live generic write, one by one
         for old in live:
             if not writes and old.kind in _READS:
@@ -119,7 +119,7 @@ class Proxies:
         store; a generic read overwritten by a TMA load): by the first thread after its access
         and before the release the second acquired, or by the second after acquiring."""
         key = ("proxy", old.span.start, new.span.start)
-        if key in self.m.seen_pairs:
+        if key in self.machine.seen_pairs:
             return
         ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
         if not ov.any():
@@ -129,32 +129,32 @@ class Proxies:
         when = old.done[cols] if old.done is not None else old.clk[cols]
         if (when == PENDING).any():
             return  # unordered: the race check reports it
-        ordered = (t_new == t_old) | (self.m.vc[t_new, t_old] >= when)
-        writer_fenced = (old.fence_clk[cols] != PENDING) & (self.m.vc[t_new, t_old] >= old.fence_clk[cols])
+        ordered = (t_new == t_old) | (self.machine.vc[t_new, t_old] >= when)
+        writer_fenced = (old.fence_clk[cols] != PENDING) & (self.machine.vc[t_new, t_old] >= old.fence_clk[cols])
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
         if bad.size == 0 and old.landed_fence_clk is not None:
             # the strict reading: only a fence the writer ran after its cp.async landed counts
             landed = old.landed_fence_clk[cols]
-            strict = (landed != PENDING) & (self.m.vc[t_new, t_old] >= landed)
+            strict = (landed != PENDING) & (self.machine.vc[t_new, t_old] >= landed)
             bad = np.flatnonzero(ordered & ~strict & ~reader_fenced)
             direction = "in-flight"
             key = ("proxy-in-flight", old.span.start, new.span.start)
-            if key in self.m.seen_pairs:
+            if key in self.machine.seen_pairs:
                 return
         if bad.size == 0:
             return
-        self.m.seen_pairs.add(key)
+        self.machine.seen_pairs.add(key)
         k = bad[0]
         i, j = rows[k], cols[k]
-        self.m.result.proxy_problems.append(ProxyProblem(
+        self.machine.result.proxy_problems.append(ProxyProblem(
             old, new, int(old.tids[j]), int(new.tids[i]), int(max(new.lo[i], old.lo[j])),
             int(min(new.hi[i], old.hi[j])), direction))
 
     def fence(self, task, ev: ProxyFence, s) -> None:
-        tids, vc = ev.tids, self.m.vc
+        tids, vc = ev.tids, self.machine.vc
         self.fence_vc[tids] = vc[tids]
-        for r in self.m.memory.live + self.unfenced + self.unfenced_reads:
+        for r in self.machine.memory.live + self.unfenced + self.unfenced_reads:
             if r.fence_clk is None:
                 continue
             # covers the thread's generic accesses issued before the fence, cp.async still in
