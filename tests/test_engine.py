@@ -180,7 +180,7 @@ def test_a_billion_periodic_iterations_are_proved_not_run():
 
 
 def test_race_index_agrees_with_a_scan_of_every_record(monkeypatch):
-    """The per-statement interval index (engine/machine.py `_Group`) names the same first racing
+    """The per-statement interval index (engine/state/memory.py `_Group`) names the same first racing
     record as comparing the access with every live record of the statement, dominated intervals
     included; and a statement re-run on the same bytes without a barrier adds nothing to it."""
     from asyncguard.engine import machine as M

@@ -93,7 +93,7 @@ class _Group:
     An interval is left out when an earlier live record of the group has the same thread, the
     same bytes and the same clock: whatever races with it races with that one too, and the
     earlier record is checked first, so the left-out interval can never be the reported one
-    (`Machine._access`). Left-out intervals stay in their records, which stay in `Machine.live`.
+    (`Memory.access`). Left-out intervals stay in their records, which stay in `Memory.live`.
 
     `runs` partition the intervals by record id (a run holds only ids above the previous run's),
     each sorted by `lo`; adjacent runs merge when of similar size (a log-structured index).
@@ -123,7 +123,7 @@ class _Group:
                 self._index(r)
 
     def candidates(self, rec: Record, vc: np.ndarray) -> list:
-        """The records of the group `Machine._check_pair` must see, for an access `rec`."""
+        """The records of the group `Memory._check_pair` must see, for an access `rec`."""
         if not self.kept:
             return [r for r in self.recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min]
         rid = self.first_bad(rec, vc)
@@ -184,7 +184,7 @@ class _Group:
 
     def first_bad(self, rec: Record, vc: np.ndarray) -> int | None:
         """The smallest record id with an interval that overlaps `rec` on another thread whose
-        access `rec`'s thread has not synchronized with (Machine._check_pair's test), or None."""
+        access `rec`'s thread has not synchronized with (Memory._check_pair's test), or None."""
         a, b, u = rec.lo, rec.hi, rec.tids
         for lo, hi, tid, clk, rid, maxlen in self.runs:   # oldest ids first
             s = np.searchsorted(lo, a - maxlen, side="right")
