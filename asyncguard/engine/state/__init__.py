@@ -22,7 +22,8 @@ A feature class has:
   (engine/accelerate.py), or None when it holds none that loops repeat.
 
 To add a feature (tensor memory, clusters, ...): write its event classes in events.py and its
-operations in models/, a state module here with one such class, and add the class to
-`machine.FEATURES`. Its handlers reach the scheduler through the machine they were built with
-(`self.machine.vc`, `self.machine.result`, `self.machine.note`, `self.machine.sync`, `self.machine.retire`, `self.machine.release`).
+operations in models/, a state module here with one such class, and add `(attribute, class)` to
+`machine.FEATURES`. Its handlers reach the scheduler through the machine they were built with,
+`self.machine`: `vc`, `T`, `tasks`, `result`, `seen_pairs`, `taint`, and `note`, `fork`, `sync`,
+`retire`, `release`; and the other features by attribute (`self.machine.mbarrier`, ...).
 """

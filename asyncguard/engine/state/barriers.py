@@ -23,16 +23,14 @@ class BarrierProblem:
     where_missing: list     # [(span or None, tids)]
 
 
-
-
 class _BarrierGen:
     def __init__(self):
         self.arrivals = []      # (task, tids, span, arrive_only)
         self.count = 0
 
 
-
 class Barriers:
+    """The generation in progress of every block / named barrier some thread has reached."""
     EVENTS = {Barrier: "barrier", WarpSync: "warp_sync"}
 
     def __init__(self, machine):

@@ -18,8 +18,8 @@ class PendingAtExit:
     tids: np.ndarray
 
 
-
 class AsyncGroups:
+    """Groups committed per thread and kind; the async records (cp.async, bulk, wgmma) in flight."""
     EVENTS = {CommitGroup: "commit", WaitGroup: "wait_group"}
 
     def __init__(self, machine):

@@ -41,8 +41,6 @@ class StuckWait:
     others: list       # [(what, span, tids)] every other blocked wait: the cycle
 
 
-
-
 def mbarrier_names(program) -> list:
     """One name per mbarrier of the program's barrier regions: "region[i]", 8 bytes each."""
     return [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
@@ -65,8 +63,8 @@ class _Mbar:
         self.observations: list = []  # (phase observed, tids, clocks after the wait, span, watch id)
 
 
-
 class Mbarriers:
+    """Every mbarrier of the program, and the watches of passed waits (what their threads did next)."""
     EVENTS = {MbarInit: "event", MbarFenceInit: "event", MbarArrive: "event", MbarWait: "event"}
 
     def __init__(self, machine):

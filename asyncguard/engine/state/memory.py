@@ -64,7 +64,6 @@ class Race:
     last_wait: tuple | None = None  # (span, n) of the issuer's last wait_group before it
 
 
-
 @dataclass
 class UnwrittenRead:
     """A read of shared bytes that no write reached before it: no write happens-before it, and
@@ -73,13 +72,6 @@ class UnwrittenRead:
     thread: int
     lo: int
     hi: int
-
-
-@dataclass
-class PendingAtExit:
-    record: Record
-    tids: np.ndarray
-
 
 
 _READS = (AccessKind.READ, AccessKind.ASYNC_READ)
@@ -200,8 +192,6 @@ class _Group:
             if bad.any():
                 return int(rid[j[bad]].min())
         return None
-
-
 
 
 class Memory:

@@ -33,8 +33,6 @@ class ProxyProblem:
     direction: str = "write-read"
 
 
-
-
 def _unfenced(r: Record) -> bool:
     """Some thread of `r` has not proxy-fenced it yet (a cp.async: not since it landed)."""
     return bool((r.fence_clk == PENDING).any() or
@@ -51,8 +49,8 @@ def _uses(body, names) -> bool:
     return False
 
 
-
 class Proxies:
+    """Each thread's knowledge at its last proxy fence; generic records retired but not yet fenced."""
     EVENTS = {ProxyFence: "fence"}
 
     def __init__(self, machine):
