@@ -126,6 +126,8 @@ class Machine:
         self.T = program.launch.num_threads
         self.max_steps = max_steps
         self.result = RunResult(num_threads=self.T)
+        self.features: list = []
+        self.handlers: dict = {}    # event class -> the handler of the feature that owns it
         if self.T > max_threads:
             self.result.limit_hit = (f"{self.T} threads per block: more than the {max_threads} "
                                      "the concrete engine (and CUDA) allow")
@@ -141,8 +143,7 @@ class Machine:
         self.tasks: list[_Task] = []
         self.seen_pairs: set = set()    # (statement, statement, ...) pairs reported already
         self.seen_notes: set = set()
-        self.features = []
-        self.handlers: dict = {SetDescriptor: self._set_descriptor, Unsupported: self._unsupported}
+        self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported})
         for attr, cls in FEATURES:
             feature = cls(self)
             setattr(self, attr, feature)
