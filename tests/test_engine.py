@@ -299,3 +299,18 @@ def test_race_index_on_random_intervals_and_clocks():
                 for i in gone:
                     del live[i]
     assert found > 50 and len(g.kept) == len(live)
+
+
+def test_every_event_has_exactly_one_owner():
+    """engine/state: each event class of asyncguard/events.py is handled by one feature (or the
+    scheduler itself), so an event a newcomer adds without a state module cannot pass unseen."""
+    import dataclasses
+    import inspect
+
+    from asyncguard import events
+    from asyncguard.engine import machine as M
+    kinds = {c for _, c in inspect.getmembers(events, inspect.isclass)
+             if dataclasses.is_dataclass(c) and c.__module__ == events.__name__}
+    claimed = [e for _, cls in M.FEATURES for e in cls.EVENTS]
+    assert len(claimed) == len(set(claimed))
+    assert kinds == set(claimed) | {events.SetDescriptor, events.Unsupported}
