@@ -64,7 +64,7 @@ def cases() -> dict[str, str]:
             T.tvm_storage_sync("shared")
         """, threads=1_000_000),
         # no barrier: no record ever retires, 2,000 records (256,000 thread accesses) stay live
-        # (the race check goes through the per-statement interval index, engine/machine.py _Group)
+        # (the race check goes through the per-statement interval index, engine/state/memory.py _Group)
         "no_barrier_2000_steps": kernel("""
             for k in T.serial(1000):
                 S[(43 * tx + 7 * k) % 4096] = T.float16(0.0)

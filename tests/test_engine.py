@@ -180,7 +180,7 @@ def test_a_billion_periodic_iterations_are_proved_not_run():
 
 
 def test_race_index_agrees_with_a_scan_of_every_record(monkeypatch):
-    """The per-statement interval index (engine/machine.py `_Group`) names the same first racing
+    """The per-statement interval index (engine/state/memory.py `_Group`) names the same first racing
     record as comparing the access with every live record of the statement, dominated intervals
     included; and a statement re-run on the same bytes without a barrier adds nothing to it."""
     from asyncguard.engine import machine as M
@@ -299,3 +299,18 @@ def test_race_index_on_random_intervals_and_clocks():
                 for i in gone:
                     del live[i]
     assert found > 50 and len(g.kept) == len(live)
+
+
+def test_every_event_has_exactly_one_owner():
+    """engine/state: each event class of asyncguard/events.py is handled by one feature (or the
+    scheduler itself), so an event a newcomer adds without a state module cannot pass unseen."""
+    import dataclasses
+    import inspect
+
+    from asyncguard import events
+    from asyncguard.engine import machine as M
+    kinds = {c for _, c in inspect.getmembers(events, inspect.isclass)
+             if dataclasses.is_dataclass(c) and c.__module__ == events.__name__}
+    claimed = [e for _, cls in M.FEATURES for e in cls.EVENTS]
+    assert len(claimed) == len(set(claimed))
+    assert kinds == set(claimed) | {events.SetDescriptor, events.Unsupported}

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import ir
 from ..diagnostics import Finding, rule
+from ..events import Access
 from ..models.arch import STATIC_CAP, Arch, lookup
 from ..models.memory import BARRIER_SCOPES
 
@@ -424,9 +425,11 @@ class KernelContext:
 
     # ---- engine hook
     def observe(self, machine) -> None:
-        """Wrap the machine's access handler (instance attribute only; machine.py is untouched)
-        so every shared access passes through `_see` before the race check."""
-        inner = machine._access
+        """Wrap the machine's access handler (its entry in `machine.handlers`, this machine
+        only) so every shared access passes through `_see` before the race check."""
+        inner = machine.handlers.get(Access)
+        if inner is None:
+            return   # an engine limit: the machine will not run
 
         def _access(task, ev, s, inner=inner):
             try:
@@ -439,7 +442,7 @@ class KernelContext:
                 # BaseExceptions and still pass through.
                 pass
             return inner(task, ev, s)
-        machine._access = _access
+        machine.handlers[Access] = _access
 
     def _see(self, task, ev, s) -> None:
         if ev.tids.size == 0:

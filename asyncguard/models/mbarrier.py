@@ -5,7 +5,7 @@ A barrier is a word in a `shared.barrier` buffer, named in TIR as `mbarrier_1[k 
 thread and releases its prior accesses; `expect_tx(b)` raises the phase's transaction count;
 a TMA load naming the barrier lowers it by the bytes it delivers. A phase completes when its
 pending arrivals and its tx-count are both 0. `try_wait.parity(p)` returns once the phase with
-parity p has completed, i.e. while the current phase's parity is !p (engine/machine.py).
+parity p has completed, i.e. while the current phase's parity is !p (engine/state/mbarrier.py).
 """
 from __future__ import annotations
 

@@ -1,0 +1,96 @@
+"""Block and named barriers (`bar.sync` / `bar.arrive`, `__syncthreads`) and warp syncs: the
+arrivals of each barrier's generation in progress, its completion (everyone's knowledge released
+to the waiters), and the problems: divergent `__syncthreads`, too many arrivals, counts that are
+not a multiple of a warp, barriers some threads never reach.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...events import Barrier, WarpSync
+from ...models.launch import WARP
+
+
+@dataclass
+class BarrierProblem:
+    kind: str               # "divergence" | "count" | "warp-multiple" | "stuck"
+    barrier_id: int
+    expected: int | None
+    arrivals: list          # [(span, tids)]
+    missing: np.ndarray     # threads that never arrived
+    where_missing: list     # [(span or None, tids)]
+
+
+class _BarrierGen:
+    def __init__(self):
+        self.arrivals = []      # (task, tids, span, arrive_only)
+        self.count = 0
+
+
+class Barriers:
+    """The generation in progress of every block / named barrier some thread has reached."""
+    EVENTS = {Barrier: "barrier", WarpSync: "warp_sync"}
+
+    def __init__(self, machine):
+        self.machine = machine
+        self.barriers: dict[int, _BarrierGen] = {}   # barrier id -> its generation in progress
+
+    def signature(self):
+        return None
+
+    def warp_sync(self, task, ev: WarpSync, s) -> None:
+        for w in np.unique(ev.tids // WARP):
+            self.machine.sync(ev.tids[ev.tids // WARP == w], np.array([], dtype=np.int64))
+
+    def barrier(self, task, ev: Barrier, s) -> None:
+        gen = self.barriers.setdefault(ev.barrier_id, _BarrierGen())
+        gen.arrivals.append((task, ev.tids, s.span, ev.arrive_only))
+        gen.count += len(ev.tids)
+        if not ev.arrive_only:
+            task.state = "barrier"
+            task.where = (ev.barrier_id, s.span)
+        expected = self.machine.T if ev.count is None else ev.count
+        if ev.count is not None and (ev.count % WARP or ev.count <= 0):
+            self.machine.result.barrier_problems.append(BarrierProblem(
+                "warp-multiple", ev.barrier_id, ev.count, [(s.span, ev.tids)], np.array([]), []))
+        if gen.count >= expected:
+            self._complete_barrier(ev.barrier_id, gen, expected)
+
+    def _complete_barrier(self, bid: int, gen: _BarrierGen, expected: int) -> None:
+        del self.barriers[bid]
+        spans = {(sp.line, sp.col) for _, _, sp, ao in gen.arrivals if not ao}
+        arrivals = [(sp, tids) for _, tids, sp, _ in gen.arrivals]
+        if gen.count > expected:
+            self.machine.result.barrier_problems.append(BarrierProblem(
+                "count", bid, expected, arrivals, np.array([], dtype=np.int64), []))
+        elif bid == 0 and len(spans) > 1:
+            self.machine.result.barrier_problems.append(BarrierProblem(
+                "divergence", bid, expected, arrivals, np.array([], dtype=np.int64), []))
+        waiters = [tids for _, tids, _, ao in gen.arrivals if not ao]
+        arrivers = [tids for _, tids, _, ao in gen.arrivals if ao]
+        self.machine.sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
+                    np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
+        if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
+            self.machine.mbarrier.guard[np.concatenate(waiters)] = -1
+        released = []
+        for task, _, _, ao in gen.arrivals:
+            if not ao and task.state == "barrier":
+                task.state, task.where = "run", None
+                released.append(task)
+        self.machine.release(released)   # tasks released at one program position run on as one
+        self.machine.retire()
+
+    def finish(self, result) -> None:
+        machine = self.machine
+        for bid, gen in self.barriers.items():
+            arrived = np.concatenate([tids for _, tids, _, _ in gen.arrivals])
+            missing = np.setdiff1d(np.arange(machine.T), arrived)
+            where = []
+            for t in machine.tasks:
+                sel = np.intersect1d(t.tids, missing)
+                if sel.size:
+                    where.append((t.where[1] if t.state == "barrier" and t.where else None, sel))
+            result.barrier_problems.append(BarrierProblem(
+                "stuck", bid, None, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where))

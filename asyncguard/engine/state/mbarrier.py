@@ -1,0 +1,394 @@
+"""mbarriers: per barrier the phase in progress, its pending arrivals and transaction bytes, the
+released vector clock of every completed phase, and the parity waits blocked on it. Each
+barrier's phase clock is a vector-clock column (`Machine.vc[:, T + b]`): reading TMA bytes needs
+the phase they completed on acquired. Problems: use before init or its publication, overflow,
+stale parity, run-ahead arrivals, tx mismatches, lapped waiters and their aliasing, and waits
+that never return (docs/model.md "mbarriers").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ... import ir
+from ...events import Access, MbarArrive, MbarFenceInit, MbarInit, MbarWait
+from ...models.launch import WARP
+from .memory import PENDING, Record
+
+
+@dataclass
+class MbarProblem:
+    kind: str          # "uninitialized" | "init-unpublished" | "init-unfenced" | "overflow" |
+                       # "stale-parity" | "aliasing" | "lapped" | "tx-mismatch" | "reinit" |
+                       # "run-ahead" | "not-a-barrier"
+    barrier: str       # "mbarrier_1[2]"
+    span: ir.Span
+    tids: np.ndarray
+    detail: dict
+
+
+@dataclass
+class StuckWait:
+    """A wait that never returns: an mbarrier phase that never completes."""
+    barrier: str
+    span: ir.Span
+    tids: np.ndarray
+    parity: int
+    phase: int
+    pending_arrivals: int
+    tx: int
+    others: list       # [(what, span, tids)] every other blocked wait: the cycle
+
+
+def mbarrier_names(program) -> list:
+    """One name per mbarrier of the program's barrier regions: "region[i]", 8 bytes each."""
+    return [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
+
+
+class _Mbar:
+    """One mbarrier: the phase in progress, its pending arrivals and tx-count, its history."""
+
+    def __init__(self, name: str, ncols: int, threads: int):
+        self.name, self.count, self.phase, self.pending, self.tx = name, None, 0, 0, 0
+        self.last_phase = np.full(threads, -1, dtype=np.int64)   # per thread: phase its last arrival joined
+        self.init = None            # (tid, clock, span)
+        self.fence_clk = None       # initializer's clock at fence.mbarrier_init
+        self.rel_vc = np.zeros(ncols, dtype=np.int64)
+        self.completed: list = []   # per completed phase: the released vector clock
+        self.delivered: list = []   # TMA records delivering into the phase in progress
+        self.expected, self.bytes_in = 0, 0
+        self.arrivals: list = []    # (span, n) this phase
+        self.waiters: list = []     # (task, parity, span)
+        self.observations: list = []  # (phase observed, tids, clocks after the wait, span, watch id)
+
+
+class Mbarriers:
+    """Every mbarrier of the program, and the watches of passed waits (what their threads did next)."""
+    EVENTS = {MbarInit: "event", MbarFenceInit: "event", MbarArrive: "event", MbarWait: "event"}
+
+    def __init__(self, machine):
+        self.machine = machine
+        T = machine.T
+        names = mbarrier_names(machine.p)
+        self.NB = len(names)
+        self.mbars = [_Mbar(n, T + self.NB + 1, T) for n in names]
+        # Per passed mbarrier wait (a *watch*): which of its threads acted (accessed shared memory,
+        # arrived, added expected bytes) before their next wait or block / named barrier.
+        # `guard[t]`: thread t's latest watch, -1 after a barrier.
+        self.guard = np.full(T, -1, dtype=np.int64)
+        self.watch_acted: list = []
+
+    def signature(self):
+        return tuple((m.pending, m.tx, m.phase % 2, len(m.waiters),
+                      tuple(np.unique(m.phase - m.last_phase[m.last_phase >= 0]))) for m in self.mbars)
+
+    def finish(self, result) -> None:
+        blocked = [t for t in self.machine.tasks if t.state in ("mbar", "barrier")]
+        for t in blocked:
+            if t.state != "mbar":
+                continue
+            b, span, p = t.where
+            m = self.mbars[b]
+            others = [("mbarrier" if o.state == "mbar" else "barrier", o.where[1], o.tids)
+                      for o in blocked if o is not t]
+            result.stuck.append(StuckWait(m.name, span, t.tids, p, m.phase, m.pending, m.tx, others))
+        for b, m in enumerate(self.mbars):
+            self._lapped_waiters(m)
+
+    def _mbar_ids(self, bar: np.ndarray, s) -> int | None:
+        ids = np.unique(bar)
+        if ids.size != 1 or not 0 <= int(ids[0]) < self.NB:
+            self.machine.note("mbarrier index differs between threads or is out of range", s.span)
+            return None
+        return int(ids[0])
+
+    def _per_barrier(self, bar, s) -> list | None:
+        """Threads of one statement that name different mbarriers (an array indexed by warp or
+        by thread): [(barrier id, selection of the event's threads)] in barrier order, each part
+        then handled like an event on one barrier. None (and a note) for an index out of range."""
+        bar = np.asarray(bar)
+        ids = np.unique(bar)
+        if ids.size and not (0 <= int(ids[0]) and int(ids[-1]) < self.NB):
+            self.machine.note("mbarrier index out of range", s.span)
+            return None
+        return [(int(b), bar == b) for b in ids.tolist()]
+
+    def _check_init(self, tids: np.ndarray, b: int, s) -> None:
+        m = self.mbars[b]
+        if m.init is None:
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "uninitialized", m.name, s.span, tids, {}))
+            return
+        t0, c0, span0 = m.init
+        others = tids[tids != t0]
+        if others.size == 0:
+            return
+        knows = self.machine.vc[others, t0]
+        if not (knows >= c0).all():
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "init-unpublished", m.name, s.span, others[knows < c0],
+                {"init_line": span0.line, "init_thread": int(t0)}))
+        elif m.fence_clk is None or not (knows >= m.fence_clk).all():
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "init-unfenced", m.name, s.span, others, {"init_line": span0.line, "init_thread": int(t0)}))
+
+    def event(self, task, ev, s) -> None:
+        if isinstance(ev, MbarFenceInit):
+            for m in self.mbars:
+                if m.init is not None and m.fence_clk is None and np.isin(m.init[0], ev.tids):
+                    m.fence_clk = int(self.machine.vc[m.init[0], m.init[0]])
+            return
+        parts = self._per_barrier(ev.bar, s)
+        if parts is None:
+            self.machine.taint.threads(self.machine, ev.tids)   # the event is skipped
+            return
+        if len(parts) > 1:
+            self._mbarrier_split(task, ev, s, parts)
+            return
+        b = parts[0][0]
+        m = self.mbars[b]
+        if isinstance(ev, MbarInit):
+            if m.init is not None:
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "reinit", m.name, s.span, ev.tids, {"first_line": m.init[2].line}))
+            t0 = int(ev.tids[0])
+            m.init, m.count, m.pending, m.fence_clk = (t0, int(self.machine.vc[t0, t0]), s.span), ev.count, ev.count, None
+            return
+        self._check_init(ev.tids, b, s)
+        if isinstance(ev, MbarArrive):
+            if ev.copies:
+                self._track_copies(ev.tids, m, b, s)
+            self._arrive(task, m, b, ev, s)
+        else:
+            self._wait_parity(task, m, b, ev, s)
+
+    def _mbarrier_split(self, task, ev, s, parts: list) -> None:
+        """One statement on several mbarriers: each barrier's threads as their own event. A wait
+        splits the task, one per barrier (they block and are released independently; tasks
+        released together at one position merge again)."""
+        subs = []
+        for b, sel in parts:
+            kw = {"tids": ev.tids[sel], "bar": np.asarray(ev.bar)[sel]}
+            if isinstance(ev, MbarWait):
+                kw["parity"] = np.asarray(ev.parity)[sel] if isinstance(ev.parity, np.ndarray) \
+                    and np.ndim(ev.parity) else ev.parity
+            subs.append(replace(ev, **kw))
+        if not isinstance(ev, MbarWait):
+            for sub in subs:
+                self.event(task, sub, s)
+            return
+        if not np.array_equal(np.sort(ev.tids), task.tids):
+            self.machine.note("mbarrier wait on several barriers by part of a path", s.span)
+            return
+        tasks = [task]
+        for sub in subs[1:]:
+            mask = np.zeros(self.machine.T, dtype=bool)
+            mask[sub.tids] = True
+            tasks.append(self.machine.fork(task, mask))
+        mask = np.zeros(self.machine.T, dtype=bool)
+        mask[subs[0].tids] = True
+        task.mask, task.tids = mask, np.flatnonzero(mask)
+        for t, sub in zip(tasks, subs):
+            self.event(t, sub, s)
+
+    def _arrive(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
+        self._check_run_ahead(m, b, ev.tids, s)
+        self.acts(ev.tids)
+        m.tx += ev.tx * len(ev.tids)
+        m.expected += ev.tx * len(ev.tids)
+        if not ev.arrive:
+            if m.count is not None and m.pending == 0 and m.tx == 0:
+                self._complete_phase(m, b)
+            return
+        tids = ev.tids
+        m.rel_vc = np.maximum(m.rel_vc, self.machine.vc[tids].max(axis=0))
+        self.machine.vc[tids, tids] += 1   # later accesses are not covered by this release
+        n = len(tids)
+        m.arrivals.append((s.span, n))
+        if m.count is None:
+            return
+        while n > 0:
+            if m.pending == 0:
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "overflow", m.name, s.span, tids,
+                    {"count": m.count, "phase_arrivals": [{"line": sp.line, "count": k} for sp, k in m.arrivals],
+                     "tx": m.tx, "phase": m.phase}))
+                return
+            take = min(n, m.pending)
+            m.pending -= take
+            n -= take
+            if m.pending == 0 and m.tx == 0:
+                completed = self._complete_phase(m, b)
+                if n > 0:
+                    self.machine.result.mbar_problems.append(MbarProblem(
+                        "overflow", m.name, s.span, tids,
+                        {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
+                         "spill": n}))
+
+    def _track_copies(self, tids: np.ndarray, m: _Mbar, b: int, s) -> None:
+        """cp.async.mbarrier.arrive.noinc: every cp.async the threads issued and have not waited
+        for completes on the mbarrier phase their arrival joins (like a TMA load's bytes)."""
+        keep = []
+        for r in self.machine.cp_async.live:
+            pending = (r.done == PENDING) if r.group_kind == "cp.async" else np.zeros(len(r.tids), bool)
+            mine = pending & np.isin(r.tids, tids)
+            if not mine.any():
+                keep.append(r)
+            elif (mine == pending).all() and pending.all():
+                r.owner = np.full(len(r.tids), self.machine.T + b, dtype=np.int64)
+                r.group_kind, r.mbarrier = "mbarrier", b
+                m.delivered.append(r)
+            else:   # a copy only some of whose threads hand over to the mbarrier
+                self.machine.note("cp.async tracked by an mbarrier for only some of its threads", s.span)
+                self.machine.taint.threads(self.machine, r.tids)
+                keep.append(r)
+        self.machine.cp_async.live = keep
+
+    def _check_run_ahead(self, m: _Mbar, b: int, tids: np.ndarray, s) -> None:
+        """A thread that arrives or adds expected bytes again must know that the phase its previous
+        contribution joined has completed. If it cannot, another schedule puts both into that
+        phase: it completes without one of its partners (an early release), or waits for bytes
+        issued only after its own waiters move on (a hang)."""
+        prev = m.last_phase[tids]
+        ahead = (prev >= 0) & (prev < m.phase) & (self.machine.vc[tids, self.machine.T + b] <= prev)
+        if ahead.any():
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "run-ahead", m.name, s.span, tids[ahead],
+                {"count": m.count, "phase_of_previous_arrival": int(prev[ahead][0]), "phase": m.phase}))
+        m.last_phase[tids] = m.phase
+
+    def tma_deliver(self, task, rec: Record, ev: Access, s) -> None:
+        if isinstance(ev.mbarrier, str):   # the model found no mbarrier where the completion goes
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "not-a-barrier", ev.mbarrier, s.span, rec.tids, {"operand": ev.mbarrier}))
+            return
+        b = self._mbar_ids(ev.mbarrier, s)
+        if b is None:
+            self.machine.taint.records.add(rec.id)   # its completion is not modelled
+            return
+        m = self.mbars[b]
+        self._check_init(rec.tids, b, s)
+        rec.owner = np.full(len(rec.tids), self.machine.T + b, dtype=np.int64)
+        rec.mbarrier = b
+        nbytes = int((rec.hi - rec.lo).sum())
+        m.tx -= nbytes
+        m.bytes_in += nbytes
+        m.delivered.append(rec)
+        if m.count is not None and m.pending == 0 and m.tx == 0:
+            self._complete_phase(m, b)
+
+    def _complete_phase(self, m: _Mbar, b: int) -> int:
+        phase = m.phase
+        vc = m.rel_vc.copy()
+        vc[self.machine.T + b] = phase + 1
+        m.completed.append(vc)
+        if m.bytes_in != m.expected:
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "tx-mismatch", m.name, m.arrivals[-1][0] if m.arrivals else ir.NO_SPAN, np.array([]),
+                {"phase": phase, "expected": m.expected, "delivered": m.bytes_in}))
+        for r in m.delivered:
+            r.done[:] = phase + 1
+            r.phase = phase
+        m.phase, m.pending, m.tx = phase + 1, m.count, 0
+        m.rel_vc = np.zeros_like(m.rel_vc)
+        m.delivered, m.expected, m.bytes_in, m.arrivals = [], 0, 0, []
+        released = []
+        still = []
+        for task, parity, span in m.waiters:
+            if parity == phase % 2:
+                self._acquire(task.tids, m, phase, span)
+                task.state, task.where = "run", None
+                released.append(task)
+            else:
+                still.append((task, parity, span))
+        m.waiters = still
+        self.machine.release(released)
+        self.machine.retire()
+        return phase
+
+    def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
+        if phase >= 0:
+            self.machine.vc[tids] = np.maximum(self.machine.vc[tids], m.completed[phase])
+        if self.machine.taint.barriers and self.machine.taint.tainted_barrier(self.machine, m):
+            self.machine.vc[tids, self.machine.taint.column] = 1   # an unmodelled op may arrive on it
+        watch = len(self.watch_acted)
+        self.watch_acted.append(np.zeros(self.machine.T, dtype=bool))
+        self.guard[tids] = watch
+        m.observations.append((phase, tids, self.machine.vc[tids, tids].copy(), span, watch))
+
+    def acts(self, tids: np.ndarray) -> None:
+        """`tids` access shared memory or contribute to an mbarrier phase: each one's latest
+        passed wait guarded something."""
+        if not self.watch_acted:
+            return
+        g = self.guard[tids]
+        lo, hi = int(g.min()), int(g.max())
+        if lo == hi:
+            if lo >= 0:
+                self.watch_acted[lo][tids] = True
+            return
+        for w in np.unique(g[g >= 0]).tolist():
+            self.watch_acted[w][tids[g == w]] = True
+
+    def _wait_parity(self, task, m: _Mbar, b: int, ev: MbarWait, s) -> None:
+        ps = np.unique(ev.parity)
+        if ps.size != 1:
+            self.machine.note("mbarrier wait parity differs between threads of one path", s.span)
+            self.machine.taint.threads(self.machine, ev.tids)
+            return
+        p = int(ps[0])
+        # The earliest phase this wait can find the barrier in: phases whose completion the
+        # waiter already knows of. A different answer there means a schedule observes a stale phase.
+        known = 0
+        mine = self.machine.vc[ev.tids]
+        while known < len(m.completed) and (mine[:, : self.machine.T] >= m.completed[known][: self.machine.T]).all():
+            known += 1
+        early = known - 1 if known % 2 != p else known
+        if m.phase % 2 != p:     # the phase with parity p has completed: return at once
+            observed = m.phase - 1
+            self._acquire(ev.tids, m, observed, s.span)
+        else:
+            observed = m.phase
+            task.state, task.where = "mbar", (b, s.span, p)
+            m.waiters.append((task, p, s.span))
+        if early != observed:
+            self.machine.result.mbar_problems.append(MbarProblem(
+                "stale-parity", m.name, s.span, ev.tids,
+                {"parity": p, "phase_observed": observed, "phase_possible": early,
+                 "phases_known_complete": known}))
+
+
+    def _lapped_waiters(self, m: _Mbar) -> None:
+        """A waiter that passed the wait for phase p is safe only if phase p + 1 cannot complete
+        before it has passed: p + 1's release must happen-after the wait. Otherwise a delayed
+        waiter finds the barrier in phase p + 2, whose parity is p's, and blocks until p + 2
+        completes. Then, if p + 2 completes and the waiter acts before its next wait (reads the
+        stage, arrives), it acts on the wrong phase ("aliasing", a race). If p + 2 never
+        completes, or the waiter does nothing before its next wait, the hazard is a hang of the
+        delayed threads ("lapped", opt-in: docs/model.md "Schedules")."""
+        done = len(m.completed)
+        for phase, tids, clocks, span, watch in m.observations:
+            if phase + 1 >= done:
+                continue   # no later phase exists in this run: nothing can lap the waiter
+            nxt = m.completed[phase + 1]
+            lapped = nxt[tids] < clocks
+            if not lapped.any():
+                continue
+            who = tids[lapped]
+            acts = self.watch_acted[watch][who]
+            detail = {"phase_observed": phase, "next_phase": phase + 1, "wait_line": span.line,
+                      "delay": {"threads": who.tolist(), "warps": np.unique(who // WARP).tolist(),
+                                "before_line": span.line}}
+            if phase + 2 < done and acts.any():
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "aliasing", m.name, span, who[acts], dict(detail, returns_on_phase=phase + 2)))
+                who = who[~acts]
+            if who.size:
+                detail["delay"] = {"threads": who.tolist(), "warps": np.unique(who // WARP).tolist(),
+                                   "before_line": span.line}
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "lapped", m.name, span, who,
+                    dict(detail, blocks_until_phase=phase + 2, that_phase_completes=phase + 2 < done,
+                         acts_after_wait=bool(self.watch_acted[watch][who].any()))))
+

@@ -1,0 +1,432 @@
+"""Shared memory: one `Record` per access instance, live until it happens-before every live
+thread; the race check of a new access against the live records whose bytes it overlaps (through
+the per-statement interval index `_Group`), the self-overlap check of one instance's threads, and
+the shared bytes no write has reached yet. A cp.async record is a write that lands at the
+issuer's covering `wait_group` (state/cp_async.py); a TMA record completes with an mbarrier phase
+(state/mbarrier.py); the proxy checks of each access are state/proxy.py's.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ... import ir
+from ...events import Access, AccessKind, Proxy
+
+PENDING = -1
+
+
+# ---------------------------------------------------------------- results the checks read
+@dataclass
+class Record:
+    """One access instance: which threads touched which bytes, when, by which statement."""
+    id: int
+    kind: AccessKind
+    tids: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    clk: np.ndarray          # the issuing thread's own clock at the access
+    span: ir.Span
+    via: str
+    buffer: str
+    region_base: int
+    elem_size: int
+    loops: dict
+    done: np.ndarray | None = None     # async: owner's clock when it completed, PENDING before
+    group: np.ndarray | None = None    # cp.async / bulk / wgmma: group index per thread, -1 while open
+    wait_span: ir.Span | None = None   # async: the wait that completed it (first thread)
+    lo_min: int = 0
+    hi_max: int = 0
+    owner: np.ndarray | None = None    # vector-clock column that completes it (TMA: the mbarrier's)
+    group_kind: str = ""
+    proxy: Proxy = Proxy.GENERIC
+    fence_clk: np.ndarray | None = None  # generic accesses: the thread's clock at its next proxy fence
+    landed_fence_clk: np.ndarray | None = None  # cp.async: clock at the first fence after it landed
+    mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
+    phase: int = -1
+    collective: bool = False           # wgmma: one operation; a wait by any owner completes it
+    tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
+    same_value: bool = False           # a store of one value in every thread (program.same_in_every_thread)
+
+
+@dataclass
+class Race:
+    first: Record
+    second: Record
+    t_first: int
+    t_second: int
+    lo: int
+    hi: int
+    first_pending: bool       # first is a cp.async that had not landed for its issuer
+    groups_committed: int = 0  # issuer's committed groups when the second access happened
+    last_wait: tuple | None = None  # (span, n) of the issuer's last wait_group before it
+
+
+@dataclass
+class UnwrittenRead:
+    """A read of shared bytes that no write reached before it: no write happens-before it, and
+    none ran earlier in the executed schedule (an earlier unordered one is a race instead)."""
+    record: Record
+    thread: int
+    lo: int
+    hi: int
+
+
+_READS = (AccessKind.READ, AccessKind.ASYNC_READ)
+
+
+class _Group:
+    """The live plain (not async, not collective) records of one statement and kind, as per-thread
+    byte intervals indexed by address, so an access finds what it overlaps without scanning
+    every live record (kernels without barriers never retire records).
+
+    An interval is left out when an earlier live record of the group has the same thread, the
+    same bytes and the same clock: whatever races with it races with that one too, and the
+    earlier record is checked first, so the left-out interval can never be the reported one
+    (`Memory.access`). Left-out intervals stay in their records, which stay in `Memory.live`.
+
+    `runs` partition the intervals by record id (a run holds only ids above the previous run's),
+    each sorted by `lo`; adjacent runs merge when of similar size (a log-structured index).
+    A group of at most `small` records (the usual case: barriers retire them) has no index;
+    its records are checked one by one."""
+    __slots__ = ("kind", "span_start", "via", "recs", "small", "runs", "seen", "kept",
+                 "lo_min", "hi_max")
+
+    def __init__(self, kind, span_start: int, via: str, small: int = 32):
+        self.kind, self.span_start, self.via, self.small = kind, span_start, via, small
+        self.recs: list = []     # the live records, by id
+        self.lo_min, self.hi_max = 0, 0   # bounds of their bytes
+        self.runs: list = []     # [lo, hi, tid, clk, rid, maxlen]; none while not indexed
+        self.seen: set = set()   # (tid, lo, hi, clk) of the intervals indexed
+        self.kept: dict = {}     # rid -> the keys it put in `seen`
+
+    def add(self, rec: Record) -> None:
+        if self.recs:
+            self.lo_min, self.hi_max = min(self.lo_min, rec.lo_min), max(self.hi_max, rec.hi_max)
+        else:
+            self.lo_min, self.hi_max = rec.lo_min, rec.hi_max
+        self.recs.append(rec)
+        if self.kept:
+            self._index(rec)
+        elif len(self.recs) > self.small:
+            for r in self.recs:
+                self._index(r)
+
+    def candidates(self, rec: Record, vc: np.ndarray) -> list:
+        """The records of the group `Memory._check_pair` must see, for an access `rec`."""
+        if not self.kept:
+            return [r for r in self.recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min]
+        rid = self.first_bad(rec, vc)
+        if rid is None:
+            return []
+        k = bisect.bisect_left(self.recs, rid, key=lambda r: r.id)
+        return [self.recs[k]]
+
+    def _index(self, rec: Record) -> None:
+        keys = list(zip(rec.tids.tolist(), rec.lo.tolist(), rec.hi.tolist(), rec.clk.tolist()))
+        seen = self.seen
+        if seen.isdisjoint(keys):
+            sel, mine = slice(None), keys
+        else:
+            new = [k not in seen for k in keys]
+            mine = [k for k, m in zip(keys, new) if m]
+            sel = np.flatnonzero(new)
+        seen.update(mine)
+        self.kept[rec.id] = mine
+        if not mine:
+            return
+        lo, hi = rec.lo[sel], rec.hi[sel]
+        order = np.argsort(lo, kind="stable")
+        n = len(order)
+        self.runs.append([lo[order], hi[order], rec.tids[sel][order], rec.clk[sel][order],
+                          np.full(n, rec.id, dtype=np.int64), max(int((hi - lo).max()), 0)])
+        runs = self.runs
+        while len(runs) > 1 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+            b, a = runs.pop(), runs.pop()
+            cat = [np.concatenate((x, y)) for x, y in zip(a[:5], b[:5])]
+            order = np.argsort(cat[0], kind="stable")
+            runs.append([c[order] for c in cat] + [max(a[5], b[5])])
+
+    def remove(self, rids: list) -> None:
+        gone = set(rids)
+        self.recs = [r for r in self.recs if r.id not in gone]
+        if self.recs:
+            self.lo_min = min(r.lo_min for r in self.recs)
+            self.hi_max = max(r.hi_max for r in self.recs)
+        if not self.kept:
+            return
+        if len(self.recs) <= self.small:
+            self.runs, self.seen, self.kept = [], set(), {}
+            return
+        for rid in rids:
+            for k in self.kept.pop(rid, ()):
+                self.seen.discard(k)
+        gone_ids = np.asarray(rids, dtype=np.int64)
+        runs = []
+        for run in self.runs:
+            drop = np.isin(run[4], gone_ids)
+            if drop.all():
+                continue
+            if drop.any():
+                run = [c[~drop] for c in run[:5]] + [run[5]]
+            runs.append(run)
+        self.runs = runs
+
+    def first_bad(self, rec: Record, vc: np.ndarray) -> int | None:
+        """The smallest record id with an interval that overlaps `rec` on another thread whose
+        access `rec`'s thread has not synchronized with (Memory._check_pair's test), or None."""
+        a, b, u = rec.lo, rec.hi, rec.tids
+        for lo, hi, tid, clk, rid, maxlen in self.runs:   # oldest ids first
+            s = np.searchsorted(lo, a - maxlen, side="right")
+            cnt = np.searchsorted(lo, b, side="left") - s
+            np.maximum(cnt, 0, out=cnt)
+            tot = int(cnt.sum())
+            if tot == 0:
+                continue
+            i = np.repeat(np.arange(len(a)), cnt)
+            j = np.arange(tot) + np.repeat(s - (np.cumsum(cnt) - cnt), cnt)
+            tj, ui = tid[j], u[i]
+            bad = (hi[j] > a[i]) & (ui != tj) & (vc[ui, tj] < clk[j])
+            if bad.any():
+                return int(rid[j[bad]].min())
+        return None
+
+
+class Memory:
+    """The live access records and the shared bytes written so far."""
+    EVENTS = {Access: "access"}
+
+    def __init__(self, machine):
+        self.machine = machine
+        self.next_id = 0
+        self.live: list[Record] = []
+        # `live` again, split for the race check: plain records indexed per statement (_Group),
+        # the rest (async, collective) scanned one by one
+        self.groups: dict = {}          # (span start, via, kind) -> _Group
+        self.plain: dict = {}           # record id -> its _Group
+        self.other_live: list[Record] = []
+        # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
+        self.written = np.zeros(0, dtype=bool)
+        self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
+
+    def signature(self):
+        return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live))
+
+    def finish(self, result) -> None:
+        pass
+
+    # ------------------------------------------------------------ retirement
+    def retire(self) -> None:
+        """Drop records that happen-before every live thread: nothing can race with them now."""
+        machine = self.machine
+        alive = np.flatnonzero(machine.alive)
+        if alive.size == 0:
+            self._set_live([r for r in self.live if r.done is not None and (r.done == PENDING).any()])
+            return
+        known = machine.vc[alive].min(axis=0)
+        keep = []
+        for r in self.live:
+            when = r.done if r.done is not None else r.clk
+            if (when == PENDING).any() or not (known[r.owner] >= when).all():
+                keep.append(r)
+            elif r.fence_clk is not None:
+                machine.proxy.retired(r)
+        self._set_live(keep)
+
+    def _set_live(self, keep: list) -> None:
+        """`keep`: the live records that stay, in order; the rest leave the race-check index too."""
+        if len(keep) == len(self.live):
+            return
+        ids = {r.id for r in keep}
+        by_group: dict = {}
+        for r in self.live:
+            if r.id not in ids:
+                g = self.plain.pop(r.id, None)
+                if g is not None:
+                    by_group.setdefault(g, []).append(r.id)
+        for g, rids in by_group.items():
+            g.remove(rids)
+            if not g.recs:
+                del self.groups[(g.span_start, g.via, g.kind)]
+        self.other_live = [r for r in self.other_live if r.id in ids]
+        self.live = keep
+
+    # ------------------------------------------------------------ the race check
+    def access(self, task, ev: Access, s) -> None:
+        if ev.tids.size == 0:
+            return
+        machine = self.machine
+        if ev.mbarrier is not None and np.ndim(ev.mbarrier) and len(np.unique(ev.mbarrier)) > 1:
+            # TMA loads of one statement completing on different mbarriers (one per warp or
+            # thread): one record per barrier, each completing with its own barrier's phase
+            bars = np.asarray(ev.mbarrier)
+            for b in np.unique(bars).tolist():
+                sel = bars == b
+                self.access(task, replace(ev, tids=ev.tids[sel], lo=ev.lo[sel], hi=ev.hi[sel],
+                                          mbarrier=bars[sel]), s)
+            return
+        tids = ev.tids.astype(np.int64, copy=False)
+        vc = machine.vc
+        machine.mbarrier.acts(tids)
+        rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
+                     vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
+                     ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
+                     collective=ev.collective, tainted=bool(vc[tids, machine.taint.column].any()),
+                     same_value=ev.same_value)
+        self.next_id += 1
+        rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
+        writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
+        # The race check of every live record against `rec`, in record order: a pair of
+        # statements is reported once, on the first record (oldest) that races. Async and
+        # collective records are checked one by one; of each statement's plain records only the
+        # oldest that races (found through the index) can be the one reported.
+        first = []
+        for old in self.other_live:
+            if not writes and old.kind in _READS:
+                continue
+            if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
+                continue
+            first.append(old)
+        seen_pairs = machine.seen_pairs
+        for g in self.groups.values():
+            if not writes and g.kind in _READS:
+                continue
+            if g.hi_max <= rec.lo_min or rec.hi_max <= g.lo_min:
+                continue
+            if (g.span_start, rec.span.start, g.via, rec.via) in seen_pairs:
+                continue
+            first.extend(g.candidates(rec, vc))
+        if len(first) > 1:
+            first.sort(key=lambda r: r.id)
+        for old in first:
+            self._check_pair(old, rec)
+        machine.proxy.check_access(rec, ev, writes)
+        if writes:
+            self._check_self(rec)
+            self._mark_written(rec)
+        else:
+            self._check_written(rec)
+        machine.proxy.track(rec, ev, writes)
+        if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
+            rec.done = np.full(len(tids), PENDING, dtype=np.int64)
+            rec.group = np.full(len(tids), -1, dtype=np.int64)
+            if ev.mbarrier is not None:
+                machine.mbarrier.tma_deliver(task, rec, ev, s)
+            else:
+                machine.cp_async.issue(rec)
+        self.live.append(rec)
+        if rec.done is None and not rec.collective:
+            gk = (rec.span.start, rec.via, rec.kind)
+            g = self.groups.get(gk)
+            if g is None:
+                g = self.groups[gk] = _Group(rec.kind, rec.span.start, rec.via)
+            g.add(rec)
+            self.plain[rec.id] = g
+        else:
+            self.other_live.append(rec)
+
+    def _check_pair(self, old: Record, new: Record) -> None:
+        key = (old.span.start, new.span.start, old.via, new.via)
+        if key in self.machine.seen_pairs:
+            return   # reported already: nothing below has another effect
+        ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
+        if not ov.any():
+            return
+        rows, cols = np.nonzero(ov)
+        t_new, t_old = new.tids[rows], old.owner[cols]
+        known = self.machine.vc[t_new, t_old]
+        if old.collective:
+            # one operation: ordered once ANY of its threads' waits happens-before the access
+            landed = old.done != PENDING
+            seen = (self.machine.vc[np.ix_(t_new, old.owner)] >= old.done[None, :]) | \
+                (t_new[:, None] == old.owner[None, :])
+            ok = (seen & landed[None, :]).any(axis=1)
+            pending = ~landed[cols] & ~ok
+            ordered = ok
+        elif old.done is not None:
+            done = old.done[cols]
+            pending = done == PENDING
+            ordered = ~pending & ((t_new == t_old) | (known >= done))
+        else:
+            pending = np.zeros(len(rows), dtype=bool)
+            ordered = (t_new == t_old) | (known >= old.clk[cols])
+        bad = np.flatnonzero(~ordered)
+        if bad.size == 0:
+            return
+        self.machine.seen_pairs.add(key)
+        # prefer a witness on two different threads unless the issuer itself read too early
+        cross = bad[t_new[bad] != t_old[bad]]
+        k = bad[0] if cross.size == 0 else cross[0]
+        i, j = rows[k], cols[k]
+        lo, hi = max(new.lo[i], old.lo[j]), min(new.hi[i], old.hi[j])
+        issuer = int(t_old[k])
+        issuer = int(old.tids[cols[k]])
+        self.machine.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
+                                      bool(pending[k]), int(self.machine.cp_async.committed["cp.async"][issuer]),
+                                      self.machine.cp_async.last_wait.get(issuer)))
+
+    def _check_self(self, rec: Record) -> None:
+        """Two threads of one statement instance writing the same bytes. Not when every thread
+        stores the same value: whichever write lands last, the bytes hold that value (racecheck
+        classes such a write-write overlap as harmless too)."""
+        if len(rec.tids) < 2:
+            return
+        idx = np.arange(len(rec.tids))   # the instance's accesses that can clash
+        if rec.same_value:   # threads storing one value into the same element: one write
+            _, keep = np.unique(np.stack([rec.lo, rec.hi]), axis=1, return_index=True)
+            idx = np.sort(keep)
+        lo, hi = rec.lo[idx], rec.hi[idx]
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], hi[order]
+        run_hi = np.maximum.accumulate(hi)
+        clash = np.flatnonzero(lo[1:] < run_hi[:-1])
+        if clash.size == 0:
+            return
+        k = clash[0] + 1
+        j = int(np.flatnonzero(hi[:k] > lo[k])[0])
+        key = (rec.span.start, rec.span.start, rec.via, rec.via)
+        if key in self.machine.seen_pairs:
+            return
+        self.machine.seen_pairs.add(key)
+        a, b = idx[order[j]], idx[order[k]]
+        self.machine.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
+                                      int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
+
+    # ------------------------------------------------------------ shared bytes no write reached
+    def _mark_written(self, rec: Record) -> None:
+        if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
+            return   # the usual case after the first fill: nothing new
+        if rec.hi_max > len(self.written):
+            grown = np.zeros(max(rec.hi_max, 2 * len(self.written)), dtype=bool)
+            grown[: len(self.written)] = self.written
+            self.written = grown
+        base = rec.lo_min
+        diff = np.zeros(rec.hi_max - base + 1, dtype=np.int64)
+        np.add.at(diff, rec.lo - base, 1)
+        np.add.at(diff, rec.hi - base, -1)
+        self.written[base: rec.hi_max] |= np.cumsum(diff[:-1]) > 0
+        self.written_prefix = None
+
+    def _check_written(self, rec: Record) -> None:
+        """A read some thread of which touches only bytes no write has reached yet. Only whole
+        ranges count: an operand footprint that is approximated (wgmma) may include bytes the
+        operation does not really read, but not a range of which it reads none."""
+        if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
+            return
+        if self.written_prefix is None:
+            self.written_prefix = np.concatenate(([0], np.cumsum(self.written, dtype=np.int64)))
+        pre = self.written_prefix
+        n = len(pre) - 1
+        lo, hi = np.minimum(rec.lo, n), np.minimum(rec.hi, n)
+        none = (pre[hi] - pre[lo] == 0) & (rec.hi > rec.lo)
+        if none.any():
+            key = ("unwritten", rec.span.start, rec.via)
+            if key in self.machine.seen_pairs:
+                return
+            self.machine.seen_pairs.add(key)
+            k = int(np.flatnonzero(none)[0])
+            self.machine.result.unwritten_reads.append(
+                UnwrittenRead(rec, int(rec.tids[k]), int(rec.lo[k]), int(rec.hi[k])))
+
