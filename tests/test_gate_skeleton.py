@@ -39,6 +39,28 @@ def test_same_file_name_in_two_directories_gets_two_kernel_names(tmp_path):
     assert skeleton_key(a) != skeleton_key(b)
 
 
+def test_two_kernels_of_a_file_with_a_long_name_get_two_kernel_names(tmp_path):
+    # flash_decoding's mha_inference file (sm_80) holds two prim_funcs and a 79-character stem:
+    # the name was cut to 80 characters after the stem, before the function, so both kernels
+    # were one .cu and one cubin, and the 32-block combine kernel was launched with the other's
+    # code (CUDA_ERROR_ILLEGAL_ADDRESS on the H200 for a statically clean kernel)
+    src = (KERNELS / "xyz_cp_async_ring.tir").read_text()
+    second = src.split("@T.prim_func", 1)[1].replace("def xyz_ring", "def xyz_ring_1")
+    second = second.replace('"blockIdx.x": 3', '"blockIdx.x": 5').replace(
+        'T.launch_thread("blockIdx.x", 3)', 'T.launch_thread("blockIdx.x", 5)')
+    path = tmp_path / ("flash_decoding__example_mha_inference__flashattn.flashattn_mha_inference__sm_80"
+                       ".tir")
+    funcs = ["@T.prim_func" + f for f in (src.split("@T.prim_func", 1)[1], second)]
+    body = "\n".join("    " + ln for f in funcs for ln in f.splitlines())
+    path.write_text("# from tvm.script import ir as I\n# from tvm.script import tirx as T\n\n"
+                    "@I.ir_module\nclass Module:\n" + body + "\n")
+    a, b = prepare([str(path)], jobs=1)
+    assert a.skip is None and b.skip is None
+    assert a.emitted.kernel != b.emitted.kernel
+    assert a.emitted.kernel in a.emitted.source and b.emitted.kernel not in a.emitted.source
+    assert (a.plan["grid"], b.plan["grid"]) == ([3, 1, 1], [5, 1, 1])
+
+
 def test_uneven_roles_128_consumers_and_a_32_thread_producer():
     (c,) = _cases("ws_uneven_128c_32p.tir")
     assert c.skip is None and c.static == "clean" and c.plan["threads_total"] == 160

@@ -92,10 +92,13 @@ def gate_sizes(program) -> list[dict]:
     return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
 
 
-def kernel_name(index: int, path: str, label: str) -> str:
-    """A C name unique in the run (the file's index in it), readable (stem and label)."""
-    tail = re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}_{label}")[:80]
-    return f"ag{index}_{tail}"
+def kernel_name(index: int, ordinal: str, path: str, label: str) -> str:
+    """A C name unique in the run: the file's index in the run and the case's ordinal in the file
+    (function, size) come first, and only the readable rest (stem and label) is cut to length.
+    Cutting the whole name gave the two kernels of a file with a long stem one name (one .cu, one
+    cubin: one was launched with the other's code and buffers, CUDA_ERROR_ILLEGAL_ADDRESS)."""
+    tail = re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}_{label}")[:72]
+    return f"ag{index}_{ordinal}_{tail}"
 
 
 def launch_problem(launch) -> str | None:
@@ -134,7 +137,7 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
             out += prepare_file(*t)
             if progress:
                 progress(n, len(tasks))
-        return out
+        return unique_kernels(out)
     hard = 3 * seconds + 30 if seconds else None     # the static check's budget, then the instances
     results = run_forked(prepare_file, tasks, jobs, hard, progress)
     out = []
@@ -142,7 +145,21 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
         if isinstance(r, str):
             r = [Case(t[1], "<file>", static="?", skip=f"not prepared: {r}")]
         out += r
-    return out
+    return unique_kernels(out)
+
+
+def unique_kernels(cases: list) -> list:
+    """Every launched case has its own C kernel name (its .cu, cubin and trace files are named
+    after it): a repeated name is that later case's SKIP, never a launch of another kernel's code."""
+    seen: dict = {}
+    for c in cases:
+        if c.emitted is None:
+            continue
+        first = seen.setdefault(c.emitted.kernel, c)
+        if first is not c:
+            c.skip = f"not launched: C kernel name {c.emitted.kernel} already used by {first.id}"
+            c.emitted, c.plan, c.refs = None, {}, []
+    return cases
 
 
 def run_forked(fn, tasks: list, jobs: int, hard_limit: float | None, progress=None) -> list:
@@ -230,13 +247,15 @@ def _prepare_file(index: int, path: str, seconds: float, replay: bool, strict: t
         static_err = f"check failed: {type(err).__name__}: {err}"
     cases: list[Case] = []
     functions = parse(text, path).functions
-    for func in functions:
+    for k, func in enumerate(functions):
         static, rules, findings = statics.get(func.name, (static_err, [], []))
-        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays)
+        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays,
+                                   ordinal=k)
     return cases
 
 
-def _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays=()) -> list[Case]:
+def _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays=(),
+                      ordinal: int = 0) -> list[Case]:
     from ..engine.program import elaborate
     out: list[Case] = []
 
@@ -262,7 +281,7 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
             continue
         try:
             with deadline(left, "skeleton and reference"):
-                _prepare_instance(c, func, program, size, kernel_name(index, path, f"{j}_{label}"), replay,
+                _prepare_instance(c, func, program, size, kernel_name(index, f"{ordinal}_{j}", path, label), replay,
                                   delays)
         except Exception as err:  # noqa: BLE001
             c.skip = f"{type(err).__name__}: {err}"
