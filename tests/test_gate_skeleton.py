@@ -111,6 +111,27 @@ def test_an_untraced_block_copying_more_stays_inside_the_pool(tmp_path):
     assert len(pool) >= (c.plan["threads_total"] - 1) * c.plan["per"] + c.plan["per"] + c.plan["smem"]
 
 
+def test_only_the_traced_blocks_are_launched_with_their_real_indices(tmp_path):
+    # the warp-specialized field GEMMs launch M = N = K = 16384 (128 x 128 blocks of 256 TMA
+    # stages): the whole grid outlasted the launch limit. The gate launches one block per traced
+    # block and maps each to its real index; a grid of 2^26 blocks is no longer refused.
+    src = (KERNELS / "xyz_cp_async_ring.tir").read_text()
+    big = 1 << 26
+    src = src.replace('"blockIdx.x": 3', f'"blockIdx.x": {big}').replace(
+        'T.launch_thread("blockIdx.x", 3)', f'T.launch_thread("blockIdx.x", {big})')
+    path = tmp_path / "grid_huge.tir"
+    path.write_text(src)
+    (c,) = prepare_file(0, str(path))
+    assert c.skip is None and c.plan["grid"] == [big, 1, 1]
+    assert c.plan["blocks"] == [[0, 0, 0], [1, 0, 0], [big // 2, 0, 0], [big - 1, 0, 0]]
+    assert c.plan["launch_grid"] == [4, 1, 1] and c.plan["nslots"] == 4
+    assert "const i64 v_bx = (i64)ag_bmap[3u * blockIdx.x + 0u];" in c.emitted.source
+    assert "gridDim" not in c.emitted.source
+    # block 1 runs three trips, the others two: the reference of each slot is its real block's
+    assert [len(r.reads[77]) for r in c.refs] == [2, 3, 2, 3]
+    assert [r.block for r in c.refs] == [{"blockIdx.x": b} for b in (0, 1, big // 2, big - 1)]
+
+
 def test_wgmma_operand_reads_never_pass_the_shared_buffer():
     (c,) = _cases("ws_uneven_128c_32p.tir")
     src = c.emitted.source

@@ -2,7 +2,8 @@
 
 The skeleton keeps what the checker analysed and drops the arithmetic:
 
-* the launch: the same threads per block, the same grid, one dynamic shared-memory buffer laid
+* the launch: the same threads per block, the traced blocks of the grid only (each with its
+  real block index, read from a block-index map), one dynamic shared-memory buffer laid
   out exactly as `SharedLayout` places the kernel's regions (flat byte bases), mbarriers in a
   separate static `__shared__ uint64_t` array;
 * every synchronization operation: `cp.async` (its size; a false predicate still zero-fills),
@@ -739,18 +740,20 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     head.append(
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
         "    u32* __restrict__ ag_trace, u32* __restrict__ ag_counts, u32* __restrict__ ag_flags,\n"
-        "    const int* __restrict__ ag_slot, const unsigned char* __restrict__ ag_pool,\n"
+        "    const int* __restrict__ ag_bmap, const unsigned char* __restrict__ ag_pool,\n"
         "    unsigned char* __restrict__ ag_sink, u32 ag_per, u32 ag_maxr, u32 ag_nslots) {")
     pre = [
         f"  const u32 ag_tid = threadIdx.x + threadIdx.y * {tx}u + threadIdx.z * {tx * ty}u;",
-        "  const u32 ag_bid = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y;",
-        "  const int ag_s = ag_slot[ag_bid];",
-        f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s >= 0;",
-        f"  ag.trace = ag_trace + ((u64)(ag_s < 0 ? 0 : ag_s) * {launch.num_threads}u + ag_tid) * ag_maxr;",
+        # the launch is one block per traced block (blockIdx.x = its slot); ag_bmap holds the
+        # kernel's own (x, y, z) block index of each, so a sampled block computes what it would in
+        # the kernel's full grid, which is never launched (16384 x 16384 GEMMs: minutes)
+        "  const int ag_s = (int)blockIdx.x;",
+        f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s < (int)ag_nslots;",
+        f"  ag.trace = ag_trace + ((u64)(ag.traced ? ag_s : 0) * {launch.num_threads}u + ag_tid) * ag_maxr;",
         "  ag.pool = ag_pool; ag.per = ag_per; ag.flags = ag_flags;",
         # bulk (TMA) stores copy shared bytes to the same offsets of this block's slice of the
-        # sink (a traced block its own slice, the others one scratch slice), compared afterwards
-        f"  unsigned char* ag_sinkb = ag_sink + (u64)(ag_s < 0 ? ag_nslots : (u32)ag_s) * {total}u; (void)ag_sinkb;",
+        # sink, compared afterwards
+        f"  unsigned char* ag_sinkb = ag_sink + (u64)(ag.traced ? (u32)ag_s : ag_nslots) * {total}u; (void)ag_sinkb;",
     ]
     pre += [f"  i64 {d} = 0;" for d in sorted(em.descriptors)]
     if n_mbar:
@@ -764,7 +767,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     for name, axis in launch.thread_vars.items():
         pre.append(f"  const i64 {c_name(name)} = (i64)threadIdx.{axis[-1]}; (void){c_name(name)};")
     for name, axis in launch.block_vars.items():
-        pre.append(f"  const i64 {c_name(name)} = (i64)blockIdx.{axis[-1]}; (void){c_name(name)};")
+        k = "xyz".index(axis[-1])
+        pre.append(f"  const i64 {c_name(name)} = (i64)ag_bmap[3u * blockIdx.x + {k}u]; (void){c_name(name)};")
     post = ["  if (ag.traced) ag_counts[(u64)ag_s * %du + ag_tid] = ag.r;" % launch.num_threads, "}"]
     src = "\n".join(head + pre + em.lines + post) + "\n"
     return Emitted(kernel, src, tuple(launch.threads), tuple(launch.blocks), total, n_mbar,

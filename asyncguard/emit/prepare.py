@@ -306,15 +306,11 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         return
     launch = program.launch
     blocks = launch.sample_blocks() if program.block_dependent else [{}]
-    gx, gy, gz = launch.blocks
-    nblocks = gx * gy * gz
-    if nblocks > 1 << 24:
-        c.skip = f"not launched: {nblocks} blocks (the gate traces a sample but launches the whole grid)"
-        return
-    slots = [-1] * nblocks
-    for i, b in enumerate(blocks):
-        bid = b.get("blockIdx.x", 0) + b.get("blockIdx.y", 0) * gx + b.get("blockIdx.z", 0) * gx * gy
-        slots[bid] = i
+    # only the traced blocks are launched, each with its real block index (the block-index map):
+    # blocks share nothing the skeleton checks (shared memory, barriers, mbarriers are per block),
+    # and a full grid of a large example (16384^3 GEMM: 16384 blocks of 256 TMA stages) outlasts
+    # any launch limit
+    bmap = [[int(b.get(f"blockIdx.{a}", 0)) for a in "xyz"] for b in blocks]
     T = launch.num_threads
     for b in blocks:
         r = reference.compute(program, e, b, sizes=size)
@@ -328,8 +324,8 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     maxr = max((len(x) for r in c.refs for x in r.reads), default=0)
     per = int(max((int(r.src_bytes.max()) for r in c.refs), default=0))
     c.plan = {"id": c.id, "kernel": e.kernel, "grid": list(e.grid), "block": list(e.threads),
-              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks),
-              "slots": slots, "maxr": maxr, "per": -(-per // 16) * 16 or 16,
+              "launch_grid": [len(blocks), 1, 1], "blocks": bmap,
+              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks), "maxr": maxr, "per": -(-per // 16) * 16 or 16,
               "hopper": "hopper" in e.features}
     e.info = {}           # op id -> model closures: used by the reference only, not picklable
     c.emitted = e
