@@ -132,6 +132,36 @@ def test_only_the_traced_blocks_are_launched_with_their_real_indices(tmp_path):
     assert [r.block for r in c.refs] == [{"blockIdx.x": b} for b in (0, 1, big // 2, big - 1)]
 
 
+def test_registers_and_data_dependent_truth_values_are_emitted():
+    # the field corpus's block-sparse and dequantize kernels were SKIP "not emitted: program node
+    # PStore": per-thread integer registers (a block mask copied from global memory, a counter
+    # used as a trip count). The skeleton keeps the registers; a global truth value is 1, the
+    # pattern the reference runs (reference.AllTaken)
+    (c,) = _cases("register_mask_ring.tir")
+    assert c.skip is None and c.static == "clean" and c.plan["blocks"] == [[0, 0, 0], [1, 0, 0]]
+    src = c.emitted.source
+    assert "i64 ag_reg_mask[4] = {0};" in src and "i64 ag_reg_n[1] = {0};" in src
+    assert src.count("// line 16: register store") == 4            # the mask slice, element by element
+    assert "v_k < ag_floordiv(ag_reg_n[(0LL + 0LL)], 2LL)" in src     # the register as a trip count
+    # mask all set: n = 8, four trips of one read, then the taken branch's read
+    assert all(len(r.reads[t]) == 5 for r in c.refs for t in (0, 77, 127))
+    assert compare(c, expected_run(c))["mismatches"] == 0
+
+
+def test_a_register_written_with_an_unprintable_value_is_only_an_error_where_read():
+    from asyncguard.emit.cuda import EmitError, emit
+    src = (KERNELS / "register_mask_ring.tir").read_text()
+    text = src.replace("n[0] = n[0] + 2", "n[0] = n[0] + T.Cast(\"int32\", A_1[tx])").replace(
+        'M_1 = T.decl_buffer((8,), "int8", data=M)',
+        'M_1 = T.decl_buffer((8,), "int8", data=M)\n    A_1 = T.decl_buffer((128,), "float32", data=A)')
+    func = parse(text, "x.tir").functions[0]
+    with pytest.raises(EmitError, match="register n"):
+        emit(func, elaborate(func))
+    unused = text.replace("for k in T.serial(n[0] // 2):", "for k in T.serial(2):")
+    func = parse(unused, "x.tir").functions[0]
+    assert "n store not emitted" in emit(func, elaborate(func)).source
+
+
 def test_wgmma_operand_reads_never_pass_the_shared_buffer():
     (c,) = _cases("ws_uneven_128c_32p.tir")
     src = c.emitted.source

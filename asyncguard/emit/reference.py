@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.inputs import INPUTS, Inputs
 from ..engine.machine import Machine
 from ..events import Access, AccessKind, CommitGroup, WaitGroup
 
@@ -71,6 +72,16 @@ def fnv(data: np.ndarray) -> int:
     return h
 
 
+class AllTaken(Inputs):
+    """The data-dependent inputs of the reference run: every truth value loaded from global
+    memory is 1 (the checker's first pattern: every branch on an input taken). The skeleton
+    prints those loads as 1 (emit/cuda.py loaded_value), so the GPU runs the same pattern."""
+
+    def value(self, cell, text: str, both: bool) -> int:
+        super().value(cell, text, both)
+        return 1
+
+
 class _Recorder(Machine):
     def __init__(self, program, info, **kw):
         super().__init__(program, **kw)
@@ -105,8 +116,8 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
             sizes: dict | None = None) -> Reference:
     # every iteration runs: the skeleton executes them all, so loop acceleration (skipping
     # proved-periodic iterations) would leave reads out of the reference
-    rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps, sizes=sizes or {},
-                    accelerate_above=1 << 62)
+    rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps,
+                    sizes=dict(sizes or {}, **{INPUTS: AllTaken()}), accelerate_above=1 << 62)
     res = rec.run()
     T = program.launch.num_threads
     ref = Reference(block or {}, [[] for _ in range(T)], np.zeros(T, dtype=np.int64))
