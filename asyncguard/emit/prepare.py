@@ -88,6 +88,8 @@ def gate_sizes(program) -> list[dict]:
     from ..prover.sizes import plan_sizes
     listed = plan_sizes(program, []).values
     values = listed[:-1] or listed
+    if not values:     # no size the checker runs (e.g. a launch extent it cannot read): emit says why
+        return [{}]
     picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
     return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
 
