@@ -197,15 +197,19 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                         p[0] = int(committed[t])
             committed[ev.tids] += 1
         elif isinstance(ev, WaitGroup) and ev.kind == "cp.async":
+            landed_lo, landed_hi = [], []
             for t in ev.tids.tolist():
                 keep = []
                 for p in pend.get(t, ()):
                     if p[0] >= 0 and p[0] < committed[t] - ev.n:
                         _put(smem, p[1], p[2])
-                        written.mark(p[1], p[1] + len(p[2]))
+                        landed_lo.append(p[1])
+                        landed_hi.append(p[1] + len(p[2]))
                     else:
                         keep.append(p)
                 pend[t] = keep
+            if landed_lo:
+                written.mark(landed_lo, landed_hi)
     return ref
 
 
@@ -270,13 +274,25 @@ class _Written:
         self.prefix = None
 
     def mark(self, lo, hi) -> None:
+        # a pass over the whole buffer per call (the first version) was most of the gate's
+        # preparation time: 65,000 cp.async landings x 96 KiB in flash-decoding's split kernel.
+        # Few ranges: slice assignments; many: their byte indices, O(bytes marked)
         n = len(self.bytes)
-        lo = np.clip(np.atleast_1d(lo), 0, n)
-        hi = np.clip(np.atleast_1d(hi), 0, n)
-        edges = np.zeros(n + 1, dtype=np.int64)   # +1 where a range starts, -1 past its end
-        np.add.at(edges, lo, 1)
-        np.add.at(edges, hi, -1)
-        self.bytes |= np.cumsum(edges[:-1]) > 0
+        lo = np.clip(np.atleast_1d(np.asarray(lo, dtype=np.int64)), 0, n)
+        hi = np.clip(np.atleast_1d(np.asarray(hi, dtype=np.int64)), 0, n)
+        lens = np.maximum(hi - lo, 0)
+        if len(lo) <= 16:
+            for a, b in zip(lo.tolist(), hi.tolist()):
+                if b > a:
+                    self.bytes[a:b] = True
+        elif int(lens.sum()) <= n:
+            starts = np.repeat(lo - np.cumsum(lens) + lens, lens)
+            self.bytes[starts + np.arange(int(lens.sum()), dtype=np.int64)] = True
+        else:
+            edges = np.zeros(n + 1, dtype=np.int64)   # +1 where a range starts, -1 past its end
+            np.add.at(edges, lo[lens > 0], 1)
+            np.add.at(edges, hi[lens > 0], -1)
+            self.bytes |= np.cumsum(edges[:-1]) > 0
         self.prefix = None
 
     def untouched(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
