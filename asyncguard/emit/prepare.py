@@ -307,7 +307,7 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         c.skip = f"not emitted: {err}"
         return
     launch = program.launch
-    blocks = launch.sample_blocks() if program.block_dependent else [{}]
+    blocks = traced_blocks(program)
     # only the traced blocks are launched, each with its real block index (the block-index map):
     # blocks share nothing the skeleton checks (shared memory, barriers, mbarriers are per block),
     # and a full grid of a large example (16384^3 GEMM: 16384 blocks of 256 TMA stages) outlasts
@@ -334,6 +334,16 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     if replay and c.findings and not c.hang:
         from .replay import prepare_replays
         prepare_replays(c, func, program, size, kname)
+
+
+def traced_blocks(program) -> list[dict]:
+    """The blocks the checker runs (analyze._check_function): block 0 unless control flow depends
+    on blockIdx, then the sampled blocks, or block 0 alone when blocks differ only in which
+    data-dependent inputs they read (under the reference's all-taken inputs they run alike)."""
+    if not program.block_dependent:
+        return [{}]
+    blocks = program.launch.sample_blocks()
+    return blocks[:1] if program.blocks_alike else blocks
 
 
 def skeleton_key(c: Case) -> tuple:
