@@ -240,15 +240,16 @@ def _prepare_file(index: int, path: str, seconds: float, replay: bool, strict: t
 
     text = read(Path(path))
     statics, static_err = {}, "?"
+    module = parse(text, path)       # InputError: the file's one SKIP row (prepare_file)
     try:
-        report = check_text(text, path, Limits(max_seconds=seconds, strict=tuple(strict)))
+        report = check_text(text, path, Limits(max_seconds=seconds, strict=tuple(strict)), module=module)
         for k in report.kernels:
             statics[k.name] = (verdict(k.findings), sorted({f.rule.code for f in k.findings}),
                                [f.as_dict() for f in k.findings])
-    except Exception as err:  # noqa: BLE001 -- InputError included: the parse below says it again
+    except Exception as err:  # noqa: BLE001 -- an engine failure is this file's static "?", never a crash
         static_err = f"check failed: {type(err).__name__}: {err}"
     cases: list[Case] = []
-    functions = parse(text, path).functions
+    functions = module.functions
     for k, func in enumerate(functions):
         static, rules, findings = statics.get(func.name, (static_err, [], []))
         cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays,
