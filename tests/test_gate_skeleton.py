@@ -173,6 +173,18 @@ def test_a_symbolic_kernel_with_no_listed_size_says_why():
         assert "launch_thread with non-constant extent" in cases[0].skip, cases[0].skip
 
 
+def test_copies_completing_on_an_mbarrier_land_at_the_noinc_arrive():
+    # deepseek_mla decode_ws (sm_90a) was SKIP: "ptx_cp_async_barrier_noinc is not emitted". The
+    # skeleton issues cp.async.mbarrier.arrive.noinc; the reference lands the thread's earlier
+    # copies there (no wait_group follows them), so the reads after the phase see pool bytes
+    (c,) = _cases("cp_async_mbarrier_noinc.tir")
+    assert c.skip is None and c.static == "clean"
+    assert "cp.async.mbarrier.arrive.noinc.shared::cta.b64" in c.emitted.source
+    assert "ag_mbar_cp_async_arrive((&ag_mbar[0LL + (ag_floormod(v_k, 2LL))]));" in c.emitted.source
+    assert c.refs[0].unwritten_reads == {}            # every read sees a landed copy
+    assert all(len(r) == 4 for r in c.refs[0].reads)
+
+
 def test_wgmma_operand_reads_never_pass_the_shared_buffer():
     (c,) = _cases("ws_uneven_128c_32p.tir")
     src = c.emitted.source

@@ -241,6 +241,10 @@ __device__ __forceinline__ void ag_mbar_expect_tx(u64* b, i64 tx) {
   asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((u32)tx) : "memory"); }
 __device__ __forceinline__ void ag_mbar_arrive_expect_tx(u64* b, i64 tx) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((u32)tx) : "memory"); }
+// the mbarrier tracks the thread's prior cp.asyncs; once they complete, the arrival is made
+// for the thread (noinc: it counts against the init count, as TileLang's template issues it)
+__device__ __forceinline__ void ag_mbar_cp_async_arrive(u64* b) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(ag_saddr(b)) : "memory"); }
 __device__ __noinline__ void ag_mbar_wait(AgState& s, u64* b, i64 parity) {
   u32 a = ag_saddr(b), ok = 0;
   for (u32 spin = 0; spin < AG_SPIN_LIMIT && !ok; ++spin) {
@@ -744,6 +748,8 @@ class _Emitter:
             self.out(f"ag_mbar_arrive({self.barrier(args[0])});  // line {span.line}")
         elif name == "ptx_arrive_barrier_expect_tx" and len(args) == 2:
             self.out(f"ag_mbar_arrive_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
+        elif name == "ptx_cp_async_barrier_noinc" and len(args) == 1:
+            self.out(f"ag_mbar_cp_async_arrive({self.barrier(args[0])});  // line {span.line}: cp.async.mbarrier.arrive.noinc")
         elif name == "mbarrier_wait_parity":
             self.out(f"ag_mbar_wait(ag, {self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
         elif name == "fence_proxy_async":

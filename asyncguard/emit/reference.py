@@ -6,7 +6,8 @@ it. Replaying that stream over a byte array gives the reference:
 
 * shared memory starts with a fixed pattern (the skeleton writes it before its first barrier);
 * a store writes `pat(seed(tid, w), addr)` (w: the thread's count of writes so far);
-* a cp.async lands at its issuer's covering `wait_group` (the engine's model); a TMA / bulk load
+* a cp.async lands at its issuer's covering `wait_group` (the engine's model), or at its issuer's
+  `cp.async.mbarrier.arrive.noinc` (every earlier copy of the thread); a TMA / bulk load
   at issue (the earliest landing the engine allows). The bytes come from a global pool whose
   content is a fixed function of (thread, byte offset); each copy takes the next 16-byte-rounded
   slot of its thread's pool. A false cp.async predicate delivers zeros;
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..engine.inputs import INPUTS, Inputs
 from ..engine.machine import Machine
-from ..events import Access, AccessKind, CommitGroup, WaitGroup
+from ..events import Access, AccessKind, CommitGroup, MbarArrive, WaitGroup
 
 M32 = np.uint64(0xFFFFFFFF)
 INIT_SEED = 0xC0FFEE11
@@ -196,12 +197,17 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                     if p[0] == -1:
                         p[0] = int(committed[t])
             committed[ev.tids] += 1
-        elif isinstance(ev, WaitGroup) and ev.kind == "cp.async":
+        elif isinstance(ev, (WaitGroup, MbarArrive)) and (
+                ev.kind == "cp.async" if isinstance(ev, WaitGroup) else ev.copies):
+            # a covering wait_group lands the groups it waits for; cp.async.mbarrier.arrive.noinc
+            # every earlier copy of the thread, committed or not, before the phase it joins can
+            # complete (at the arrive: the earliest landing the engine allows, as for TMA loads)
+            noinc = isinstance(ev, MbarArrive)
             landed_lo, landed_hi = [], []
             for t in ev.tids.tolist():
                 keep = []
                 for p in pend.get(t, ()):
-                    if p[0] >= 0 and p[0] < committed[t] - ev.n:
+                    if noinc or p[0] >= 0 and p[0] < committed[t] - ev.n:
                         _put(smem, p[1], p[2])
                         landed_lo.append(p[1])
                         landed_hi.append(p[1] + len(p[2]))
