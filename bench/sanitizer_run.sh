@@ -62,10 +62,10 @@ for part in "$@"; do
     gpus1)     gate corpus_gpus1 1 --replay $CORPUS ;;
     ag417)     files=$(grep -l '"AG417"' corpus/*/*.expect.json | sed 's/\.expect\.json$/.tir/')
                gate ag417 "$GPUS" --replay --keep "$DIR/gate_ag417_keep" $files ;;
-    field)     gate field "$GPUS" --replay "$FIELD" ;;
-    field*of*)
+    field)     gate field "$GPUS" --replay --prepare-timeout 120 "$FIELD" ;;
+    field*of*)   # 120 s per file: deepseek_mla decode_ws's static check alone takes 50 s on one core
         k=${part#field}; k=${k%of*}; n=${part#*of}
-        gate "$part" "$GPUS" --replay $(ls "$FIELD"/*.tir | every "$k" "$n") ;;
+        gate "$part" "$GPUS" --replay --prepare-timeout 120 $(ls "$FIELD"/*.tir | every "$k" "$n") ;;
     variants*of*)
         k=${part#variants}; k=${k%of*}; n=${part#*of}
         gate "$part" "$GPUS" --replay $(ls corpus/variants/*.tir | every "$k" "$n") ;;
