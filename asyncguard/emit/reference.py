@@ -98,6 +98,15 @@ class _Recorder(Machine):
         self.stream.append((ev, s, task.tids.copy(), extra))
         super()._event(task, ev, s)
 
+    # The reference needs the order of events, not the checker's findings (the static check has
+    # them): the pairwise race and proxy checks, which only record findings, were most of a
+    # reference's time (dequant mxfp4 GEMM: 35 of 42 s in _check_pair)
+    def _check_pair(self, old, new) -> None:
+        return
+
+    def _check_proxy(self, old, new, direction: str = "write-read") -> None:
+        return
+
 
 @dataclass
 class Reference:
