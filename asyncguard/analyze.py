@@ -51,14 +51,15 @@ class FileReport:
 
 
 def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
-               arch: str | None = None, assumptions: list | None = None) -> FileReport:
+               arch: str | None = None, assumptions: list | None = None, module=None) -> FileReport:
     """Check every prim_func in a TVMScript text. Raises parse.InputError for bad input.
-    `assumptions`: expressions over symbolic sizes ("K >= 1", "K % 32 == 0")."""
+    `assumptions`: expressions over symbolic sizes ("K >= 1", "K % 32 == 0"). `module`: the
+    text already parsed (the sanitizer gate parses once for the check and its skeletons)."""
     limits = limits or Limits()
     too_big = _file_too_large(text, path, limits)
     if too_big is not None:
         return too_big
-    module = parse(text, path)
+    module = module if module is not None else parse(text, path)
     if assumptions:
         from .prover.sizes import parse_assumption   # loads z3: only when a proof may be needed
         asm = [parse_assumption(a) if isinstance(a, str) else a for a in assumptions]

@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds to check, emit and compute the reference of one file (then SKIP)")
     z.add_argument("--launch-timeout", type=float, default=60.0, metavar="S",
                    help="seconds one kernel's launch may take before its launcher is killed (a hang)")
+    z.add_argument("--prepare-only", action="store_true",
+                   help="no GPU: check, emit, compute the references and compile the skeletons, with times")
     z.add_argument("--child", help=argparse.SUPPRESS)
     z.add_argument("--trace-dir", help=argparse.SUPPRESS)
     z.set_defaults(fn=cmd_sanitize)

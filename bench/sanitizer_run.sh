@@ -4,53 +4,73 @@
 #   sh bench/sanitizer_run.sh PART [PART...]
 #
 #   corpus       corpus/real, corpus/handwritten, corpus/resources and tests/gate_kernels, --replay
-#   field        the field corpus ($FIELD, default field-out/: TileLang's own examples), --replay
-#   variantsKofN every N-th file of corpus/variants starting at the K-th (variants1of2,
-#                variants2of2; variants1of4 ... variants4of4), --replay
+#   gpus1        the same kernels on one GPU (--gpus 1): the 1-vs-2-GPU figure (issue 17); its rows
+#                must equal corpus's (python3 bench/sanitizer_table.py --same)
+#   ag417        the kernels whose expect file names AG417 (reads of never-written bytes), alone,
+#                --replay, with the skeletons and sanitizer logs kept (gate_ag417_keep/)
+#   field        the whole field corpus ($FIELD, default corpus/field: TileLang's own examples)
+#   fieldKofN    every N-th field file starting at the K-th (field1of2, field2of2)
+#   variantsKofN every N-th file of corpus/variants starting at the K-th (variants1of4 ...
+#                variants4of4), --replay
 #   repaired     every variant repaired by `fix` (gate-repaired/, made by bench/repair_variants.py --out)
 #
-# Each part is one `asyncguard sanitize` run: its JSON, JUnit and printed report go to
-# $OUT/gate_PART.{json,xml,log}, and the wall time to $OUT/gate_PART.time; with PACK=DIR each
-# finished part is also packed into DIR/gate_PART.tgz at once (a device machine returns at most 8
-# files, and a run cut off at its time limit keeps the parts already finished). GPUS (default 0:
-# all visible) sets --gpus; JOBS (default nproc) the preparing/compiling and sanitizer
-# processes; BATCH (default 8) the kernels per compute-sanitizer process; SAN_TIMEOUT (default
-# 60) the seconds per kernel under a tool. The tables:
-#   python3 bench/sanitizer_table.py --doc $OUT
-OUT=${OUT:-gate-results}
+# Each part is one `asyncguard sanitize` run, cut at PART_LIMIT seconds (default 540: a device
+# command may run 600). Its JSON, JUnit and printed report go to $GATE_DIR/gate_PART.{json,xml,log}
+# (default gate-results/; not $OUT, which device machines set for the files they return), the
+# wall time and exit status to gate_PART.time. With PACK=DIR each part is packed into
+# DIR/gate_PART.tgz as soon as it ends (a device machine returns at most 8 files, and a run cut
+# off keeps the parts already packed). GPUS (default 0: all visible) sets --gpus (gpus1: 1);
+# JOBS (default nproc) the preparing and compiling processes; SAN_JOBS (default 16) the
+# compute-sanitizer processes at once; BATCH (default 8) kernels per compute-sanitizer
+# process; SAN_TIMEOUT (default 60) the seconds per kernel under a tool. The tables:
+#   python3 bench/sanitizer_table.py --doc $GATE_DIR
+DIR=${GATE_DIR:-gate-results}
 JOBS=${JOBS:-$(nproc)}
+SAN_JOBS=${SAN_JOBS:-16}
 BATCH=${BATCH:-8}
 GPUS=${GPUS:-0}
-FIELD=${FIELD:-field-out}
-mkdir -p "$OUT"
+FIELD=${FIELD:-corpus/field}
+PART_LIMIT=${PART_LIMIT:-540}
+mkdir -p "$DIR"
 if [ -n "$PACK" ]; then mkdir -p "$PACK" && PACK=$(cd "$PACK" && pwd); fi
-gate() {   # name, then arguments
-    name=$1; shift
+gate() {   # name, GPUs, then arguments
+    name=$1; gpus=$2; shift 2
     start=$(date +%s)
-    python3 -m asyncguard sanitize --jobs "$JOBS" --sanitizer-jobs "$JOBS" --sanitizer-batch "$BATCH" \
-        --sanitizer-timeout "${SAN_TIMEOUT:-60}" \
-        --gpus "$GPUS" --json "$OUT/gate_$name.json" --junit "$OUT/gate_$name.xml" "$@" \
-        > "$OUT/gate_$name.log" 2>&1
+    PYTHONUNBUFFERED=1 timeout -k 15 "$PART_LIMIT" python3 -m asyncguard sanitize --jobs "$JOBS" \
+        --sanitizer-jobs "$SAN_JOBS" --sanitizer-batch "$BATCH" --sanitizer-timeout "${SAN_TIMEOUT:-60}" \
+        --gpus "$gpus" --json "$DIR/gate_$name.json" --junit "$DIR/gate_$name.xml" "$@" \
+        > "$DIR/gate_$name.log" 2>&1
     rc=$?
     end=$(date +%s)
-    echo "$name $((end - start)) s, exit $rc, GPUS=$GPUS JOBS=$JOBS BATCH=$BATCH" | tee "$OUT/gate_$name.time"
-    grep -E "kernel\(s\) in|FAULT|Traceback" "$OUT/gate_$name.log" | head -20
+    cut=""
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then cut=" (cut at PART_LIMIT=$PART_LIMIT s)"; fi
+    echo "$name $((end - start)) s, exit $rc$cut, GPUS=$gpus JOBS=$JOBS SAN_JOBS=$SAN_JOBS BATCH=$BATCH" \
+        | tee "$DIR/gate_$name.time"
+    grep -E "prepared in|kernel\(s\) in|FAULT|Traceback" "$DIR/gate_$name.log" | head -20
     if [ -n "$PACK" ]; then
-        (cd "$OUT" && tar czf "$PACK/gate_$name.tgz" $(ls "gate_$name.json" "gate_$name.xml" "gate_$name.log" \
-            "gate_$name.time" 2>/dev/null))
+        (cd "$DIR" && tar czf "$PACK/gate_$name.tgz" $(ls -d "gate_$name.json" "gate_$name.xml" \
+            "gate_$name.log" "gate_$name.time" "gate_${name}_keep" 2>/dev/null))
     fi
 }
-variants() {   # every N-th variant file starting at the K-th
-    ls corpus/variants/*.tir | awk -v k="$1" -v n="$2" 'NR % n == k % n'
+every() {   # every N-th of the files on stdin, starting at the K-th
+    awk -v k="$1" -v n="$2" 'NR % n == k % n'
 }
+CORPUS="corpus/real corpus/handwritten corpus/resources tests/gate_kernels"
 for part in "$@"; do
     case "$part" in
-    corpus)    gate corpus --replay corpus/real corpus/handwritten corpus/resources tests/gate_kernels ;;
-    field)     if [ -d "$FIELD" ]; then gate field --replay --prepare-timeout 120 "$FIELD"; else echo "field: no $FIELD directory" >&2; fi ;;
+    corpus)    gate corpus "$GPUS" --replay $CORPUS ;;
+    gpus1)     gate corpus_gpus1 1 --replay $CORPUS ;;
+    ag417)     files=$(grep -l '"AG417"' corpus/*/*.expect.json | sed 's/\.expect\.json$/.tir/')
+               gate ag417 "$GPUS" --replay --keep "$DIR/gate_ag417_keep" $files ;;
+    field)     gate field "$GPUS" --replay --prepare-timeout 120 "$FIELD" ;;
+    field*of*)   # 120 s per file: deepseek_mla decode_ws's static check alone takes 50 s on one core
+        k=${part#field}; k=${k%of*}; n=${part#*of}
+        gate "$part" "$GPUS" --replay --prepare-timeout 120 $(ls "$FIELD"/*.tir | every "$k" "$n") ;;
     variants*of*)
         k=${part#variants}; k=${k%of*}; n=${part#*of}
-        gate "$part" --replay $(variants "$k" "$n") ;;
-    repaired)  gate repaired gate-repaired ;;
-    *) echo "usage: sh bench/sanitizer_run.sh corpus|field|variantsKofN|repaired ..." >&2; exit 2 ;;
+        gate "$part" "$GPUS" --replay $(ls corpus/variants/*.tir | every "$k" "$n") ;;
+    repaired)  gate repaired "$GPUS" gate-repaired ;;
+    *) echo "usage: sh bench/sanitizer_run.sh corpus|gpus1|ag417|field|fieldKofN|variantsKofN|repaired ..." >&2
+       exit 2 ;;
     esac
 done

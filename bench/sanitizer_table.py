@@ -5,7 +5,7 @@
                                                                      section from DIR/gate_*.json, *.time
     python bench/sanitizer_table.py --doc DIR --into docs/sanitizer-gate.md   ... written between
                                                                      the doc's gate-results markers
-    python bench/sanitizer_table.py --same DIR1 DIR2                 the same rows? (1 GPU vs 2 GPUs)
+    python bench/sanitizer_table.py --same DIR1|JSON1 DIR2|JSON2     the same rows? (1 GPU vs 2 GPUs)
 
 A later file's row replaces an earlier file's row of the same kernel (a re-run). --doc groups the
 rows by part (corpus, field, every variantsKofN, repaired), prints the run times, the full
@@ -156,7 +156,8 @@ def load(files) -> list:
 
 
 def doc(d: Path, out=print) -> None:
-    parts = {p: sorted(d.glob(f"gate_{p}*.json")) for p in ("corpus", "field", "variants", "repaired")}
+    parts = {p: sorted(f for f in d.glob(f"gate_{p}*.json") if not f.stem.endswith("_gpus1"))
+             for p in ("corpus", "field", "variants", "repaired", "ag417")}
     out("### Run times\n")
     out("| part | kernels | wall time | |")
     out("|---|---|---|---|")
@@ -169,6 +170,12 @@ def doc(d: Path, out=print) -> None:
         total += secs
         out(f"| {line[0]} | {n} | {secs} s | {' '.join(line[3:])} |")
     out(f"| all | | {total} s ({total / 60:.1f} min) | |\n")
+    one, two = d / "gate_corpus_gpus1.json", d / "gate_corpus.json"
+    if one.exists() and two.exists():   # issue 17: the corpus on one GPU and on all of them
+        lines: list = []
+        n_diff = same_rows(load([two]), load([one]), lines.append)
+        out(f"One GPU vs all: the corpus's rows on one GPU (gate_corpus_gpus1) and on all "
+            f"(gate_corpus): {lines[0]}" + ("" if not n_diff else ": " + "; ".join(x.strip() for x in lines[1:])) + "\n")
     for part, files in parts.items():
         if not files:
             continue
@@ -195,19 +202,27 @@ def doc(d: Path, out=print) -> None:
 def same(a: Path, b: Path) -> int:
     """Rows of two result directories (e.g. one GPU and two) compared kernel by kernel: verdict,
     reads that differ, timeouts, sanitizer counts and agreement. Prints the differences; 0 when
-    there are none."""
+    there are none. Each may also be one part's JSON file (gate_corpus.json gate_corpus_gpus1.json)."""
+    def rows(p: Path) -> list:   # a results directory, or one part's JSON file
+        return load([p] if p.is_file() else sorted(p.glob("gate_*.json")))
+    return 1 if same_rows(rows(a), rows(b), print) else 0
+
+
+def same_rows(rows_a: list, rows_b: list, out=print) -> int:
+    """The kernels whose verdict, trace, timeouts, sanitizer counts or agreement differ: printed
+    (a first line with the counts, then one per kernel); their number."""
     def key(r):
         t = r.get("trace") or {}
         return (r["verdict"], t.get("mismatches"), t.get("count_mismatches"), t.get("sink_mismatches"),
                 r.get("timeouts"), (r.get("racecheck") or {}).get("hazards"),
                 (r.get("synccheck") or {}).get("hazards"), agree(r))
-    ra = {r["kernel"]: r for r in load(sorted(a.glob("gate_*.json")))}
-    rb = {r["kernel"]: r for r in load(sorted(b.glob("gate_*.json")))}
+    ra = {r["kernel"]: r for r in rows_a}
+    rb = {r["kernel"]: r for r in rows_b}
     diff = [k for k in sorted(set(ra) | set(rb)) if k not in ra or k not in rb or key(ra[k]) != key(rb[k])]
-    print(f"{len(set(ra) & set(rb))} kernels in both; {len(diff)} differ")
+    out(f"{len(set(ra) & set(rb))} kernels in both; {len(diff)} differ")
     for k in diff[:50]:
-        print(f"  {short(k)}: {key(ra[k]) if k in ra else '-'} vs {key(rb[k]) if k in rb else '-'}")
-    return 1 if diff else 0
+        out(f"  {short(k)}: {key(ra[k]) if k in ra else '-'} vs {key(rb[k]) if k in rb else '-'}")
+    return len(diff)
 
 
 BEGIN, END = "<!-- gate-results:begin -->", "<!-- gate-results:end -->"

@@ -13,6 +13,7 @@ from asyncguard.engine.program import elaborate
 from asyncguard.parse import parse
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+ROOT = CORPUS.parent
 EMITTED = ["real/gemm_sm80_s3_128x128x32.tir", "real/reduce_sum_shared_sm80_t256.tir",
            "real/softmax_rows_sm80_t128.tir", "handwritten/ring2.tir", "handwritten/persistent_ring.tir",
            "real/copy_pipelined_sm90a_s2.tir", "handwritten/ws_tma_pipeline.tir",
@@ -155,6 +156,21 @@ def test_no_gpu_exits_2_with_the_reason():
     p = subprocess.run([sys.executable, "-m", "asyncguard", "sanitize", str(CORPUS / "handwritten" / "ring2.tir")],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "asyncguard sanitize: no" in p.stderr
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_prepare_only_needs_no_gpu_and_compiles_each_distinct_skeleton(tmp_path):
+    import json
+    out = tmp_path / "p.json"
+    p = subprocess.run([sys.executable, "-m", "asyncguard", "sanitize", "--prepare-only", "--jobs", "1",
+                        "--json", str(out), str(CORPUS / "handwritten" / "ring2.tir"),
+                        str(ROOT / "tests" / "gate_kernels" / "register_mask_ring.tir")],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = json.loads(out.read_text())
+    assert [r["compile"] for r in rows] == ["compiled", "compiled"]
+    assert all(r["prepare_seconds"] > 0 for r in rows)
+    assert "distinct skeleton(s) compiled in" in p.stderr
 
 
 @pytest.mark.gpu

@@ -2,7 +2,8 @@
 
 The skeleton keeps what the checker analysed and drops the arithmetic:
 
-* the launch: the same threads per block, the same grid, one dynamic shared-memory buffer laid
+* the launch: the same threads per block, the traced blocks of the grid only (each with its
+  real block index, read from a block-index map), one dynamic shared-memory buffer laid
   out exactly as `SharedLayout` places the kernel's regions (flat byte bases), mbarriers in a
   separate static `__shared__ uint64_t` array;
 * every synchronization operation: `cp.async` (its size; a false predicate still zero-fills),
@@ -28,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program
+from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, _scan_globals
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, operand_bytes
@@ -240,6 +241,10 @@ __device__ __forceinline__ void ag_mbar_expect_tx(u64* b, i64 tx) {
   asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((u32)tx) : "memory"); }
 __device__ __forceinline__ void ag_mbar_arrive_expect_tx(u64* b, i64 tx) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(ag_saddr(b)), "r"((u32)tx) : "memory"); }
+// the mbarrier tracks the thread's prior cp.asyncs; once they complete, the arrival is made
+// for the thread (noinc: it counts against the init count, as TileLang's template issues it)
+__device__ __forceinline__ void ag_mbar_cp_async_arrive(u64* b) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(ag_saddr(b)) : "memory"); }
 __device__ __noinline__ void ag_mbar_wait(AgState& s, u64* b, i64 parity) {
   u32 a = ag_saddr(b), ok = 0;
   for (u32 spin = 0; spin < AG_SPIN_LIMIT && !ok; ++spin) {
@@ -278,6 +283,24 @@ def c_name(name: str) -> str:
     return "v_" + _CNAME.sub("_", name)
 
 
+def register_c(region: str) -> str:
+    return "ag_reg_" + _CNAME.sub("_", region)
+
+
+def _truth_of_global_slice(em, val) -> bool:
+    """`T.Cast("int8xN", T.Cast("boolxN", G[a:a + N]))` over a global parameter: the engine's
+    element-wise truth copy of a block mask into registers (engine/program.py
+    _register_slice_store)."""
+    truth = False
+    while isinstance(val, ir.Call) and val.name == "T.Cast" and len(val.args) == 2:
+        truth = truth or str(em.el.literal(val.args[0]) or "").startswith("bool")
+        val = val.args[1]
+    if not (truth and isinstance(val, ir.Subscript) and len(val.indices) == 1
+            and isinstance(val.indices[0], ir.Slice)):
+        return False
+    return em.input_root(em.el.view_of(val.value)) is not None
+
+
 def _byte_size(size, what, span) -> int:
     """A whole, positive element size in bytes, or EmitError: sub-byte and unknown dtypes
     (int4, fp4, ...) have no byte-addressed skeleton, and a None must never reach the C text."""
@@ -292,7 +315,12 @@ class _Emitter:
     def __init__(self, func: ir.Function, program: Program, kernel: str):
         self.func, self.p, self.kernel = func, program, kernel
         self.idx = _index(func)
-        self.el = Elaborator(func)          # helpers only (literal, view_of); views from the Program
+        # helpers only (literal, view_of, register_of); views from the Program. Elaborating the
+        # body again gives the global parameters' aliases and which of them the kernel only
+        # reads as truth values: the engine's data-dependent inputs (engine/inputs.py)
+        self.el = Elaborator(func)
+        self.el.block(func.body)
+        _scan_globals(self.el, func.body)
         self.el.views = program.views
         self.el.launch = program.launch
         self.lines: list[str] = []
@@ -303,6 +331,8 @@ class _Emitter:
         self.info: dict = {}
         self.features: set = set()
         self.descriptors: set = set()     # C variables of wgmma descriptors (declared at the top)
+        self.registers: dict = {}         # per-thread integer register region -> element count
+        self.unknown_registers: dict = {} # region -> why a store into it has no C value
         self.delays: list = []            # witness replay: [{line, warp, loops, us}]
 
     # ---- output
@@ -378,14 +408,61 @@ class _Emitter:
                      "T.uint64") and len(args) == 1:
                 return f"((i64)({self.expr(args[0])}))"
             if n == "T.Cast" and len(args) == 2 and isinstance(args[0], ir.Const) \
-                    and str(args[0].value).startswith(("int", "uint")):
+                    and str(args[0].value).startswith(("int", "uint")) and "x" not in str(args[0].value):
                 return f"((i64)({self.expr(args[1])}))"
+            if n == "T.Cast" and len(args) == 2 and isinstance(args[0], ir.Const) and args[0].value == "bool":
+                return f"((i64)(({self.expr(args[1])}) != 0))"
             if n == "T.tl_shuffle_elect" and len(args) == 1:
                 return f"ag_elect(ag_tid, {self.expr(args[0])})"
             return self._fail(e, f"value of {n or 'call'}(...)")
         if isinstance(e, ir.Subscript):
-            return self._fail(e, "a value loaded from memory (data-dependent)")
+            return self.loaded_value(e)
         return self._fail(e, type(e).__name__)
+
+    def loaded_value(self, sub: ir.Subscript) -> str:
+        """A value loaded from memory: a per-thread integer register (the skeleton keeps it, as
+        the engine does), or a data-dependent input from global memory, which is 1: the gate's
+        reference runs the kernel with every input truth value taken (reference.AllTaken), the
+        pattern the checker's own first run takes. Anything the engine does not compute there
+        makes the reference incomplete (SKIP), so `1` is only ever compared where the engine
+        read a 1 too."""
+        view = self.el.view_of(sub.value)
+        reg = self.el.register_of(view)
+        if reg is not None:
+            region, first, size, _ = reg
+            if region in self.unknown_registers:
+                raise EmitError(f"line {sub.span.line}: register {region}: {self.unknown_registers[region]}")
+            self.registers[region] = max(self.registers.get(region, 0), size)
+            return f"{register_c(region)}[{self.register_index(reg, view, sub)}]"
+        if self.input_root(view) is not None and not any(isinstance(i, ir.Slice) for i in sub.indices):
+            return "1LL"
+        return self._fail(sub, "a value loaded from memory (data-dependent)")
+
+    def input_root(self, view) -> str | None:
+        """The global parameter behind `view` when the engine takes its loads as data-dependent
+        truth values (read only, every use a truth value), else None."""
+        el = self.el
+        root = el.roots.get(view.name) if view is not None and view.region is None else None
+        if root is None or root in el.written_roots or not el.truth_only.get(root, False):
+            return None
+        return root
+
+    def register_index(self, reg, view, sub: ir.Subscript) -> str:
+        """C element index (from the region's element 0) of a one-element register subscript."""
+        _, first, _, _ = reg
+        idx = sub.indices
+        if any(isinstance(i, ir.Slice) for i in idx):
+            raise EmitError(f"line {sub.span.line}: register slice used as a value")
+        if len(idx) == 1:
+            return f"({first}LL + {self.expr(idx[0])})"
+        shape = view.shape or ()
+        if len(idx) != len(shape):
+            raise EmitError(f"line {sub.span.line}: register subscript of {len(idx)} indices")
+        strides = [1] * len(idx)
+        for k in range(len(idx)):
+            for d in shape[k + 1:]:
+                strides[k] *= d
+        return f"({first}LL + " + " + ".join(f"({self.expr(i)}) * {st}LL" for i, st in zip(idx, strides)) + ")"
 
     def _fail(self, e, what):
         raise EmitError(f"line {getattr(e, 'span', ir.NO_SPAN).line}: cannot print {what} as C")
@@ -528,7 +605,42 @@ class _Emitter:
         if isinstance(s, POp):
             self.op(s)
             return
+        if isinstance(s, PStore):
+            self.register_store(s)
+            return
         raise EmitError(f"program node {type(s).__name__}")
+
+    def register_store(self, s: PStore) -> None:
+        """A store into a per-thread integer register (`local` scope): the skeleton keeps the
+        register, since later control flow or addresses may read it. The engine's slice store of
+        a truth-cast global vector (a block mask) is 1 per element under the reference's
+        all-taken inputs; a value the emitter cannot print leaves the register unknown, and
+        only a later read of it is an EmitError (as the engine reports only a use)."""
+        a = self.node("assign", s.span)
+        tgt, val = a.target, a.value
+        view = self.el.view_of(tgt.value) if isinstance(tgt, ir.Subscript) else None
+        reg = self.el.register_of(view)
+        if reg is None or reg[0] != s.region:
+            raise EmitError(f"line {s.span.line}: register store the emitter cannot place")
+        self.registers[s.region] = max(self.registers.get(s.region, 0), s.size)
+        if any(isinstance(i, ir.Slice) for i in tgt.indices):
+            index = f"{int(s.index({}))}LL"          # slice stores are one constant element each
+            value = "1LL" if _truth_of_global_slice(self, val) else None
+            why = "written from a register slice with a value the engine does not compute"
+        else:
+            index = self.register_index(reg, view, tgt)
+            try:
+                value, why = self.expr(val), None
+            except EmitError as err:
+                value, why = None, f"written with a value the emitter cannot print ({err})"
+        if value is None:
+            self.unknown_registers[s.region] = why
+            self.out(f"// line {s.span.line}: {s.region} store not emitted ({why})")
+            return
+        self.unknown_registers.pop(s.region, None)
+        if s.bounds == (0, 2):
+            value = f"(({value}) != 0)"
+        self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  // line {s.span.line}: register store")
 
     def delay(self, s) -> None:
         """Witness replay: before the op (or branch) at a delayed line, the named warp (at the witness's
@@ -636,6 +748,8 @@ class _Emitter:
             self.out(f"ag_mbar_arrive({self.barrier(args[0])});  // line {span.line}")
         elif name == "ptx_arrive_barrier_expect_tx" and len(args) == 2:
             self.out(f"ag_mbar_arrive_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
+        elif name == "ptx_cp_async_barrier_noinc" and len(args) == 1:
+            self.out(f"ag_mbar_cp_async_arrive({self.barrier(args[0])});  // line {span.line}: cp.async.mbarrier.arrive.noinc")
         elif name == "mbarrier_wait_parity":
             self.out(f"ag_mbar_wait(ag, {self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
         elif name == "fence_proxy_async":
@@ -739,20 +853,23 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     head.append(
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
         "    u32* __restrict__ ag_trace, u32* __restrict__ ag_counts, u32* __restrict__ ag_flags,\n"
-        "    const int* __restrict__ ag_slot, const unsigned char* __restrict__ ag_pool,\n"
+        "    const int* __restrict__ ag_bmap, const unsigned char* __restrict__ ag_pool,\n"
         "    unsigned char* __restrict__ ag_sink, u32 ag_per, u32 ag_maxr, u32 ag_nslots) {")
     pre = [
         f"  const u32 ag_tid = threadIdx.x + threadIdx.y * {tx}u + threadIdx.z * {tx * ty}u;",
-        "  const u32 ag_bid = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y;",
-        "  const int ag_s = ag_slot[ag_bid];",
-        f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s >= 0;",
-        f"  ag.trace = ag_trace + ((u64)(ag_s < 0 ? 0 : ag_s) * {launch.num_threads}u + ag_tid) * ag_maxr;",
+        # the launch is one block per traced block (blockIdx.x = its slot); ag_bmap holds the
+        # kernel's own (x, y, z) block index of each, so a sampled block computes what it would in
+        # the kernel's full grid, which is never launched (16384 x 16384 GEMMs: minutes)
+        "  const int ag_s = (int)blockIdx.x;",
+        f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s < (int)ag_nslots;",
+        f"  ag.trace = ag_trace + ((u64)(ag.traced ? ag_s : 0) * {launch.num_threads}u + ag_tid) * ag_maxr;",
         "  ag.pool = ag_pool; ag.per = ag_per; ag.flags = ag_flags;",
         # bulk (TMA) stores copy shared bytes to the same offsets of this block's slice of the
-        # sink (a traced block its own slice, the others one scratch slice), compared afterwards
-        f"  unsigned char* ag_sinkb = ag_sink + (u64)(ag_s < 0 ? ag_nslots : (u32)ag_s) * {total}u; (void)ag_sinkb;",
+        # sink, compared afterwards
+        f"  unsigned char* ag_sinkb = ag_sink + (u64)(ag.traced ? (u32)ag_s : ag_nslots) * {total}u; (void)ag_sinkb;",
     ]
     pre += [f"  i64 {d} = 0;" for d in sorted(em.descriptors)]
+    pre += [f"  i64 {register_c(r)}[{n}] = {{0}}; (void){register_c(r)};" for r, n in sorted(em.registers.items())]
     if n_mbar:
         pre.append(f"  __shared__ __align__(8) u64 ag_mbar[{n_mbar}];")
     pre.append(f"  for (u32 i = ag_tid * 4u; i < {total}u; i += {launch.num_threads * 4}u) {{")
@@ -764,7 +881,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     for name, axis in launch.thread_vars.items():
         pre.append(f"  const i64 {c_name(name)} = (i64)threadIdx.{axis[-1]}; (void){c_name(name)};")
     for name, axis in launch.block_vars.items():
-        pre.append(f"  const i64 {c_name(name)} = (i64)blockIdx.{axis[-1]}; (void){c_name(name)};")
+        k = "xyz".index(axis[-1])
+        pre.append(f"  const i64 {c_name(name)} = (i64)ag_bmap[3u * blockIdx.x + {k}u]; (void){c_name(name)};")
     post = ["  if (ag.traced) ag_counts[(u64)ag_s * %du + ag_tid] = ag.r;" % launch.num_threads, "}"]
     src = "\n".join(head + pre + em.lines + post) + "\n"
     return Emitted(kernel, src, tuple(launch.threads), tuple(launch.blocks), total, n_mbar,

@@ -163,9 +163,60 @@ def _log(msg: str) -> None:
 
 
 # ---------------------------------------------------------------- the command
+def prepare_only(args) -> int:
+    """`asyncguard sanitize --prepare-only`: everything before the GPU -- static check, skeleton,
+    reference, and the compile of every distinct skeleton for sm_90a (NVRTC, else nvcc) -- with
+    each kernel's preparation and compile time: the CPU side of a run, measured where no GPU is.
+    Exit 0, or 1 when a skeleton does not compile."""
+    from concurrent.futures import ProcessPoolExecutor
+    t_start = time.time()
+    jobs = max(1, args.jobs or os.cpu_count() or 1)
+    cases = prepare(args.files, jobs, getattr(args, "prepare_timeout", 60.0),
+                    progress=stderr_progress("prepared file"), replay=getattr(args, "replay", False),
+                    strict=tuple(getattr(args, "strict", None) or ()))
+    t_prep = time.time() - t_start
+    work = Path(args.keep or tempfile.mkdtemp(prefix="agsan-"))
+    work.mkdir(parents=True, exist_ok=True)
+    todo, first_of = [], {}
+    for c in cases:
+        if c.emitted is None:
+            c.result["status"] = "not emitted"
+            continue
+        key = skeleton_key(c)
+        if key in first_of:
+            c.same_as = first_of[key]
+            continue
+        first_of[key] = c
+        todo.append(c)
+    t0 = time.time()
+    jobs_ = [(c.emitted.source, c.emitted.kernel, "sm_90a", str(work / f"{c.emitted.kernel}.cubin")) for c in todo]
+    tick = stderr_progress("compiled")
+    with ProcessPoolExecutor(jobs) as pool:
+        for i, (c, (cubin, how, err)) in enumerate(zip(todo, pool.map(compile_job, jobs_, chunksize=1)), 1):
+            c.result.update(status="compiled" if err is None else "compile failed", compiler=how)
+            if err is not None:
+                c.result["error"] = err
+            tick(i, len(todo))
+    t_comp = time.time() - t0
+    bad = [c for c in todo if c.result["status"] != "compiled"]
+    for c in sorted(cases, key=lambda c: -c.seconds):
+        status = f"SKIP {c.skip}" if c.skip else (
+            f"same skeleton as {c.same_as.id}" if c.same_as else c.result.get("status", ""))
+        print(f"{c.seconds:8.2f} s  {c.id}  {status[:160]}")
+    _log(f"{len(cases)} kernel(s) prepared in {t_prep:.1f}s ({sum(c.skip is not None for c in cases)} skipped, "
+         f"--jobs {jobs}); {len(todo)} distinct skeleton(s) compiled in {t_comp:.1f}s ({len(bad)} failed)")
+    if args.json:
+        rows = [dict(_row(c), compile=c.result.get("status"), compile_error=c.result.get("error"))
+                for c in cases]
+        Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
+    return 1 if bad else 0
+
+
 def main(args) -> int:
     if getattr(args, "child", None):
         return run_child(args.child, getattr(args, "trace_dir", None))
+    if getattr(args, "prepare_only", False):
+        return prepare_only(args)
     try:
         gpus = visible_gpus(getattr(args, "gpus", 0) or 0)
         if not gpus:

@@ -156,7 +156,7 @@ class Gpu:
             "trace": np.zeros(S * T * R, dtype=np.uint32),
             "counts": np.zeros(S * T, dtype=np.uint32),
             "flags": np.zeros(4, dtype=np.uint32),
-            "slot": np.asarray(plan["slots"], dtype=np.int32),
+            "bmap": np.asarray(plan["blocks"], dtype=np.int32).reshape(-1),   # real (x, y, z) per slot
             "pool": pool,
             "sink": np.zeros((S + 1) * smem16, dtype=np.uint8),   # + a scratch slice
         }
@@ -165,11 +165,11 @@ class Gpu:
             for k, a in host.items():
                 dev[k] = _ok(cu.cuMemAlloc(max(a.nbytes, 16)), "cuMemAlloc")
                 _ok(cu.cuMemcpyHtoD(dev[k], a.ctypes.data, a.nbytes), "cuMemcpyHtoD")
-            vals = [np.array([int(dev[k])], dtype=np.uint64) for k in ("trace", "counts", "flags", "slot", "pool", "sink")]
+            vals = [np.array([int(dev[k])], dtype=np.uint64) for k in ("trace", "counts", "flags", "bmap", "pool", "sink")]
             vals += [np.array([plan["per"]], dtype=np.uint32), np.array([R], dtype=np.uint32),
                      np.array([S], dtype=np.uint32)]
             params = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
-            gx, gy, gz = plan["grid"]
+            gx, gy, gz = plan["launch_grid"]     # the traced blocks only (plan["grid"]: the kernel's)
             bx, by, bz = plan["block"]
             t0 = time.time()
             _ok(cu.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, 0, params.ctypes.data, 0), "cuLaunchKernel")

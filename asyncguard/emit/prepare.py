@@ -88,14 +88,19 @@ def gate_sizes(program) -> list[dict]:
     from ..prover.sizes import plan_sizes
     listed = plan_sizes(program, []).values
     values = listed[:-1] or listed
+    if not values:     # no size the checker runs (e.g. a launch extent it cannot read): emit says why
+        return [{}]
     picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
     return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
 
 
-def kernel_name(index: int, path: str, label: str) -> str:
-    """A C name unique in the run (the file's index in it), readable (stem and label)."""
-    tail = re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}_{label}")[:80]
-    return f"ag{index}_{tail}"
+def kernel_name(index: int, ordinal: str, path: str, label: str) -> str:
+    """A C name unique in the run: the file's index in the run and the case's ordinal in the file
+    (function, size) come first, and only the readable rest (stem and label) is cut to length.
+    Cutting the whole name gave the two kernels of a file with a long stem one name (one .cu, one
+    cubin: one was launched with the other's code and buffers, CUDA_ERROR_ILLEGAL_ADDRESS)."""
+    tail = re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}_{label}")[:72]
+    return f"ag{index}_{ordinal}_{tail}"
 
 
 def launch_problem(launch) -> str | None:
@@ -134,15 +139,42 @@ def prepare(paths, jobs: int = 1, seconds: float = PREPARE_SECONDS, progress=Non
             out += prepare_file(*t)
             if progress:
                 progress(n, len(tasks))
-        return out
+        return unique_kernels(out)
     hard = 3 * seconds + 30 if seconds else None     # the static check's budget, then the instances
-    results = run_forked(prepare_file, tasks, jobs, hard, progress)
+    # largest files first: the slow ones (big kernels) then overlap the many small ones instead
+    # of running alone at the end (the H200 field run spent its last 90 s of 195 on two files)
+    order = sorted(range(len(tasks)), key=lambda i: -_file_size(tasks[i][1]))
+    done = run_forked(prepare_file, [tasks[i] for i in order], jobs, hard, progress)
+    results: list = [None] * len(tasks)
+    for k, i in enumerate(order):
+        results[i] = done[k]
     out = []
     for t, r in zip(tasks, results):
         if isinstance(r, str):
             r = [Case(t[1], "<file>", static="?", skip=f"not prepared: {r}")]
         out += r
-    return out
+    return unique_kernels(out)
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def unique_kernels(cases: list) -> list:
+    """Every launched case has its own C kernel name (its .cu, cubin and trace files are named
+    after it): a repeated name is that later case's SKIP, never a launch of another kernel's code."""
+    seen: dict = {}
+    for c in cases:
+        if c.emitted is None:
+            continue
+        first = seen.setdefault(c.emitted.kernel, c)
+        if first is not c:
+            c.skip = f"not launched: C kernel name {c.emitted.kernel} already used by {first.id}"
+            c.emitted, c.plan, c.refs = None, {}, []
+    return cases
 
 
 def run_forked(fn, tasks: list, jobs: int, hard_limit: float | None, progress=None) -> list:
@@ -221,22 +253,25 @@ def _prepare_file(index: int, path: str, seconds: float, replay: bool, strict: t
 
     text = read(Path(path))
     statics, static_err = {}, "?"
+    module = parse(text, path)       # InputError: the file's one SKIP row (prepare_file)
     try:
-        report = check_text(text, path, Limits(max_seconds=seconds, strict=tuple(strict)))
+        report = check_text(text, path, Limits(max_seconds=seconds, strict=tuple(strict)), module=module)
         for k in report.kernels:
             statics[k.name] = (verdict(k.findings), sorted({f.rule.code for f in k.findings}),
                                [f.as_dict() for f in k.findings])
-    except Exception as err:  # noqa: BLE001 -- InputError included: the parse below says it again
+    except Exception as err:  # noqa: BLE001 -- an engine failure is this file's static "?", never a crash
         static_err = f"check failed: {type(err).__name__}: {err}"
     cases: list[Case] = []
-    functions = parse(text, path).functions
-    for func in functions:
+    functions = module.functions
+    for k, func in enumerate(functions):
         static, rules, findings = statics.get(func.name, (static_err, [], []))
-        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays)
+        cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays,
+                                   ordinal=k)
     return cases
 
 
-def _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays=()) -> list[Case]:
+def _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays=(),
+                      ordinal: int = 0) -> list[Case]:
     from ..engine.program import elaborate
     out: list[Case] = []
 
@@ -262,7 +297,7 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
             continue
         try:
             with deadline(left, "skeleton and reference"):
-                _prepare_instance(c, func, program, size, kernel_name(index, path, f"{j}_{label}"), replay,
+                _prepare_instance(c, func, program, size, kernel_name(index, f"{ordinal}_{j}", path, label), replay,
                                   delays)
         except Exception as err:  # noqa: BLE001
             c.skip = f"{type(err).__name__}: {err}"
@@ -286,16 +321,12 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         c.skip = f"not emitted: {err}"
         return
     launch = program.launch
-    blocks = launch.sample_blocks() if program.block_dependent else [{}]
-    gx, gy, gz = launch.blocks
-    nblocks = gx * gy * gz
-    if nblocks > 1 << 24:
-        c.skip = f"not launched: {nblocks} blocks (the gate traces a sample but launches the whole grid)"
-        return
-    slots = [-1] * nblocks
-    for i, b in enumerate(blocks):
-        bid = b.get("blockIdx.x", 0) + b.get("blockIdx.y", 0) * gx + b.get("blockIdx.z", 0) * gx * gy
-        slots[bid] = i
+    blocks = traced_blocks(program)
+    # only the traced blocks are launched, each with its real block index (the block-index map):
+    # blocks share nothing the skeleton checks (shared memory, barriers, mbarriers are per block),
+    # and a full grid of a large example (16384^3 GEMM: 16384 blocks of 256 TMA stages) outlasts
+    # any launch limit
+    bmap = [[int(b.get(f"blockIdx.{a}", 0)) for a in "xyz"] for b in blocks]
     T = launch.num_threads
     for b in blocks:
         r = reference.compute(program, e, b, sizes=size)
@@ -309,14 +340,24 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     maxr = max((len(x) for r in c.refs for x in r.reads), default=0)
     per = int(max((int(r.src_bytes.max()) for r in c.refs), default=0))
     c.plan = {"id": c.id, "kernel": e.kernel, "grid": list(e.grid), "block": list(e.threads),
-              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks),
-              "slots": slots, "maxr": maxr, "per": -(-per // 16) * 16 or 16,
+              "launch_grid": [len(blocks), 1, 1], "blocks": bmap,
+              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks), "maxr": maxr, "per": -(-per // 16) * 16 or 16,
               "hopper": "hopper" in e.features}
     e.info = {}           # op id -> model closures: used by the reference only, not picklable
     c.emitted = e
     if replay and c.findings and not c.hang:
         from .replay import prepare_replays
         prepare_replays(c, func, program, size, kname)
+
+
+def traced_blocks(program) -> list[dict]:
+    """The blocks the checker runs (analyze._check_function): block 0 unless control flow depends
+    on blockIdx, then the sampled blocks, or block 0 alone when blocks differ only in which
+    data-dependent inputs they read (under the reference's all-taken inputs they run alike)."""
+    if not program.block_dependent:
+        return [{}]
+    blocks = program.launch.sample_blocks()
+    return blocks[:1] if program.blocks_alike else blocks
 
 
 def skeleton_key(c: Case) -> tuple:
