@@ -297,9 +297,14 @@ def test_the_reference_run_leaves_out_the_checkers_pair_checks():
     # the reference needs the engine's event order only; the pairwise race / proxy checks (most
     # of its time) are turned off by overriding them: they must still be the engine's names
     from asyncguard.engine.machine import Machine
-    for name in ("_check_pair", "_check_proxy"):
-        assert callable(getattr(Machine, name, None)), name
-        assert getattr(reference._Recorder, name) is not getattr(Machine, name)
+    from asyncguard.engine.state.memory import Memory
+    from asyncguard.engine.state.proxy import Proxies
+    swapped = dict(reference._Recorder.FEATURES)
+    assert set(swapped) == {attr for attr, _ in Machine.FEATURES}
+    for cls, name in ((Memory, "_check_pair"), (Proxies, "_check_proxy")):
+        assert callable(getattr(cls, name, None)), name
+        quiet = next(c for c in swapped.values() if issubclass(c, cls))
+        assert getattr(quiet, name) is not getattr(cls, name)
     # a racy kernel's reference still predicts the stale read (the race itself is the checker's)
     (c,) = _cases("named_barrier_pingpong_race.tir")
     assert c.static == "buggy" and c.skip is None and compare(c, expected_run(c))["mismatches"] == 0

@@ -113,6 +113,8 @@ class _Task:
 
 
 class Machine:
+    # a subclass may swap a feature's class (the gate's reference turns the pair checks off)
+    FEATURES = FEATURES
     def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
                  block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None,
                  accelerate_lines: tuple = ()):
@@ -144,7 +146,7 @@ class Machine:
         self.seen_pairs: set = set()    # (statement, statement, ...) pairs reported already
         self.seen_notes: set = set()
         self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported})
-        for attr, cls in FEATURES:
+        for attr, cls in self.FEATURES:
             feature = cls(self)
             setattr(self, attr, feature)
             self.features.append(feature)
