@@ -149,7 +149,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                   getattr(getattr(sizes, "induction", None), "loop_lines", ()))
                 if size and size not in ran:
                     ran.append(size)
-                for reason, span in program.notes:
+                for reason, span in program.notes + getattr(sizes, "notes", []):
                     machine._note(reason, span)
                 kernel.observe(machine)
                 result = _run_machine(machine, clock, limits.max_seconds)
@@ -163,7 +163,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     first = result.accelerated
                     machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}))
-                    for reason, span in program.notes:
+                    for reason, span in program.notes + getattr(sizes, "notes", []):
                         machine._note(reason, span)
                     kernel.observe(machine)
                     result = _run_machine(machine, clock, limits.max_seconds)
@@ -225,12 +225,38 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         scope.insert(0, text)
     if len(blocks) > 1:
         scope.insert(0, f"blocks checked: {blocks}")
+    grid_line = symbolic_grid_scope(program)
+    if grid_line:
+        scope.insert(0, grid_line)
     if alike:
         scope.insert(0, f"block {blocks[0]} stands for every block: blocks differ only in which "
                         "data-dependent values they read, and every outcome pattern is checked")
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
+
+
+def symbolic_grid_scope(program) -> str:
+    """What a verdict assumed of grid axes with symbolic extents (models/launch.py)."""
+    from .engine.program import expr_text
+    launch = program.launch
+    if not launch.symbolic_blocks:
+        return ""
+    inert, sized = [], []
+    for name, axis in launch.block_vars.items():
+        if axis not in launch.symbolic_blocks:
+            continue
+        text = f"{axis} ({name}, extent {expr_text(launch.symbolic_blocks[axis])})"
+        (sized if name in program.symbolic_block_vars else inert).append(text)
+    out = []
+    if inert:
+        out.append(f"grid {', '.join(inert)}: the block index decides no branch, bound, shared "
+                   "address or barrier (outside global input addresses), so one block stands for "
+                   "every block of every grid size")
+    if sized:
+        out.append(f"grid {', '.join(sized)}: the block index is a symbolic size, every index "
+                   "below the extent covered (see the size line)")
+    return "; ".join(out) + "; a grid extent below 1 is not a launch (CUDA refuses it)"
 
 
 # ---------------------------------------------------------------- resource bounds (issue 9)

@@ -143,7 +143,8 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
     for n, axis in launch.thread_vars.items():
         dom += [names[n] >= 0, names[n] < launch.threads["xyz".index(axis[-1])]]
     for n, axis in launch.block_vars.items():
-        dom += [names[n] >= 0, names[n] < launch.blocks["xyz".index(axis[-1])]]
+        r = launch.block_range(axis)
+        dom += [names[n] >= 0] + ([names[n] < r[1]] if r else [])
     asm_c = []
     for a in assumptions:
         c, sc = encode(a, env)

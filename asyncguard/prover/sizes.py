@@ -25,6 +25,9 @@ class SizePlan:
     proof: str = "none"                            # "proved" | "refuted" | "unknown: ..."
     scope: str = ""
     induction: object = None   # prover.induction.Induction: trip counts >= n0 + step reduce to smaller ones
+    # why no finite set of values was proved to stand for all: (reason, span), reported as
+    # not modelled (AG001) by analyze, so the verdict is `unknown`
+    notes: list = field(default_factory=list)
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -52,11 +55,17 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     counts are below n0 + S (a few periods: prover/induction.py); otherwise every trip count up
     to `max_trips` and one value with trip counts of at least `large`."""
     syms = [s for s in program.symbols if s in program.control_names]
-    if not syms:
+    blocks = list(getattr(program, "symbolic_block_vars", ()))
+    if not syms and not blocks:
         return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
-    if len(syms) > 1:
-        return SizePlan(None, [], [], "unknown", f"several symbolic sizes in control flow: {', '.join(syms)}")
-    sym = syms[0]
+    if len(syms) > 1 or blocks:
+        return plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit)
+    return plan_one(program, syms[0], assumptions, max_trips, large, scan_limit)
+
+
+def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
+             scan_limit: int = 1 << 20) -> SizePlan:
+    """One symbolic size deciding trip counts (the induction of prover/induction.py)."""
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
@@ -139,9 +148,20 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
 
 
 def checked_text(sym: str, values: list, vectors: list) -> str:
-    """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run."""
-    return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
-            f"{', '.join(str(t) for t in vectors)})")
+    """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run;
+    '(M, bx) in {(1, 0), (2, 0)}' for several names (long lists shortened)."""
+    names = [n.strip() for n in sym.split(",")]
+    if len(names) == 1:
+        listed = [str(x[sym]) for x in values]
+    else:
+        listed = ["(" + ", ".join(str(x.get(n, "-")) for n in names) + ")" for x in values]
+    if len(listed) > 16:
+        listed = listed[:8] + [f"... {len(listed) - 12} more ..."] + listed[-4:]
+    head = sym if len(names) == 1 else f"({sym})"
+    trips = [str(t) for t in vectors if t != ()]
+    if len(trips) > 16:
+        trips = trips[:8] + ["..."] + trips[-4:]
+    return f"{head} in {{{', '.join(listed)}}}" + (f" (trip counts {', '.join(trips)})" if trips else "")
 
 
 def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) -> list:
@@ -307,3 +327,102 @@ def parse_assumption(text: str):
     if not isinstance(stmt, ir.ExprStmt):
         raise ValueError(f"not an expression: {text!r}")
     return stmt.expr
+
+
+def plan_several(program, params: list, blocks: list, assumptions: list, max_trips: int = 12,
+                 large: int = 4096, scan_limit: int = 1 << 20) -> SizePlan:
+    """Several symbolic names: size parameters deciding control, and block indices of symbolic
+    grid axes that decide something (prover/behaviours.py). Independent groups are planned
+    alone and run as the product of their representative values."""
+    import itertools
+
+    from ..engine.exprs import compile_expr
+    from ..engine.program import expr_text
+    from . import behaviours, induction
+    launch = program.launch
+    extent_of = {b: launch.symbolic_blocks[launch.block_vars[b]] for b in blocks}
+    site_list = behaviours.sites(program)
+    joins = [st.expr for st in site_list] + list(assumptions) + \
+        [ir.BinOp("<", ir.Var(b), e) for b, e in extent_of.items()]
+    names = list(params) + [n for b in blocks for n in sorted(free_names(extent_of[b]))
+                            if n not in params] + list(blocks)
+    names = list(dict.fromkeys(names))
+    spans = list(launch.symbolic_spans.values())
+    span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
+    parts, scopes, notes, sub_plan = [], [], [], None
+    for group in behaviours.groups(names, joins):
+        gb = [n for n in group if n in blocks]
+        gp = [n for n in group if n not in blocks]
+        looping = [p for p in gp if induction.size_loops(program, p)]
+        if not gb and len(gp) == 1 and looping:
+            if sub_plan is not None:
+                notes.append((f"two independent symbolic loop sizes ({sub_plan.symbol}, {gp[0]}): "
+                              "one induction at a time", span))
+                continue
+            sub_plan = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit)
+            parts.append(list(zip(sub_plan.values, sub_plan.trips)))
+            scopes.append(sub_plan.scope)
+            notes += sub_plan.notes
+            continue
+        if len(gp) != 1 or looping:
+            what = ", ".join(group)
+            notes.append((f"symbolic sizes {what} decide the same expressions"
+                          + (" and a loop's trip count" if looping else "")
+                          + ": no finite set of values proved to stand for all", span))
+            continue
+        size = gp[0]
+        own = [a for a in assumptions if size in free_names(a)]
+        ok_fns = [compile_expr(a) for a in own]
+        ext_fns = {b: compile_expr(extent_of[b]) for b in gb}
+        steps, why = {}, []
+        for b in gb:
+            red = behaviours.block_translation(program, b, size, extent_of[b], site_list, assumptions)
+            if not red.ok:
+                notes.append((f"blockIdx of {b} (grid extent {expr_text(extent_of[b])}): {red.reason}", span))
+                break
+            steps[b] = red.db
+            why.append(red.reason)
+        else:
+            group_values: list = []
+            reached = []
+            for combo in itertools.product(*[range(steps[b]) for b in gb]):
+                fixed = {b: (v, extent_of[b]) for b, v in zip(gb, combo)}
+                thr = behaviours.threshold(program, size, fixed, site_list, assumptions)
+                if not thr.ok:
+                    notes.append((f"{size}: {thr.reason}", span))
+                    break
+                reached.append(thr.n + thr.s)
+
+                def ok(v, combo=combo):
+                    env = {size: v}
+                    try:
+                        return all(bool(f(env)) for f in ok_fns) and \
+                            all(c < int(ext_fns[b](env)) for b, c in zip(gb, combo))
+                    except NotConcrete:
+                        return False
+                below = [dict({size: v}, **dict(zip(gb, combo))) for v in range(1, thr.n + thr.s) if ok(v)]
+                # values whose every site agrees with an earlier one's run alike: one run each
+                group_values += behaviours.distinct_behaviours(program, group, below, site_list)
+            else:
+                parts.append([(v, ()) for v in group_values])
+                grid = "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
+                scopes.append(f"proved for every {size} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}"
+                              f"{grid}: z3 proved that " + "; ".join(why + [
+                                  f"every {size} of at least {max(reached)} behaves as a smaller one"]) +
+                              f"; checked {checked_text(', '.join(group), group_values, [])}")
+    if notes:
+        return SizePlan(", ".join(names), [], [], "unknown", "; ".join(r for r, _ in notes), None, notes)
+    values, trips = [], []
+    for combo in itertools.product(*parts):
+        v, t = {}, ()
+        for val, vec in combo:
+            v.update(val)
+            t = t + tuple(vec)
+        values.append(v)
+        trips.append(t)
+    proved = all(sc.startswith("proved for every") for sc in scopes)
+    head = "proved for every size" if proved else "checked for the values listed"
+    scope = f"{head} ({len(values)} runs, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
+        if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
+    return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
+                    sub_plan.induction if sub_plan is not None else None)
