@@ -155,7 +155,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 result = _run_machine(machine, clock, limits.max_seconds)
                 ind = getattr(sizes, "induction", None)
                 if size and ind is not None and ind.loop_lines and any(
-                        a is None and n >= ind.n0 and span.line in ind.loop_lines
+                        a is None and n >= ind.n0_of(span.line) and span.line in ind.loop_lines
                         for span, n, a, _, _ in result.accelerated):
                     # a size loop that had to skip did not, while another may have: loops of one
                     # pipeline can be out of step (a false hang). Run this size again with no size
@@ -178,7 +178,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 for span, n, a, b, how in result.accelerated:
                     if size:   # symbolic sizes: the induction needs every long run to skip
                         ind = getattr(sizes, "induction", None)
-                        if a is None and ind is not None and ind.n0 and n >= ind.n0 and \
+                        if a is None and ind is not None and ind.n0 and n >= ind.n0_of(span.line) and \
                                 span.line in ind.loop_lines:
                             broken.append(f"loop at line {span.line} ({n} iterations) {how}")
                         continue

@@ -75,6 +75,19 @@ def test_three_independent_sizes_cost_the_product_of_their_behaviours():
     assert "the product of 3 independent groups" in plan.scope
 
 
+def test_two_independent_size_loops_run_the_product_of_their_trip_count_classes():
+    # two GEMM phases over K and K2: each has its own induction (8 trip-count classes each)
+    program = _program(_text("gemm_sm80_two_phase_dynamic_k_s2.tir"))
+    plan = plan_sizes(program, [])
+    assert not plan.notes and plan.proof == "proved"
+    ind = plan.induction
+    assert ind.status == "proved" and len(ind.loop_lines) == 2 and len(ind.n0_at) == 2
+    ks = sorted({v["K"] for v in plan.values})
+    k2s = sorted({v["K2"] for v in plan.values})
+    assert len(ks) == len(k2s) == 8 and len(plan.values) == 8 * 8
+    assert "the product of 2 independent groups" in plan.scope
+
+
 def test_the_hopper_dynamic_gemm_has_the_same_shape():
     plan = plan_sizes(_program(_text("gemm_sm90a_dynamic_mnk_s3_128x128x32.tir")), [])
     assert plan.proof == "proved" and plan.induction.status == "proved"

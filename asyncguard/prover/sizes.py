@@ -64,8 +64,10 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
 
 
 def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
-             scan_limit: int = 1 << 20) -> SizePlan:
-    """One symbolic size deciding trip counts (the induction of prover/induction.py)."""
+             scan_limit: int = 1 << 20, others: dict | None = None) -> SizePlan:
+    """One symbolic size deciding trip counts (the induction of prover/induction.py);
+    `others`: values for the kernel's other symbolic names in the probe run (independent of
+    `sym`: the geometry it finds is checked again by every run that skips)."""
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
@@ -83,7 +85,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
 
     repeated = True
     try:
-        geometry = probe_geometry(program, sym, trips_at, scan_limit)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others)
         if geometry is None:   # the state never repeats: no run could skip, nothing to prove
             repeated = False
             ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
@@ -152,16 +154,15 @@ def checked_text(sym: str, values: list, vectors: list) -> str:
     '(M, bx) in {(1, 0), (2, 0)}' for several names (long lists shortened)."""
     names = [n.strip() for n in sym.split(",")]
     if len(names) == 1:
-        listed = [str(x[sym]) for x in values]
-    else:
-        listed = ["(" + ", ".join(str(x.get(n, "-")) for n in names) + ")" for x in values]
+        return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
+                f"{', '.join(str(t) for t in vectors)})")
+    listed = ["(" + ", ".join(str(x.get(n, "-")) for n in names) + ")" for x in values]
     if len(listed) > 16:
         listed = listed[:8] + [f"... {len(listed) - 12} more ..."] + listed[-4:]
-    head = sym if len(names) == 1 else f"({sym})"
     trips = [str(t) for t in vectors if t != ()]
     if len(trips) > 16:
         trips = trips[:8] + ["..."] + trips[-4:]
-    return f"{head} in {{{', '.join(listed)}}}" + (f" (trip counts {', '.join(trips)})" if trips else "")
+    return f"({sym}) in {{{', '.join(listed)}}}" + (f" (trip counts {', '.join(trips)})" if trips else "")
 
 
 def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) -> list:
@@ -191,7 +192,8 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
     return out
 
 
-def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None) -> dict | None:
+def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None,
+                   others: dict | None = None) -> dict | None:
     """One (shift, warm) for all size loops, the shortest after which the synchronization state
     repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
     state signature at every iteration boundary of those loops (without skipping anything) and
@@ -249,7 +251,8 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
                 found.append(min(best))
                 self.max_steps = 0   # enough seen: stop the run at the next statement
 
-    probe = _Probe(program, block=block or {}, sizes={sym: value}, accelerate_lines=tuple(lines))
+    probe = _Probe(program, block=block or {}, sizes=dict(others or {}, **{sym: value}),
+                   accelerate_lines=tuple(lines))
     result = probe.run()
     if not found:
         # past the horizon without a repeat (and nothing cut the run short): None; else {}
@@ -349,20 +352,26 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     names = list(dict.fromkeys(names))
     spans = list(launch.symbolic_spans.values())
     span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
-    parts, scopes, notes, sub_plan = [], [], [], None
-    for group in behaviours.groups(names, joins):
+    parts, scopes, notes, sub_plans = [], [], [], []
+    all_groups = behaviours.groups(names, joins)
+
+    def first_value(sym):
+        fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
+        return next((v for v in range(1, 4096) if _assumption_ok(fns, v, sym)), 1)
+    smallest = {n: first_value(n) for n in names if n not in blocks}
+    smallest.update({b: 0 for b in blocks})
+    for group in all_groups:
         gb = [n for n in group if n in blocks]
         gp = [n for n in group if n not in blocks]
         looping = [p for p in gp if induction.size_loops(program, p)]
         if not gb and len(gp) == 1 and looping:
-            if sub_plan is not None:
-                notes.append((f"two independent symbolic loop sizes ({sub_plan.symbol}, {gp[0]}): "
-                              "one induction at a time", span))
-                continue
-            sub_plan = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit)
-            parts.append(list(zip(sub_plan.values, sub_plan.trips)))
-            scopes.append(sub_plan.scope)
-            notes += sub_plan.notes
+            # the probe run needs the other sizes too: their smallest values (independent)
+            others = {n: v for n, v in smallest.items() if n != gp[0]}
+            sub = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit, others)
+            sub_plans.append(sub)
+            parts.append(list(zip(sub.values, sub.trips)))
+            scopes.append(sub.scope)
+            notes += sub.notes
             continue
         if len(gp) != 1 or looping:
             what = ", ".join(group)
@@ -400,16 +409,19 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                             all(c < int(ext_fns[b](env)) for b, c in zip(gb, combo))
                     except NotConcrete:
                         return False
-                below = [dict({size: v}, **dict(zip(gb, combo))) for v in range(1, thr.n + thr.s) if ok(v)]
-                # values whose every site agrees with an earlier one's run alike: one run each
-                group_values += behaviours.distinct_behaviours(program, group, below, site_list)
+                group_values += [dict({size: v}, **dict(zip(gb, combo))) for v in range(1, thr.n + thr.s)
+                                 if ok(v)]
             else:
+                # values whose every site agrees with an earlier one's run alike: one run each
+                below = len(group_values)
+                group_values = behaviours.distinct_behaviours(program, group, group_values, site_list)
                 parts.append([(v, ()) for v in group_values])
                 grid = "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
                 scopes.append(f"proved for every {size} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}"
                               f"{grid}: z3 proved that " + "; ".join(why + [
                                   f"every {size} of at least {max(reached)} behaves as a smaller one"]) +
-                              f"; checked {checked_text(', '.join(group), group_values, [])}")
+                              f"; checked {checked_text(', '.join(group), group_values, [])} "
+                              f"({len(group_values)} distinct behaviours of the {below} values below it)")
     if notes:
         return SizePlan(", ".join(names), [], [], "unknown", "; ".join(r for r, _ in notes), None, notes)
     values, trips = [], []
@@ -424,5 +436,6 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     head = "proved for every size" if proved else "checked for the values listed"
     scope = f"{head} ({len(values)} runs, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
+    inds = [sp.induction for sp in sub_plans if sp.induction is not None]
     return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
-                    sub_plan.induction if sub_plan is not None else None)
+                    induction.merge(inds) if inds else None)
