@@ -254,8 +254,9 @@ def symbolic_grid_scope(program) -> str:
                    "address or barrier (outside global input addresses), so one block stands for "
                    "every block of every grid size")
     if sized:
-        out.append(f"grid {', '.join(sized)}: the block index is a symbolic size, every index "
-                   "below the extent covered (see the size line)")
+        out.append(f"grid {', '.join(sized)}: the block index decides something, so it is one "
+                   "more symbolic size with every index below the extent (the size line says "
+                   "what was proved)")
     return "; ".join(out) + "; a grid extent below 1 is not a launch (CUDA refuses it)"
 
 
