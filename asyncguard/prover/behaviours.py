@@ -396,11 +396,11 @@ def distinct_behaviours(program, names: list, values: list, site_list, limit: in
             env.update(v)
             try:
                 res = np.asarray(fn(env))
+                full = np.broadcast_to(res, tuple(max(1, ranges[n][1] - ranges[n][0]) for n in loops) +
+                                       (launch.num_threads,))
+                key.append(full.astype(np.int64).tobytes())
             except (NotConcrete, Exception):  # noqa: BLE001 -- not evaluable: keep every value
                 return values
-            full = np.broadcast_to(res, tuple(max(1, ranges[n][1] - ranges[n][0]) for n in loops) +
-                                   (launch.num_threads,))
-            key.append(full.astype(np.int64).tobytes())
         key = tuple(key)
         if key not in seen:
             seen.add(key)
