@@ -225,7 +225,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         scope.insert(0, text)
     if len(blocks) > 1:
         scope.insert(0, f"blocks checked: {blocks}")
-    grid_line = symbolic_grid_scope(program)
+    grid_line = symbolic_grid_scope(program, getattr(sizes, "blocks", None))
     if grid_line:
         scope.insert(0, grid_line)
     if alike:
@@ -236,8 +236,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         blocks, kernel.row(), scope or ["the launch as written"])
 
 
-def symbolic_grid_scope(program) -> str:
-    """What a verdict assumed of grid axes with symbolic extents (models/launch.py)."""
+def symbolic_grid_scope(program, deciding: list | None = None) -> str:
+    """What a verdict assumed of grid axes with symbolic extents (models/launch.py); `deciding`:
+    the block variables the size plan treats as sizes (prover.sizes.deciding_blocks)."""
     from .engine.program import expr_text
     launch = program.launch
     if not launch.symbolic_blocks:
@@ -247,7 +248,9 @@ def symbolic_grid_scope(program) -> str:
         if axis not in launch.symbolic_blocks:
             continue
         text = f"{axis} ({name}, extent {expr_text(launch.symbolic_blocks[axis])})"
-        (sized if name in program.symbolic_block_vars else inert).append(text)
+        if deciding is None:
+            deciding = program.symbolic_block_vars
+        (sized if name in deciding else inert).append(text)
     out = []
     if inert:
         out.append(f"grid {', '.join(inert)}: the block index decides no branch, bound, shared "

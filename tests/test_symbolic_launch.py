@@ -27,7 +27,8 @@ def test_a_block_index_that_decides_nothing_is_one_block_for_every_grid():
     # mhc_post: blockIdx.x over num_tokens addresses global memory only
     text = _text("mhc_post_sm80.tir")
     program = _program(text)
-    assert program.launch.symbolic_blocks and program.symbolic_block_vars == []
+    from asyncguard.prover.sizes import deciding_blocks
+    assert program.launch.symbolic_blocks and deciding_blocks(program) == []
     plan = plan_sizes(program, [])
     assert plan.values == [{}]                         # one run, block 0
     rep = check_text(text)
@@ -39,6 +40,8 @@ def test_a_block_index_in_row_bounds_moves_with_its_size():
     # fp8 quantization: `bx * 32 + i * 16 + tx // 8 < M` decides which threads read the tile
     program = _program(_text("fp8_quant_sm90a.tir"))
     assert program.symbolic_block_vars == ["bx"]
+    from asyncguard.prover.sizes import deciding_blocks
+    assert deciding_blocks(program) == ["bx"]
     plan = plan_sizes(program, [])
     assert plan.proof == "proved" and not plan.notes
     # (M, bx) -> (M - 32, bx - 1) keeps M - 32 * bx: every block is block 0 of a smaller M, and
@@ -160,6 +163,7 @@ def test_the_block_index_of_an_input_only_grid_does_not_sample_blocks():
     # dsa indexer backward: blockIdx.x over seq_len only addresses TokenIndices (opaque data)
     text = (FIELD / "dsa_sparse_finetune__indexer_bwd__tl_indexer_bwd_impl__sm_80.tir").read_text()
     program = _program(text)
-    assert program.symbolic_block_vars == [] and program.block_dependent is False
+    from asyncguard.prover.sizes import deciding_blocks
+    assert deciding_blocks(program) == [] and program.block_dependent is False
     plan = plan_sizes(program, [])
     assert not plan.notes and len(plan.values) == 1

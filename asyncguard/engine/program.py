@@ -1131,17 +1131,26 @@ def elaborate(func: ir.Function) -> Program:
 
 
 def _symbolic_block_vars(el: Elaborator, body) -> list:
-    """The block variables of symbolic grid axes that some expression deciding control, shared
-    bytes or synchronization mentions outside the address of a global input cell."""
+    """The block variables of symbolic grid axes that some elaborated expression (an operation's
+    arguments, a branch, a bound, a let, a register store) mentions outside the address of a
+    global input cell: the candidates. prover.sizes keeps those an expression deciding control,
+    shared bytes or synchronization mentions (global addresses of copies, for one, decide
+    nothing)."""
     syms = [n for n, axis in el.launch.block_vars.items() if axis in el.launch.symbolic_blocks]
     if not syms:
         return []
-    from .accelerate import collect
-    exprs: list = []
-    collect(body, el.views, exprs, {})
     names: set = set(el.plain_control_names)
-    for e in exprs:
-        names |= el._names_outside_inputs(e)
+    stack = list(body)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (POp, PLet)) and s.src is not None:
+            names |= el._names_outside_inputs(s.src)
+        elif isinstance(s, PStore):
+            names |= set().union(*(el._names_outside_inputs(x) for x in s.src if x is not None))
+        elif isinstance(s, PIf):
+            stack += list(s.then) + list(s.other)
+        elif isinstance(s, PLoop):
+            stack += list(s.body)
     sized = [n for n in syms if n in names]
     through_inputs = [n for n in syms if n in el.control_names and n not in sized]
     enumerated = [site for site in el.input_sites

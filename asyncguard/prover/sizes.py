@@ -28,6 +28,7 @@ class SizePlan:
     # why no finite set of values was proved to stand for all: (reason, span), reported as
     # not modelled (AG001) by analyze, so the verdict is `unknown`
     notes: list = field(default_factory=list)
+    blocks: list = field(default_factory=list)   # block variables of symbolic grids run as sizes
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -55,12 +56,26 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     counts are below n0 + S (a few periods: prover/induction.py); otherwise every trip count up
     to `max_trips` and one value with trip counts of at least `large`."""
     syms = [s for s in program.symbols if s in program.control_names]
-    blocks = list(getattr(program, "symbolic_block_vars", ()))
+    blocks = deciding_blocks(program)
     if not syms and not blocks:
         return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
     if len(syms) > 1 or blocks:
-        return plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit)
+        plan = plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit)
+        plan.blocks = blocks
+        return plan
     return plan_one(program, syms[0], assumptions, max_trips, large, scan_limit)
+
+
+def deciding_blocks(program) -> list:
+    """The block variables of symbolic grid axes that a site (prover/behaviours.py: an expression
+    deciding control, shared bytes or synchronization) mentions; the others decide nothing, and
+    block 0 stands for every block of every grid."""
+    candidates = list(getattr(program, "symbolic_block_vars", ()))
+    if not candidates:
+        return []
+    from . import behaviours
+    names = set().union(*(free_names(st.expr) for st in behaviours.sites(program)))
+    return [b for b in candidates if b in names]
 
 
 def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
