@@ -449,7 +449,8 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
         trips.append(t)
     proved = all(sc.startswith("proved for every") for sc in scopes)
     head = "proved for every size" if proved else "checked for the values listed"
-    scope = f"{head} ({len(values)} runs, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
+    runs = f"{len(values)} run{'' if len(values) == 1 else 's'}"
+    scope = f"{head} ({runs}, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
     inds = [sp.induction for sp in sub_plans if sp.induction is not None]
     return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
