@@ -150,13 +150,13 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                   getattr(getattr(sizes, "induction", None), "loop_lines", ()))
                 if size and size not in ran:
                     ran.append(size)
-                for reason, span in program.notes:
+                for reason, span in program.notes + getattr(sizes, "notes", []):
                     machine._note(reason, span)
                 kernel.observe(machine)
                 result = _run_machine(machine, clock, limits.max_seconds)
                 ind = getattr(sizes, "induction", None)
                 if size and ind is not None and ind.loop_lines and any(
-                        a is None and n >= ind.n0 and span.line in ind.loop_lines
+                        a is None and n >= ind.n0_of(span.line) and span.line in ind.loop_lines
                         for span, n, a, _, _ in result.accelerated):
                     # a size loop that had to skip did not, while another may have: loops of one
                     # pipeline can be out of step (a false hang). Run this size again with no size
@@ -164,7 +164,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     first = result.accelerated
                     machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}))
-                    for reason, span in program.notes:
+                    for reason, span in program.notes + getattr(sizes, "notes", []):
                         machine._note(reason, span)
                     kernel.observe(machine)
                     result = _run_machine(machine, clock, limits.max_seconds)
@@ -179,7 +179,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 for span, n, a, b, how in result.accelerated:
                     if size:   # symbolic sizes: the induction needs every long run to skip
                         ind = getattr(sizes, "induction", None)
-                        if a is None and ind is not None and ind.n0 and n >= ind.n0 and \
+                        if a is None and ind is not None and ind.n0 and n >= ind.n0_of(span.line) and \
                                 span.line in ind.loop_lines:
                             broken.append(f"loop at line {span.line} ({n} iterations) {how}")
                         continue
@@ -226,12 +226,42 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         scope.insert(0, text)
     if len(blocks) > 1:
         scope.insert(0, f"blocks checked: {blocks}")
+    grid_line = symbolic_grid_scope(program, getattr(sizes, "blocks", None))
+    if grid_line:
+        scope.insert(0, grid_line)
     if alike:
         scope.insert(0, f"block {blocks[0]} stands for every block: blocks differ only in which "
                         "data-dependent values they read, and every outcome pattern is checked")
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
+
+
+def symbolic_grid_scope(program, deciding: list | None = None) -> str:
+    """What a verdict assumed of grid axes with symbolic extents (models/launch.py); `deciding`:
+    the block variables the size plan treats as sizes (prover.sizes.deciding_blocks)."""
+    from .engine.program import expr_text
+    launch = program.launch
+    if not launch.symbolic_blocks:
+        return ""
+    inert, sized = [], []
+    for name, axis in launch.block_vars.items():
+        if axis not in launch.symbolic_blocks:
+            continue
+        text = f"{axis} ({name}, extent {expr_text(launch.symbolic_blocks[axis])})"
+        if deciding is None:
+            deciding = program.symbolic_block_vars
+        (sized if name in deciding else inert).append(text)
+    out = []
+    if inert:
+        out.append(f"grid {', '.join(inert)}: the block index decides no branch, bound, shared "
+                   "address or barrier (outside global input addresses), so one block stands for "
+                   "every block of every grid size")
+    if sized:
+        out.append(f"grid {', '.join(sized)}: the block index decides something, so it is one "
+                   "more symbolic size with every index below the extent (the size line says "
+                   "what was proved)")
+    return "; ".join(out) + "; a grid extent below 1 is not a launch (CUDA refuses it)"
 
 
 # ---------------------------------------------------------------- resource bounds (issue 9)

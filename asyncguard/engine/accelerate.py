@@ -178,7 +178,7 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None) -> Pl
         return Plan(shift, warm, None, "too few iterations to skip")
     launch = program.launch
     ranges = {name: (0, launch.threads["xyz".index(axis[-1])]) for name, axis in launch.thread_vars.items()}
-    ranges.update({name: (0, launch.blocks["xyz".index(axis[-1])]) for name, axis in launch.block_vars.items()})
+    ranges.update({name: launch.block_range(axis) for name, axis in launch.block_vars.items()})
     ranges.update(inner)
     names = set().union(*(free_names(e) for e in exprs)) if exprs else set()
     for nm in names - set(ranges) - {loop.var}:

@@ -169,6 +169,12 @@ class Program:
     block_dependent: bool = False   # control flow depends on blockIdx: check several blocks
     control_names: set = field(default_factory=set)  # names loop bounds / branches / lets use
     blocks_alike: bool = False   # control depends on blockIdx only through input-cell addresses
+    # block variables of symbolic grid axes that decide control, shared bytes or synchronization
+    # (outside input-cell addresses): prover.sizes treats each as one more symbolic size
+    symbolic_block_vars: list = field(default_factory=list)
+    # views of global parameters the kernel never writes: a load from one gives the same value
+    # whenever its address is the same (prover.behaviours compares two runs on one memory)
+    read_only_globals: frozenset = frozenset()
 
 
 def _relevant(stmts) -> bool:
@@ -513,6 +519,8 @@ class Elaborator:
         if cname == "T.launch_thread":
             axis = self.literal(call.args[0]) if call.args else None
             extent = self.literal(call.args[1]) if len(call.args) > 1 else None
+            if isinstance(axis, str) and not isinstance(extent, int) and len(call.args) > 1:
+                return self._symbolic_launch(name, axis, call.args[1], call.span)
             if not isinstance(axis, str) or not isinstance(extent, int):
                 self.notes.append((f"launch_thread with non-constant extent", call.span))
                 return True
@@ -582,6 +590,30 @@ class Elaborator:
                                     (), base.scope)
             return True
         return False
+
+    def _symbolic_launch(self, name: str, axis: str, extent: ir.Expr, span) -> bool:
+        """`T.launch_thread("blockIdx.x", (M + 31) // 32)`: a grid extent that is an expression
+        of scalar kernel parameters. Shared memory is per block, so the blocks are checked through
+        their index: analyze/prover.sizes decide which indices a verdict for every extent needs.
+        A symbolic threadIdx extent (the threads of one block unknown) stays not modelled."""
+        if axis not in LAUNCH_AXES:
+            self.notes.append((f"launch_thread over {axis!r:.40}: not a threadIdx or blockIdx "
+                               "axis x, y or z", span))
+            return True
+        names = free_names(extent)
+        if axis.startswith("threadIdx."):
+            self.notes.append((f"launch_thread {axis} with a symbolic extent ({_text(extent)}): the "
+                               "threads of a block are not known", span))
+            return True
+        if not names or not names <= set(self.symbols):
+            self.notes.append((f"launch_thread {axis} extent {_text(extent)}: not a constant or an "
+                               "expression of scalar kernel parameters", span))
+            return True
+        self.launch.block_vars[name] = axis
+        self.launch.symbolic_blocks[axis] = extent
+        self.launch.symbolic_spans[axis] = span
+        self.uniform_names.add(name)
+        return True
 
     def _extent(self, axis: str, extent, span) -> int:
         """A launch extent. CUDA refuses a launch dimension below 1: such a launch is an
@@ -1031,6 +1063,26 @@ def _same_terms(a: list, b: list) -> bool:
     return not rest
 
 
+def expr_text(e) -> str:
+    """A TIR expression back as text, for messages and scope lines ('(M + 31) // 32')."""
+    if isinstance(e, ir.BinOp):
+        def side(x):
+            return f"({expr_text(x)})" if isinstance(x, ir.BinOp) else expr_text(x)
+        return f"{side(e.left)} {e.op} {side(e.right)}"
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.Const):
+        return str(e.value)
+    if isinstance(e, ir.Call):
+        return f"{e.name}({', '.join(expr_text(a) for a in e.args)})"
+    if isinstance(e, ir.UnaryOp):
+        return f"{e.op}{'' if e.op == '-' else ' '}{expr_text(e.operand)}"
+    return "..."
+
+
+_text = expr_text
+
+
 def inputs_alike_across_blocks(el: Elaborator) -> bool:
     """Blocks differ only in which input cells they read, the same way for every cell: no
     control expression mentions a blockIdx variable outside a global load's address, and every
@@ -1068,6 +1120,48 @@ def elaborate(func: ir.Function) -> Program:
     el.layout.assign_bases()
     return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                    el.barrier_regions, el.symbols,
-                   block_dependent=bool(el.control_names & set(el.launch.block_vars)),
+                   # block variables of symbolic grid axes are symbolic sizes (prover.sizes)
+                   block_dependent=bool(el.control_names & {
+                       n for n, a in el.launch.block_vars.items() if a not in el.launch.symbolic_blocks}),
                    blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
-                   control_names=set(el.control_names))
+                   control_names=set(el.control_names),
+                   symbolic_block_vars=_symbolic_block_vars(el, body),
+                   read_only_globals=frozenset(n for n, root in el.roots.items()
+                                               if root not in el.written_roots))
+
+
+def _symbolic_block_vars(el: Elaborator, body) -> list:
+    """The block variables of symbolic grid axes that some elaborated expression (an operation's
+    arguments, a branch, a bound, a let, a register store) mentions outside the address of a
+    global input cell: the candidates. prover.sizes keeps those an expression deciding control,
+    shared bytes or synchronization mentions (global addresses of copies, for one, decide
+    nothing)."""
+    syms = [n for n, axis in el.launch.block_vars.items() if axis in el.launch.symbolic_blocks]
+    if not syms:
+        return []
+    names: set = set(el.plain_control_names)
+    stack = list(body)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (POp, PLet)) and s.src is not None:
+            names |= el._names_outside_inputs(s.src)
+        elif isinstance(s, PStore):
+            names |= set().union(*(el._names_outside_inputs(x) for x in s.src if x is not None))
+        elif isinstance(s, PIf):
+            stack += list(s.then) + list(s.other)
+        elif isinstance(s, PLoop):
+            stack += list(s.body)
+    sized = [n for n in syms if n in names]
+    through_inputs = [n for n in syms if n in el.control_names and n not in sized]
+    enumerated = [site for site in el.input_sites
+                  if el.truth_only.get(site[0]) and site[0] not in el.written_roots]
+    if through_inputs and enumerated and not inputs_alike_across_blocks(el):
+        # the input search enumerates cells by address: which cells two loads share may differ
+        # between blocks, and no block of a symbolic grid can be sampled. Without enumerated
+        # cells a loaded value is opaque wherever it is used (the engine reports a use that
+        # decides something), so the block index only moves global addresses: one block stands
+        # for all.
+        el.notes.append((f"block index {', '.join(through_inputs)} of a symbolic grid addresses "
+                         "data-dependent values whose sharing between loads differs across blocks",
+                         el.launch.symbolic_spans[el.launch.block_vars[through_inputs[0]]]))
+    return sized

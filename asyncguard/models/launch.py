@@ -17,6 +17,10 @@ class Launch:
     blocks: tuple = (1, 1, 1)         # blockIdx.x, .y, .z extents (one block is analysed)
     thread_vars: dict = field(default_factory=dict)   # source name -> "threadIdx.x" ...
     block_vars: dict = field(default_factory=dict)
+    # blockIdx axes whose extent is an expression of kernel parameters ("blockIdx.x" ->
+    # `(M + 31) // 32`); their entry in `blocks` is 1: which blocks run is decided per size value
+    symbolic_blocks: dict = field(default_factory=dict)
+    symbolic_spans: dict = field(default_factory=dict)   # axis -> the launch_thread's source span
 
     @property
     def num_threads(self) -> int:
@@ -37,6 +41,12 @@ class Launch:
         env = {name: self.axis_values(axis) for name, axis in self.thread_vars.items()}
         env.update({name: (block or {}).get(axis, 0) for name, axis in self.block_vars.items()})
         return env
+
+    def block_range(self, axis: str) -> tuple | None:
+        """(0, extent) of a blockIdx axis; None when its extent is symbolic (any index >= 0)."""
+        if axis in self.symbolic_blocks:
+            return None
+        return (0, self.blocks["xyz".index(axis[-1])])
 
     def sample_blocks(self, limit: int = 8) -> list[dict]:
         """Blocks to check when control flow depends on blockIdx: all of them when there are at

@@ -36,6 +36,28 @@ class Induction:
     step: int = 0        # S
     dk: int = 0
     loop_lines: dict = field(default_factory=dict)   # size loops' lines -> (shift, warm) for the engine
+    # several independent sizes (prover/sizes.py: plan_several): each size loop's own n0
+    n0_at: dict = field(default_factory=dict)
+
+    def n0_of(self, line: int) -> int:
+        """From which trip count the size loop at `line` must skip."""
+        return self.n0_at.get(line, self.n0)
+
+
+def merge(inductions: list) -> "Induction":
+    """One Induction for independent sizes: each keeps its loops, geometry and n0 (the run for
+    (K1 + dK1, K2) is the run for (K1, K2) with K1's tail moved, whatever K2 is: K2 appears in no
+    expression K1's proof looks at, and every run checks its own jumps)."""
+    if len(inductions) == 1:
+        return inductions[0]
+    proved = all(i.status == "proved" for i in inductions)
+    lines, n0_at = {}, {}
+    for i in inductions:
+        lines.update(i.loop_lines)
+        n0_at.update({line: i.n0 for line in i.loop_lines})
+    n0s = [i.n0 for i in inductions if i.n0]
+    return Induction("proved" if proved else "unknown", "; ".join(i.reason for i in inductions),
+                     min(n0s) if n0s else 0, max(i.step for i in inductions), 0, lines, n0_at)
 
 
 def _solver():
@@ -143,7 +165,8 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
     for n, axis in launch.thread_vars.items():
         dom += [names[n] >= 0, names[n] < launch.threads["xyz".index(axis[-1])]]
     for n, axis in launch.block_vars.items():
-        dom += [names[n] >= 0, names[n] < launch.blocks["xyz".index(axis[-1])]]
+        r = launch.block_range(axis)
+        dom += [names[n] >= 0] + ([names[n] < r[1]] if r else [])
     asm_c = []
     for a in assumptions:
         c, sc = encode(a, env)

@@ -25,6 +25,10 @@ class SizePlan:
     proof: str = "none"                            # "proved" | "refuted" | "unknown: ..."
     scope: str = ""
     induction: object = None   # prover.induction.Induction: trip counts >= n0 + step reduce to smaller ones
+    # why no finite set of values was proved to stand for all: (reason, span), reported as
+    # not modelled (AG001) by analyze, so the verdict is `unknown`
+    notes: list = field(default_factory=list)
+    blocks: list = field(default_factory=list)   # block variables of symbolic grids run as sizes
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -52,11 +56,33 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     counts are below n0 + S (a few periods: prover/induction.py); otherwise every trip count up
     to `max_trips` and one value with trip counts of at least `large`."""
     syms = [s for s in program.symbols if s in program.control_names]
-    if not syms:
+    blocks = deciding_blocks(program)
+    if not syms and not blocks:
         return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
-    if len(syms) > 1:
-        return SizePlan(None, [], [], "unknown", f"several symbolic sizes in control flow: {', '.join(syms)}")
-    sym = syms[0]
+    if len(syms) > 1 or blocks:
+        plan = plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit)
+        plan.blocks = blocks
+        return plan
+    return plan_one(program, syms[0], assumptions, max_trips, large, scan_limit)
+
+
+def deciding_blocks(program) -> list:
+    """The block variables of symbolic grid axes that a site (prover/behaviours.py: an expression
+    deciding control, shared bytes or synchronization) mentions; the others decide nothing, and
+    block 0 stands for every block of every grid."""
+    candidates = list(getattr(program, "symbolic_block_vars", ()))
+    if not candidates:
+        return []
+    from . import behaviours
+    names = set().union(*(free_names(st.expr) for st in behaviours.sites(program)))
+    return [b for b in candidates if b in names]
+
+
+def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
+             scan_limit: int = 1 << 20, others: dict | None = None) -> SizePlan:
+    """One symbolic size deciding trip counts (the induction of prover/induction.py);
+    `others`: values for the kernel's other symbolic names in the probe run (independent of
+    `sym`: the geometry it finds is checked again by every run that skips)."""
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
@@ -74,7 +100,7 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
 
     repeated = True
     try:
-        geometry = probe_geometry(program, sym, trips_at, scan_limit)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others)
         if geometry is None:   # the state never repeats: no run could skip, nothing to prove
             repeated = False
             ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
@@ -139,9 +165,19 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
 
 
 def checked_text(sym: str, values: list, vectors: list) -> str:
-    """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run."""
-    return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
-            f"{', '.join(str(t) for t in vectors)})")
+    """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run;
+    '(M, bx) in {(1, 0), (2, 0)}' for several names (long lists shortened)."""
+    names = [n.strip() for n in sym.split(",")]
+    if len(names) == 1:
+        return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
+                f"{', '.join(str(t) for t in vectors)})")
+    listed = ["(" + ", ".join(str(x.get(n, "-")) for n in names) + ")" for x in values]
+    if len(listed) > 16:
+        listed = listed[:8] + [f"... {len(listed) - 12} more ..."] + listed[-4:]
+    trips = [str(t) for t in vectors if t != ()]
+    if len(trips) > 16:
+        trips = trips[:8] + ["..."] + trips[-4:]
+    return f"({sym}) in {{{', '.join(listed)}}}" + (f" (trip counts {', '.join(trips)})" if trips else "")
 
 
 def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) -> list:
@@ -171,7 +207,8 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
     return out
 
 
-def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None) -> dict | None:
+def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None,
+                   others: dict | None = None) -> dict | None:
     """One (shift, warm) for all size loops, the shortest after which the synchronization state
     repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
     state signature at every iteration boundary of those loops (without skipping anything) and
@@ -229,7 +266,8 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
                 found.append(min(best))
                 self.max_steps = 0   # enough seen: stop the run at the next statement
 
-    probe = _Probe(program, block=block or {}, sizes={sym: value}, accelerate_lines=tuple(lines))
+    probe = _Probe(program, block=block or {}, sizes=dict(others or {}, **{sym: value}),
+                   accelerate_lines=tuple(lines))
     result = probe.run()
     if not found:
         # past the horizon without a repeat (and nothing cut the run short): None; else {}
@@ -307,3 +345,113 @@ def parse_assumption(text: str):
     if not isinstance(stmt, ir.ExprStmt):
         raise ValueError(f"not an expression: {text!r}")
     return stmt.expr
+
+
+def plan_several(program, params: list, blocks: list, assumptions: list, max_trips: int = 12,
+                 large: int = 4096, scan_limit: int = 1 << 20) -> SizePlan:
+    """Several symbolic names: size parameters deciding control, and block indices of symbolic
+    grid axes that decide something (prover/behaviours.py). Independent groups are planned
+    alone and run as the product of their representative values."""
+    import itertools
+
+    from ..engine.exprs import compile_expr
+    from ..engine.program import expr_text
+    from . import behaviours, induction
+    launch = program.launch
+    extent_of = {b: launch.symbolic_blocks[launch.block_vars[b]] for b in blocks}
+    site_list = behaviours.sites(program)
+    joins = [st.expr for st in site_list] + list(assumptions) + \
+        [ir.BinOp("<", ir.Var(b), e) for b, e in extent_of.items()]
+    names = list(params) + [n for b in blocks for n in sorted(free_names(extent_of[b]))
+                            if n not in params] + list(blocks)
+    names = list(dict.fromkeys(names))
+    spans = list(launch.symbolic_spans.values())
+    span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
+    parts, scopes, notes, sub_plans = [], [], [], []
+    all_groups = behaviours.groups(names, joins)
+
+    def first_value(sym):
+        fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
+        return next((v for v in range(1, 4096) if _assumption_ok(fns, v, sym)), 1)
+    smallest = {n: first_value(n) for n in names if n not in blocks}
+    smallest.update({b: 0 for b in blocks})
+    for group in all_groups:
+        gb = [n for n in group if n in blocks]
+        gp = [n for n in group if n not in blocks]
+        looping = [p for p in gp if induction.size_loops(program, p)]
+        if not gb and len(gp) == 1 and looping:
+            # the probe run needs the other sizes too: their smallest values (independent)
+            others = {n: v for n, v in smallest.items() if n != gp[0]}
+            sub = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit, others)
+            sub_plans.append(sub)
+            parts.append(list(zip(sub.values, sub.trips)))
+            scopes.append(sub.scope)
+            notes += sub.notes
+            continue
+        if len(gp) != 1 or looping:
+            what = ", ".join(group)
+            notes.append((f"symbolic sizes {what} decide the same expressions"
+                          + (" and a loop's trip count" if looping else "")
+                          + ": no finite set of values proved to stand for all", span))
+            continue
+        size = gp[0]
+        own = [a for a in assumptions if size in free_names(a)]
+        ok_fns = [compile_expr(a) for a in own]
+        ext_fns = {b: compile_expr(extent_of[b]) for b in gb}
+        steps, why = {}, []
+        for b in gb:
+            red = behaviours.block_translation(program, b, size, extent_of[b], site_list, assumptions)
+            if not red.ok:
+                notes.append((f"blockIdx of {b} (grid extent {expr_text(extent_of[b])}): {red.reason}", span))
+                break
+            steps[b] = red.db
+            why.append(red.reason)
+        else:
+            group_values: list = []
+            reached = []
+            for combo in itertools.product(*[range(steps[b]) for b in gb]):
+                fixed = {b: (v, extent_of[b]) for b, v in zip(gb, combo)}
+                thr = behaviours.threshold(program, size, fixed, site_list, assumptions)
+                if not thr.ok:
+                    notes.append((f"{size}: {thr.reason}", span))
+                    break
+                reached.append(thr.n + thr.s)
+
+                def ok(v, combo=combo):
+                    env = {size: v}
+                    try:
+                        return all(bool(f(env)) for f in ok_fns) and \
+                            all(c < int(ext_fns[b](env)) for b, c in zip(gb, combo))
+                    except NotConcrete:
+                        return False
+                group_values += [dict({size: v}, **dict(zip(gb, combo))) for v in range(1, thr.n + thr.s)
+                                 if ok(v)]
+            else:
+                # values whose every site agrees with an earlier one's run alike: one run each
+                below = len(group_values)
+                group_values = behaviours.distinct_behaviours(program, group, group_values, site_list)
+                parts.append([(v, ()) for v in group_values])
+                grid = "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
+                scopes.append(f"proved for every {size} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}"
+                              f"{grid}: z3 proved that " + "; ".join(why + [
+                                  f"every {size} of at least {max(reached)} behaves as a smaller one"]) +
+                              f"; checked {checked_text(', '.join(group), group_values, [])} "
+                              f"({len(group_values)} distinct behaviours of the {below} values below it)")
+    if notes:
+        return SizePlan(", ".join(names), [], [], "unknown", "; ".join(r for r, _ in notes), None, notes)
+    values, trips = [], []
+    for combo in itertools.product(*parts):
+        v, t = {}, ()
+        for val, vec in combo:
+            v.update(val)
+            t = t + tuple(vec)
+        values.append(v)
+        trips.append(t)
+    proved = all(sc.startswith("proved for every") for sc in scopes)
+    head = "proved for every size" if proved else "checked for the values listed"
+    runs = f"{len(values)} run{'' if len(values) == 1 else 's'}"
+    scope = f"{head} ({runs}, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
+        if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
+    inds = [sp.induction for sp in sub_plans if sp.induction is not None]
+    return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
+                    induction.merge(inds) if inds else None)

@@ -1,0 +1,50 @@
+"""Symbolic sizes and symbolic grids (issue 13 item 5, issue 17 item 2): runs and time per kernel.
+
+    python bench/symbolic_sizes.py [--repeat 3]
+
+For every kernel of corpus/dynamic and the dynamic-K GEMMs of corpus/real: the verdict, the
+number of concrete runs the size plan asks for (prover.sizes.plan_sizes), and the in-process
+time of check_text (CPU seconds of this process, the median of --repeat runs after one warm-up
+that fills z3's memo; wall seconds too, which depend on the machine's load). Nothing is asserted:
+tests/test_symbolic_launch.py and tests/test_perf_sizes.py pin the run counts.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from asyncguard.analyze import check_text  # noqa: E402
+from asyncguard.engine.program import elaborate  # noqa: E402
+from asyncguard.parse import parse  # noqa: E402
+from asyncguard.prover.sizes import plan_sizes  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    files = sorted((ROOT / "corpus" / "dynamic").glob("*.tir")) + \
+        sorted((ROOT / "corpus" / "real").glob("*dynamic_k*.tir"))
+    print(f"{'kernel':58} {'verdict':8} {'runs':>5} {'cpu s':>7} {'wall s':>7}")
+    for p in files:
+        text = p.read_text()
+        plan = plan_sizes(elaborate(parse(text).functions[0]), [])
+        check_text(text, str(p))                       # warm-up: imports, z3 memo
+        cpu, wall = [], []
+        for _ in range(args.repeat):
+            c, w = time.process_time(), time.perf_counter()
+            rep = check_text(text, str(p))
+            cpu.append(time.process_time() - c)
+            wall.append(time.perf_counter() - w)
+        print(f"{p.stem[:58]:58} {rep.verdict:8} {len(plan.values):>5} "
+              f"{statistics.median(cpu):7.2f} {statistics.median(wall):7.2f}")
+
+
+if __name__ == "__main__":
+    main()
