@@ -284,6 +284,11 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
     try:
         with deadline(seconds, "elaboration"):
             program = elaborate(func)
+            if program.notes:   # no skeleton at any size: say so before listing sizes (z3, seconds)
+                reason, span = program.notes[0]
+                new(func.name).skip = f"not emitted: line {span.line}: {reason}"
+                out[-1].seconds = round(time.time() - t0, 3)
+                return out
             sizes = gate_sizes(program)
     except Exception as err:  # noqa: BLE001 -- PrepareTimeout, NotModelled, a model bug
         new(func.name).skip = f"elaboration failed: {type(err).__name__}: {err}"
