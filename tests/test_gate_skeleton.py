@@ -308,3 +308,19 @@ def test_the_reference_run_leaves_out_the_checkers_pair_checks():
     # a racy kernel's reference still predicts the stale read (the race itself is the checker's)
     (c,) = _cases("named_barrier_pingpong_race.tir")
     assert c.static == "buggy" and c.skip is None and compare(c, expected_run(c))["mismatches"] == 0
+
+
+def test_a_2d_grid_traces_four_of_the_checkers_sixteen_blocks(tmp_path):
+    # mha_bwd_bhsd's 3-D grid: 64 sampled blocks, each a full reference: its preparation ran out
+    # of budget. The gate traces the first, second, middle and last of the checker's sample
+    src = (KERNELS / "xyz_cp_async_ring.tir").read_text()
+    src = src.replace('"blockIdx.x": 3', '"blockIdx.x": 64, "blockIdx.y": 64').replace(
+        '    bx = T.launch_thread("blockIdx.x", 3)',
+        '    bx = T.launch_thread("blockIdx.x", 64)\n    by = T.launch_thread("blockIdx.y", 64)')
+    src = src.replace("T.serial(2 + bx % 2)", "T.serial(2 + bx % 2 + by % 3)")
+    path = tmp_path / "grid2d.tir"
+    path.write_text(src)
+    (c,) = prepare_file(0, str(path))
+    assert c.skip is None and c.plan["grid"] == [64, 64, 1]
+    assert c.plan["blocks"] == [[0, 0, 0], [0, 1, 0], [32, 0, 0], [63, 63, 0]]
+    assert [len(r.reads[0]) for r in c.refs] == [2, 3, 2, 3]

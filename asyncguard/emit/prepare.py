@@ -23,6 +23,7 @@ import numpy as np
 MAX_BLOCK_THREADS = 1024          # CUDA's limit on threads per block
 MAX_Z_THREADS = 64                # CUDA's limit on blockDim.z
 GATE_SIZES = 4                    # symbolic kernels run at this many of the sizes the checker lists
+GATE_BLOCKS = 4                   # blocks traced and launched, at most (of the checker's sample)
 PREPARE_SECONDS = 60.0            # default budget per file (static check, then each instance)
 
 
@@ -358,11 +359,18 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
 def traced_blocks(program) -> list[dict]:
     """The blocks the checker runs (analyze._check_function): block 0 unless control flow depends
     on blockIdx, then the sampled blocks, or block 0 alone when blocks differ only in which
-    data-dependent inputs they read (under the reference's all-taken inputs they run alike)."""
+    data-dependent inputs they read (under the reference's all-taken inputs they run alike).
+    Of more than GATE_BLOCKS sampled blocks (a 2-D grid samples 16, a 3-D one 64, each a full
+    reference without loop acceleration) the gate runs the first, second, middle and last."""
     if not program.block_dependent:
         return [{}]
     blocks = program.launch.sample_blocks()
-    return blocks[:1] if program.blocks_alike else blocks
+    if program.blocks_alike:
+        return blocks[:1]
+    if len(blocks) > GATE_BLOCKS:   # 2-D / 3-D grids sample up to 64: a few of them, spread out
+        picks = sorted({0, 1, len(blocks) // 2, len(blocks) - 1})
+        blocks = [blocks[i] for i in picks]
+    return blocks
 
 
 def skeleton_key(c: Case) -> tuple:
