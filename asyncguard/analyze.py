@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import INPUTS, InputSearch, scope_line
+from .engine.inputs import INPUTS, LENGTH_ASSUMPTION, InputSearch, scope_line
 from .engine.machine import Machine
 from .engine.program import elaborate
 from .checks.resources import KernelContext
@@ -131,7 +133,17 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         for block in blocks:
             if stop is not None and stop(findings):
                 break
-            search = InputSearch(MAX_INPUT_PATTERNS)
+            numbers, why = [{}], None
+            if program.numeric is not None:   # numbers loaded from global memory (engine/inputs.py)
+                env = dict(program.launch.base_env(block), **size)
+                numbers, why = program.numeric.assignments(
+                    {k: v for k, v in env.items() if not isinstance(v, np.ndarray)})
+                if why is not None and why != "truncated":
+                    program.numeric.problem = why
+                    numbers = [{}]
+            search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers)
+            if why == "truncated":
+                search.truncated = True
             searches.append(search)
             for inputs in search:
                 if stop is not None and stop(findings):
@@ -204,6 +216,21 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         findings.append(f)
     if scope_line(searches):
         scope.append(scope_line(searches))
+    numeric = program.numeric
+    if numeric is not None and numeric.problem is None:
+        for sym, text in numeric.lengths:
+            scope.append(f"{sym} ({text}) is a symbolic size: {LENGTH_ASSUMPTION}")
+        if numeric.reduced:
+            taken = sorted(line for line, how in numeric.reduced if how == "taken")
+            same = sorted(line for line, how in numeric.reduced if how == "same")
+            parts = []
+            if taken:
+                parts.append(f"lines {taken}: branches on a loaded number that only guard shared "
+                             "accesses were checked taken by every thread")
+            if same:
+                parts.append(f"lines {same}: both arms touch the same shared bytes, so the outcome "
+                             "only changes stored values")
+            scope.append("; ".join(parts))
     if any(s.truncated for s in searches):
         from .checks.unsupported import ENGINE_LIMIT
         msg = (f"data-dependent branches: more than {MAX_INPUT_PATTERNS} outcome patterns for one "

@@ -18,14 +18,17 @@ input that takes every branch.
 """
 from __future__ import annotations
 
+import numpy as np
+
 INPUTS = "\x00inputs"   # environment key of the run's Inputs (never a TIR name)
 
 
 class Inputs:
     """The outcomes of one run: cells fixed by the search, the others taken (1)."""
 
-    def __init__(self, fixed: dict | None = None):
+    def __init__(self, fixed: dict | None = None, numbers: dict | None = None):
         self.fixed = dict(fixed or {})
+        self.numbers = dict(numbers or {})   # numeric cell -> the value this run loads
         self.order: list = []        # cells met, in the order this run met them
         self.both: set = set()       # cells met where both outcomes matter
         self.names: dict = {}        # cell -> "BlockMask_1[8]", for witnesses and the scope line
@@ -37,6 +40,13 @@ class Inputs:
         if both:
             self.both.add(cell)
         return self.fixed.get(cell, 1)
+
+    def number(self, cell, text: str):
+        """The value this run loads from numeric cell `cell`; None when no plan chose one."""
+        if cell not in self.numbers:
+            return None
+        self.names.setdefault(cell, text)
+        return self.numbers[cell]
 
     def alternatives(self) -> list:
         """The patterns this run opens: for each new cell where both outcomes matter, the same
@@ -54,31 +64,39 @@ class Inputs:
 
     def pattern(self) -> dict:
         """The outcomes of the cells where both matter, by name (a witness's input)."""
-        return {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order if c in self.both}
+        out = {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order if c in self.both}
+        out.update({self.names[c]: int(v) for c, v in self.numbers.items() if c in self.names})
+        return out
 
 
 class InputSearch:
     """Iterate the Inputs of every outcome pattern, learning new cells from each finished run."""
 
-    def __init__(self, limit: int = 64):
+    def __init__(self, limit: int = 64, numbers: list | None = None):
         self.limit = limit
+        # the values of the numeric cells, one dict per satisfiable outcome combination of the
+        # branches they decide (NumericInputs.assignments): the truth patterns are searched for each
+        self.numbers = numbers if numbers is not None else [{}]
+        self.numeric: set = set()    # numeric cells met
         self.runs = 0
         self.truncated = False
         self.names: dict = {}        # every cell met, over all runs
         self.both: set = set()
 
     def __iter__(self):
-        todo = [{}]
-        while todo:
-            if self.runs >= self.limit:
-                self.truncated = True
-                return
-            inputs = Inputs(todo.pop())
-            yield inputs
-            self.runs += 1
-            self.names.update(inputs.names)
-            self.both |= inputs.both
-            todo.extend(reversed(inputs.alternatives()))
+        for numbers in self.numbers:
+            todo = [{}]
+            while todo:
+                if self.runs >= self.limit:
+                    self.truncated = True
+                    return
+                inputs = Inputs(todo.pop(), numbers)
+                yield inputs
+                self.runs += 1
+                self.names.update(inputs.names)
+                self.both |= inputs.both
+                self.numeric |= set(numbers) & set(inputs.names)
+                todo.extend(reversed(inputs.alternatives()))
 
 
 def scope_line(searches: list) -> str | None:
@@ -87,11 +105,19 @@ def scope_line(searches: list) -> str | None:
     met = [s for s in searches if s.names]
     if not met:
         return None
-    buffers = sorted({n.split("[", 1)[0] for s in met for n in s.names.values()})
+    buffers = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.names if c not in s.numeric})
+    numeric = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.numeric})
     cells = sum(len(s.names) for s in met)
-    taken = sum(len(s.names) - len(s.both) for s in met)
+    taken = sum(len(s.names) - len(s.both) - len(s.numeric) for s in met)
     runs = sum(s.runs for s in met)
-    text = (f"data-dependent branches on {', '.join(buffers)} treated as unknown inputs (assumed: "
+    kinds = []
+    if buffers:
+        kinds.append(f"branches on {', '.join(buffers)}")
+    if numeric:
+        kinds.append(f"numbers loaded from {', '.join(numeric)} deciding block-uniform branches "
+                     f"(every satisfiable combination of those branches' outcomes, "
+                     f"{sum(len(s.numbers) for s in met if s.numeric)} in all)")
+    text = (f"data-dependent {' and '.join(kinds)} treated as unknown inputs (assumed: "
             f"read-only global memory, one value per block): {cells} value(s) met, ")
     if any(s.truncated for s in met):
         text += f"only the first {runs} outcome patterns checked, not every one"
@@ -101,3 +127,89 @@ def scope_line(searches: list) -> str | None:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")
     return text
+
+
+# ---------------------------------------------------------------- numbers loaded from global memory
+# A value a kernel loads from read-only global memory and uses as a number (NSA's selected block
+# index, a varlen kernel's cu_seqlens) is an unknown input too. Where it only addresses global
+# memory it cannot change shared-memory synchronization and is left alone. Where it decides a
+# branch whose outcome is the same for every thread of the block, every satisfiable combination
+# of those branches' outcomes is run once, with values z3 picks (`NumericInputs.assignments`).
+# A pair of lets `start = R[e]`, `end = R[e + 1]` (cu_seqlens) that decides loop trip counts is
+# replaced by one symbolic size, end - start >= 0 (program.py `_numeric_pass`), and the
+# symbolic-size prover (prover/sizes.py) covers every value. Anything else a loaded number
+# decides (a shared address, a barrier index, a register, a condition that differs between
+# threads) keeps the kernel `unknown`, as before.
+
+LENGTH_ASSUMPTION = "every value >= 0 (the offsets array is non-decreasing)"
+
+
+class NumericInputs:
+    """What elaboration found about the numbers a kernel loads (program.py `_numeric_pass`)."""
+
+    def __init__(self):
+        self.conditions: list = []   # (ir condition over global loads, line): uniform branches
+        self.cells: dict = {}        # id(ir.Subscript) -> (root, fn(env) -> byte key, text)
+        self.reduced: list = []      # (line, how): branches whose outcome cannot matter
+        self.lengths: list = []      # (symbol, "end - start", "R[e + 1] - R[e]")
+        self.problem: str | None = None   # why the loaded numbers cannot be enumerated
+        self.max_patterns = 64
+
+    def assignments(self, env: dict) -> tuple[list, str | None]:
+        """Every satisfiable combination of the uniform conditions' outcomes in one block
+        (`env`: its block indices and sizes) -> ([{cell key: value}], None), or ([], why)."""
+        if self.problem is not None:
+            return [], self.problem
+        if not self.conditions:
+            return [{}], None
+        import z3
+
+        from .. import ir
+        from ..prover.encode import Unencodable, encode
+        cells: dict = {}      # cell key -> z3 variable
+        bounds: list = []
+
+        def replace(e):
+            if isinstance(e, ir.Subscript) and id(e) in self.cells:
+                root, key_fn, bits = self.cells[id(e)]
+                key = key_fn(env)
+                if key not in cells:
+                    v = z3.Int(f"cell{len(cells)}")
+                    cells[key] = v
+                    bounds.extend([v >= -(1 << (bits - 1)), v < (1 << (bits - 1))])
+                return ir.Var(f"cell{list(cells).index(key)}")
+            if isinstance(e, (tuple, list)):
+                return type(e)(replace(x) for x in e)
+            if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
+                import dataclasses
+                return dataclasses.replace(e, **{f: replace(getattr(e, f)) for f in e.__dataclass_fields__
+                                                 if f != "span"})
+            return e
+
+        atoms, side = [], []
+        try:
+            for cond, line in self.conditions:
+                e = replace(cond)
+                zenv = {f"cell{i}": v for i, v in enumerate(cells.values())}
+                for name, val in env.items():
+                    if isinstance(val, (int, np.integer)) and not isinstance(val, bool):
+                        zenv[name] = z3.IntVal(int(val))
+                term, s = encode(e, zenv)
+                side += s
+                atoms.append(term)
+        except (Unencodable, NotConcreteKey) as err:
+            return [], f"a branch on a loaded value z3 cannot express ({err})"
+        solver = z3.Solver()
+        solver.add(*bounds, *side)
+        out = []
+        while len(out) < self.max_patterns and solver.check() == z3.sat:
+            m = solver.model()
+            out.append({key: m.eval(v, model_completion=True).as_long() for key, v in cells.items()})
+            solver.add(z3.Or(*[a != m.eval(a, model_completion=True) for a in atoms]))
+        if len(out) >= self.max_patterns and solver.check() == z3.sat:
+            return out, "truncated"
+        return out, None
+
+
+class NotConcreteKey(Exception):
+    """A loaded cell whose address this block cannot compute (a loop variable, a thread id)."""

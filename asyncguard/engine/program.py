@@ -19,7 +19,7 @@ from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from .exprs import NotConcrete, compile_expr, free_names
-from .inputs import INPUTS
+from .inputs import INPUTS, LENGTH_ASSUMPTION, NumericInputs
 
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
@@ -169,6 +169,9 @@ class Program:
     block_dependent: bool = False   # control flow depends on blockIdx: check several blocks
     control_names: set = field(default_factory=set)  # names loop bounds / branches / lets use
     blocks_alike: bool = False   # control depends on blockIdx only through input-cell addresses
+    numeric: object = None       # inputs.NumericInputs: numbers loaded from global memory
+    size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
+    size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
 
 
 def _relevant(stmts) -> bool:
@@ -205,6 +208,7 @@ class Elaborator:
         self.written_roots: set = set()
         self.truth_only: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
+        self.numeric_problem: str | None = None   # why loaded numbers are not enumerated (_numeric_pass)
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         # control names outside the addresses of global loads, and those addresses per parameter:
         # blocks that differ only in which input cells they read behave alike (elaborate())
@@ -368,9 +372,6 @@ class Elaborator:
             if root in self.written_roots:
                 raise NotConcrete(f"a value loaded from {root}, which the kernel also writes "
                                   "(data-dependent)", span)
-            if not self.truth_only.get(root, False):
-                raise NotConcrete(f"a value loaded from {root} used as a number (data-dependent: "
-                                  "only truth values are enumerated)", span)
             flat = flat_fn(env)
             if isinstance(flat, np.ndarray):
                 vals = np.unique(flat)
@@ -379,6 +380,14 @@ class Elaborator:
                                       "between threads (data-dependent)", span)
                 flat = vals[0]
             flat = int(flat)
+            if not self.truth_only.get(root, False):
+                # a number: the value the numeric plan chose for this run (engine/inputs.py)
+                v = inputs.number((root, offset + flat * esize), f"{name}[{flat}]")
+                if v is None:
+                    why = self.numeric_problem or "its values are not enumerated here"
+                    raise NotConcrete(f"a value loaded from {root} used as a number "
+                                      f"(data-dependent: {why})", span)
+                return v
             return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both)
         return load
 
@@ -1066,8 +1075,354 @@ def elaborate(func: ir.Function) -> Program:
     body = el.block(func.body)
     _scan_globals(el, func.body)
     el.layout.assign_bases()
-    return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
-                   el.barrier_regions, el.symbols,
-                   block_dependent=bool(el.control_names & set(el.launch.block_vars)),
-                   blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
-                   control_names=set(el.control_names))
+    program = Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
+                      el.barrier_regions, el.symbols,
+                      block_dependent=bool(el.control_names & set(el.launch.block_vars)),
+                      blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
+                      control_names=set(el.control_names))
+    _numeric_pass(el, program)
+    return program
+
+
+# ---------------------------------------------------------------- numbers loaded from global memory
+def _rewrite(e, mapping: dict):
+    """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
+    if isinstance(e, ir.Var):
+        return mapping.get(e.name, e)
+    if isinstance(e, (tuple, list)):
+        return type(e)(_rewrite(x, mapping) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
+        import dataclasses
+        return dataclasses.replace(e, **{f: _rewrite(getattr(e, f), mapping)
+                                         for f in e.__dataclass_fields__ if f != "span"})
+    return e
+
+
+def _subscripts(e, out: list) -> list:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Subscript):
+            out.append(x)
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return out
+
+
+def _same_accesses(a, b) -> bool:
+    """Two access-only statement lists that touch the same shared bytes in the same order (the
+    arms of `if row < len: S[i] = G[..] else: S[i] = 0`): only the values they store differ."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, POp):
+            if x.name != y.name or x.src is None or y.src is None:
+                return False
+            if x.name in ("load", "store"):
+                if x.src != y.src:   # the shared subscript (spans are not compared)
+                    return False
+            else:
+                if not isinstance(x.src, ir.Call) or not isinstance(y.src, ir.Call) or \
+                        x.src.name != y.src.name or len(x.src.args) != len(y.src.args):
+                    return False
+                ptr_x = [a for a in x.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
+                ptr_y = [a for a in y.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
+                if ptr_x != ptr_y or not ptr_x:
+                    return False
+        elif isinstance(x, PLoop):
+            if x.var != y.var or x.src != y.src or not _same_accesses(x.body, y.body):
+                return False
+        elif isinstance(x, PIf):
+            if x.src != y.src or not _same_accesses(x.then, y.then) or \
+                    not _same_accesses(x.other, y.other):
+                return False
+        elif not isinstance(x, PNote):
+            return False
+    return True
+
+
+def _numeric_pass(el: Elaborator, program: Program) -> None:
+    """Find where numbers loaded from read-only global memory decide anything the machine runs,
+    and prepare what engine/inputs.py enumerates (its module text says the cases)."""
+    from .accelerate import _shared_exprs
+    numeric_roots = {r for r, t in el.truth_only.items() if not t and r not in el.written_roots}
+    if not numeric_roots:
+        return
+    info = NumericInputs()
+    program.numeric = info
+    block_vars = set(el.launch.block_vars)
+    lets: dict = {}      # let name -> its value as written (names of earlier lets inside)
+    conds: list = []     # (PIf, loop variables around it): relevant branches on a loaded number
+    loops: list = []     # relevant loops whose bounds mention a loaded number
+    problems: list = []
+
+    def is_cell(x) -> bool:
+        view = el.view_of(x.value) if isinstance(x, ir.Subscript) else None
+        return view is not None and el.roots.get(view.name) in numeric_roots
+
+    def mentions(e) -> bool:
+        return bool(free_names(e) & set(lets)) or any(is_cell(x) for x in _subscripts(e, []))
+
+    def walk(stmts, loop_vars: frozenset) -> None:
+        for st in stmts:
+            if isinstance(st, PLet):
+                if st.src is not None and mentions(st.src):
+                    lets[st.name] = st.src
+            elif isinstance(st, PIf):
+                if st.src is not None and mentions(st.src):
+                    if not st.relevant:
+                        st.src = None   # skipped by the machine: nothing for a prover to read
+                        continue
+                    conds.append((st, loop_vars))
+                if st.relevant:
+                    walk(st.then, loop_vars)
+                    walk(st.other, loop_vars)
+            elif isinstance(st, PLoop):
+                if not st.relevant:
+                    continue
+                if any(mentions(x) for x in st.src):
+                    loops.append(st)
+                walk(st.body, loop_vars | {st.var})
+            elif isinstance(st, POp) and st.src is not None:
+                out: list = []
+                _shared_exprs(st.src, el.views, out)
+                if any(mentions(x) for x in out):
+                    problems.append(f"line {st.span.line}: a loaded number decides a shared address "
+                                    "or a synchronization argument")
+            elif isinstance(st, PStore):
+                if any(x is not None and mentions(x) for x in st.src):
+                    problems.append(f"line {st.span.line}: a register holds a loaded number")
+
+    walk(program.body, frozenset())
+    pair_map = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
+    other_lets = {n: v for n, v in lets.items() if n not in pair_map}
+
+    def expand(e):
+        for _ in range(32):
+            if not free_names(e) & set(other_lets):
+                break
+            e = _rewrite(e, other_lets)
+        return _rewrite(e, pair_map)
+
+    for st, loop_vars in conds:
+        cond = expand(st.src)
+        cells = [x for x in _subscripts(cond, []) if is_cell(x)]
+        names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)}
+        uniform = names <= block_vars | set(program.symbols)
+        if uniform and cells:
+            for sub in cells:
+                info.cells[id(sub)] = _cell_key(el, sub)
+            info.conditions.append((cond, st.span.line))
+        elif uniform:
+            continue   # decided by a length symbol only: the size prover covers every value
+        elif not st.other and _access_only(st.then):
+            st.cond, st.src = (lambda env: True), ir.Const(True)
+            info.reduced.append((st.span.line, "taken"))
+        elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
+            st.cond, st.src = (lambda env: True), ir.Const(True)
+            info.reduced.append((st.span.line, "same"))
+        else:
+            problems.append(f"line {st.span.line}: a branch on a loaded number that differs between "
+                            "threads or loop iterations")
+    if problems:
+        info.problem = el.numeric_problem = problems[0]
+    _live_control(el, program)
+
+
+def _cell_key(el: Elaborator, sub: ir.Subscript):
+    """(root, fn(env) -> the cell's key as `_input_cell` builds it, bits of its dtype)."""
+    view = el.view_of(sub.value)
+    root = el.roots[view.name]
+    shape = view.shape or ()
+    strides = [int(np.prod(shape[k + 1:])) for k in range(len(sub.indices))] \
+        if len(sub.indices) > 1 else [1]
+    fns = [el.compile(i) for i in sub.indices]
+    esize, offset = view.elem_size, view.byte_offset
+
+    def key(env):
+        try:
+            flat = sum(f(env) * st for f, st in zip(fns, strides))
+        except NotConcrete as err:
+            from .inputs import NotConcreteKey
+            raise NotConcreteKey(err.reason) from None
+        return (root, offset + int(flat) * esize)
+    return root, key, view.elem_bits
+
+
+def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems) -> dict:
+    """Pairs of lets `start = R[e]`, `end = R[e + 1]` whose every use that decides a loop trip
+    count or a branch depends on them only through end - start (z3): they become one symbolic
+    size `end - start` >= 0 and start reads as 0. Returns the replacement of the pairs' names."""
+    bare = {n: v for n, v in lets.items() if isinstance(v, ir.Subscript) and len(v.indices) == 1
+            and not isinstance(v.indices[0], ir.Slice)}
+    pairs = []
+    for start, sv in bare.items():
+        for end, ev in bare.items():
+            if start == end or sv.value != ev.value:
+                continue
+            a, b = sv.indices[0], ev.indices[0]
+            plus_one = b == ir.BinOp("+", a, ir.Const(1)) or (
+                isinstance(a, ir.Const) and isinstance(b, ir.Const) and isinstance(a.value, int)
+                and b.value == a.value + 1)
+            if plus_one:
+                pairs.append((start, end))
+    derived = {n: v for n, v in lets.items() if n not in bare}
+
+    def expand(e):
+        for _ in range(32):
+            if not free_names(e) & set(derived):
+                break
+            e = _rewrite(e, derived)
+        return e
+    bounds = [expand(x) for lp in loops for x in lp.src]
+    live = bounds + [expand(st.src) for st, _ in conds]
+    replaced: set = set()
+    chosen = []
+    for start, end in pairs:
+        if not any({start, end} & free_names(e) for e in bounds):
+            continue   # decides no trip count: its branches are enumerated like any loaded number
+        uses = [e for e in live if {start, end} & free_names(e)]
+        if not _only_difference(uses, start, end):
+            continue
+        chosen.append((start, end))
+        replaced |= {start, end}
+    for lp in loops:
+        src = tuple(expand(x) for x in lp.src)
+        if free_names(src) & set(lets) - replaced or any(
+                el.view_of(x.value) is not None and el.roots.get(el.view_of(x.value).name) in numeric_roots
+                for x in _subscripts(src, [])):
+            problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded number "
+                            "(only the length end - start of a cu_seqlens-like pair is proved for every value)")
+    mapping: dict = {}
+    for start, end in chosen:
+        sym = f"{end} - {start}"
+        mapping[start] = ir.Const(0)
+        mapping[end] = ir.Var(sym)
+        program.symbols.append(sym)
+        program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
+        program.size_lowest[sym] = 0
+        info.lengths.append((sym, f"{_show(bare[end])} - {_show(bare[start])}"))
+    if mapping:
+        _rewrite_program(program.body, mapping)
+    return mapping
+
+
+def _show(e) -> str:
+    if isinstance(e, ir.Subscript):
+        return f"{_show(e.value)}[{', '.join(_show(i) for i in e.indices)}]"
+    if isinstance(e, ir.BinOp):
+        return f"{_show(e.left)} {e.op} {_show(e.right)}"
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.Const):
+        return str(e.value)
+    return "..."
+
+
+def _only_difference(exprs, start: str, end: str) -> bool:
+    """z3: every expression takes the same value for (start, end) = (s, s + n) as for (0, n),
+    for every s and every n >= 0 (every other name free)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    for e in exprs:
+        names = free_names(e)
+        env = {n: z3.Int(n) for n in names}
+        s, n = z3.Int("\x00s"), z3.Int("\x00n")
+        shifted, base = dict(env), dict(env)
+        shifted[start], shifted[end] = s, s + n
+        base[start], base[end] = z3.IntVal(0), n
+        try:
+            a, sa = encode(e, shifted)
+            b, sb = encode(e, base)
+        except Unencodable:
+            return False
+        solver = z3.Solver()
+        solver.set("timeout", 2000)
+        solver.add(*sa, *sb, n >= 0, a != b)
+        if solver.check() != z3.unsat:
+            return False
+    return True
+
+
+def _rewrite_program(body, mapping: dict) -> None:
+    """Replace the pair lets' names in every expression the provers read, and make the lets
+    themselves evaluate to 0 (start) and the length symbol (end)."""
+    for st in body:
+        if isinstance(st, PLet):
+            if st.name in mapping:
+                target = mapping[st.name]
+                if isinstance(target, ir.Const):
+                    st.value = lambda env, v=target.value: v
+                else:
+                    def length(env, k=target.name, span=st.span):
+                        if k not in env:
+                            raise NotConcrete(f"the symbolic size {k} has no value in this run", span)
+                        return env[k]
+                    st.value = length
+                st.src = None   # every use names the symbol itself now
+            elif st.src is not None:
+                st.src = _rewrite(st.src, mapping)
+        elif isinstance(st, PIf):
+            if st.src is not None:
+                st.src = _rewrite(st.src, mapping)
+            st.names = frozenset(free_names(st.src)) if st.src is not None else st.names
+            _rewrite_program(st.then, mapping)
+            _rewrite_program(st.other, mapping)
+        elif isinstance(st, PLoop):
+            st.src = tuple(_rewrite(x, mapping) for x in st.src)
+            _rewrite_program(st.body, mapping)
+        elif isinstance(st, POp) and st.src is not None:
+            st.src = _rewrite(st.src, mapping)
+        elif isinstance(st, PStore):
+            st.src = tuple(_rewrite(x, mapping) if x is not None else None for x in st.src)
+
+
+def _live_control(el: Elaborator, program: Program) -> None:
+    """The names the machine's control decisions use: relevant loop bounds, branch conditions
+    not reduced away, register stores, shared addresses and synchronization arguments, and the
+    lets they read. Loaded numbers that only address global memory drop out of it (with them
+    the block indices that only pick which cell is read)."""
+    from .accelerate import _shared_exprs
+    names: set = set()
+    let_srcs: dict = {}
+    reduced_lines = {line for line, _ in program.numeric.reduced}
+
+    def walk(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, PLet) and st.src is not None:
+                let_srcs.setdefault(st.name, []).append(st.src)
+            elif isinstance(st, PIf):
+                if not st.relevant:
+                    continue
+                if st.src is not None and st.span.line not in reduced_lines:
+                    names.update(free_names(st.src))
+                walk(st.then)
+                walk(st.other)
+            elif isinstance(st, PLoop):
+                if not st.relevant:
+                    continue
+                names.update(free_names(st.src))
+                walk(st.body)
+            elif isinstance(st, PStore):
+                names.update(*(free_names(x) for x in st.src if x is not None))
+            elif isinstance(st, POp) and st.src is not None:
+                out: list = []
+                _shared_exprs(st.src, el.views, out)
+                names.update(*(free_names(x) for x in out))
+            elif isinstance(st, PNote):
+                names.update(el.control_names)   # an op no model runs: keep the old, wide view
+    walk(program.body)
+    todo = list(names)
+    while todo:
+        n = todo.pop()
+        for src in let_srcs.get(n, ()):
+            for m in free_names(src) - names:
+                names.add(m)
+                todo.append(m)
+    program.control_names = names | (el.control_names & set(program.symbols))
+    program.block_dependent = bool(names & set(el.launch.block_vars))

@@ -57,6 +57,10 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     if len(syms) > 1:
         return SizePlan(None, [], [], "unknown", f"several symbolic sizes in control flow: {', '.join(syms)}")
     sym = syms[0]
+    # a size the kernel reads from memory (engine/program.py: a cu_seqlens length) carries its
+    # own assumption and may be 0
+    assumptions = list(assumptions) + list(getattr(program, "size_assumptions", ()))
+    lowest = getattr(program, "size_lowest", {}).get(sym, 1)
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
@@ -87,7 +91,7 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     if proved_steps:
         max_trips = ind.n0 + ind.step - 1
     values, vectors, seen = [], [], set()
-    v = 1
+    v = lowest
     big_done = False
     while v < scan_limit:
         vec = trips_at(v)
@@ -128,7 +132,7 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     proof = _prove_through_trips(exprs, trips, sym, own)
     checked = checked_text(sym, values, vectors)
     if proof == "proved" and ind.status == "proved":
-        scope = (f"proved for every {sym} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
+        scope = (f"proved for every {sym} >= {lowest}{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
                  f"checked {checked}; z3 proved that the kernel depends on {sym} only through its trip "
                  f"counts and that {ind.reason}, so every trip count of at least {ind.n0 + ind.step} "
                  f"runs like one {ind.step} smaller")
@@ -154,9 +158,10 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     fns = [compile_expr(e) for e in trips]
+    assumptions = list(assumptions) + list(getattr(program, "size_assumptions", ()))
     ok_fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
     out, seen = [], set()
-    for v in range(1, scan):
+    for v in range(getattr(program, "size_lowest", {}).get(sym, 1), scan):
         if not _assumption_ok(ok_fns, v, sym):
             continue
         try:
