@@ -1191,12 +1191,14 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                 out: list = []
                 _shared_exprs(st.src, el.views, out)
                 if any(mentions(x) for x in out):
-                    problems.append(f"line {st.span.line}: a loaded number decides a shared address "
-                                    "or a synchronization argument")
+                    uses.append((out, f"line {st.span.line}: a loaded number decides a shared "
+                                      "address or a synchronization argument"))
             elif isinstance(st, PStore):
                 if any(x is not None and mentions(x) for x in st.src):
-                    problems.append(f"line {st.span.line}: a register holds a loaded number")
+                    uses.append(([x for x in st.src if x is not None],
+                                 f"line {st.span.line}: a register holds a loaded number"))
 
+    uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
     walk(program.body, frozenset())
     pair_map = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
     other_lets = {n: v for n, v in lets.items() if n not in pair_map}
@@ -1207,6 +1209,12 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                 break
             e = _rewrite(e, other_lets)
         return _rewrite(e, pair_map)
+
+    # a length symbol may decide shared addresses: the size prover reads them like a dynamic K's
+    for exprs, why in uses:
+        if any(free_names(expand(x)) & set(lets) or any(is_cell(c) for c in _subscripts(expand(x), []))
+               for x in exprs):
+            problems.append(why)
 
     for st, loop_vars in conds:
         cond = expand(st.src)
