@@ -217,6 +217,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     if scope_line(searches):
         scope.append(scope_line(searches))
     numeric = program.numeric
+    if numeric is not None and numeric.problem is not None:
+        scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")
     if numeric is not None and numeric.problem is None:
         for sym, text in numeric.lengths:
             scope.append(f"{sym} ({text}) is a symbolic size: {LENGTH_ASSUMPTION}")

@@ -1294,6 +1294,12 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         if not any({start, end} & free_names(e) for e in bounds):
             continue   # decides no trip count: its branches are enumerated like any loaded number
         uses = [e for e in live if {start, end} & free_names(e)]
+        mixed = sorted(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
+                       - {start, end} - set(el.symbols))
+        if mixed:   # the size prover evaluates trip counts from the size alone
+            problems.append(f"a loop trip count decided by {end} - {start} together with "
+                            f"{', '.join(mixed)} (the size prover needs trip counts of the size alone)")
+            continue
         if not _only_difference(uses, start, end):
             continue
         chosen.append((start, end))
