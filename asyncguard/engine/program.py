@@ -1265,6 +1265,11 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
     """Pairs of lets `start = R[e]`, `end = R[e + 1]` whose every use that decides a loop trip
     count or a branch depends on them only through end - start (z3): they become one symbolic
     size `end - start` >= 0 and start reads as 0. Returns the replacement of the pairs' names."""
+    if el.notes:   # something the models do not know (a symbolic launch extent): stay unknown
+        if loops:
+            problems.append(f"a loop trip count decided by a loaded number, in a kernel with "
+                            f"an unmodelled construct ({el.notes[0][0]})")
+        return {}
     bare = {n: v for n, v in lets.items() if isinstance(v, ir.Subscript) and len(v.indices) == 1
             and not isinstance(v.indices[0], ir.Slice)}
     pairs = []
