@@ -178,6 +178,8 @@ class NumericInputs:
                     cells[key] = v
                     bounds.extend([v >= -(1 << (bits - 1)), v < (1 << (bits - 1))])
                 return ir.Var(f"cell{list(cells).index(key)}")
+            if isinstance(e, ir.Call) and e.name in _INT_LITERALS and len(e.args) == 1:
+                return replace(e.args[0])   # `T.int8(1)`: a literal of a narrower type
             if isinstance(e, (tuple, list)):
                 return type(e)(replace(x) for x in e)
             if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
@@ -209,6 +211,9 @@ class NumericInputs:
         if len(out) >= self.max_patterns and solver.check() == z3.sat:
             return out, "truncated"
         return out, None
+
+
+_INT_LITERALS = {"T.int8", "T.int16", "T.uint8", "T.uint16", "T.uint64"}
 
 
 class NotConcreteKey(Exception):

@@ -208,7 +208,7 @@ class Elaborator:
         self.written_roots: set = set()
         self.truth_only: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
-        self.numeric_problem: str | None = None   # why loaded numbers are not enumerated (_numeric_pass)
+        self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         # control names outside the addresses of global loads, and those addresses per parameter:
         # blocks that differ only in which input cells they read behave alike (elaborate())
@@ -384,7 +384,9 @@ class Elaborator:
                 # a number: the value the numeric plan chose for this run (engine/inputs.py)
                 v = inputs.number((root, offset + flat * esize), f"{name}[{flat}]")
                 if v is None:
-                    why = self.numeric_problem or "its values are not enumerated here"
+                    info = self.numeric_info
+                    why = (info.problem if info is not None else None) or \
+                        "its values are not enumerated here"
                     raise NotConcrete(f"a value loaded from {root} used as a number "
                                       f"(data-dependent: {why})", span)
                 return v
@@ -1153,7 +1155,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     if not numeric_roots:
         return
     info = NumericInputs()
-    program.numeric = info
+    program.numeric = el.numeric_info = info
     block_vars = set(el.launch.block_vars)
     lets: dict = {}      # let name -> its value as written (names of earlier lets inside)
     conds: list = []     # (PIf, loop variables around it): relevant branches on a loaded number
@@ -1219,7 +1221,8 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     for st, loop_vars in conds:
         cond = expand(st.src)
         cells = [x for x in _subscripts(cond, []) if is_cell(x)]
-        names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)}
+        # `T` only names TVMScript's namespace (`T.int8(1)`), never a value
+        names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)} - {"T"}
         uniform = names <= block_vars | set(program.symbols)
         if uniform and cells:
             for sub in cells:
@@ -1237,7 +1240,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             problems.append(f"line {st.span.line}: a branch on a loaded number that differs between "
                             "threads or loop iterations")
     if problems:
-        info.problem = el.numeric_problem = problems[0]
+        info.problem = problems[0]
     _live_control(el, program)
 
 
