@@ -7,7 +7,8 @@ import numpy as np
 
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import INPUTS, LENGTH_ASSUMPTION, InputSearch, scope_line
+from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch,
+                            scope_line)
 from .engine.machine import Machine
 from .engine.program import elaborate
 from .checks.resources import KernelContext
@@ -142,6 +143,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     program.numeric.problem = why
                     numbers = [{}]
             search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers)
+            if program.numeric is not None and numbers:
+                search.sized = {k for k, v in numbers[0].items()
+                                if any(k == _cell_of(fn, env) for _, fn in program.numeric.length_cells)}
             if why == "truncated":
                 search.truncated = True
             searches.append(search)
@@ -220,8 +224,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     if numeric is not None and numeric.problem is not None:
         scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")
     if numeric is not None and numeric.problem is None:
+        cells = {sym for sym, _ in numeric.length_cells}
         for sym, text in numeric.lengths:
-            scope.append(f"{sym} ({text}) is a symbolic size: {LENGTH_ASSUMPTION}")
+            scope.append(f"{sym} ({text}) is a symbolic size: "
+                         f"{CELL_LENGTH_ASSUMPTION if sym in cells else LENGTH_ASSUMPTION}")
         if numeric.reduced:
             taken = sorted(line for line, how in numeric.reduced if how == "taken")
             same = sorted(line for line, how in numeric.reduced if how == "same")
@@ -278,6 +284,13 @@ def _file_too_large(text: str, path: str, limits: Limits) -> FileReport | None:
     return FileReport(path, [KernelReport("<file>", [Finding(ENGINE_LIMIT, 1, 1, msg,
                                                              {"reason": msg, "bytes": size}, path)],
                                           scope=["not parsed: file too large"])])
+
+
+def _cell_of(key_fn, env):
+    try:
+        return key_fn(env)
+    except Exception:  # noqa: BLE001 -- an address this block cannot compute matches no cell
+        return None
 
 
 MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)

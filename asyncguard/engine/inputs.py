@@ -29,6 +29,7 @@ class Inputs:
     def __init__(self, fixed: dict | None = None, numbers: dict | None = None):
         self.fixed = dict(fixed or {})
         self.numbers = dict(numbers or {})   # numeric cell -> the value this run loads
+        self.sized: set = set()              # cells that hold a symbolic size's value
         self.order: list = []        # cells met, in the order this run met them
         self.both: set = set()       # cells met where both outcomes matter
         self.names: dict = {}        # cell -> "BlockMask_1[8]", for witnesses and the scope line
@@ -45,7 +46,8 @@ class Inputs:
         """The value this run loads from numeric cell `cell`; None when no plan chose one."""
         if cell not in self.numbers:
             return None
-        self.names.setdefault(cell, text)
+        if cell not in self.sized:   # a symbolic size's cell: the size's scope line says it
+            self.names.setdefault(cell, text)
         return self.numbers[cell]
 
     def alternatives(self) -> list:
@@ -78,6 +80,7 @@ class InputSearch:
         # branches they decide (NumericInputs.assignments): the truth patterns are searched for each
         self.numbers = numbers if numbers is not None else [{}]
         self.numeric: set = set()    # numeric cells met
+        self.sized: set = set()      # cells whose value is a symbolic size's (not enumerated here)
         self.runs = 0
         self.truncated = False
         self.names: dict = {}        # every cell met, over all runs
@@ -91,6 +94,7 @@ class InputSearch:
                     self.truncated = True
                     return
                 inputs = Inputs(todo.pop(), numbers)
+                inputs.sized = self.sized
                 yield inputs
                 self.runs += 1
                 self.names.update(inputs.names)
@@ -142,6 +146,7 @@ def scope_line(searches: list) -> str | None:
 # threads) keeps the kernel `unknown`, as before.
 
 LENGTH_ASSUMPTION = "every value >= 0 (the offsets array is non-decreasing)"
+CELL_LENGTH_ASSUMPTION = "every value >= 0 (a length)"
 
 
 class NumericInputs:
@@ -151,7 +156,8 @@ class NumericInputs:
         self.conditions: list = []   # (ir condition over global loads, line): uniform branches
         self.cells: dict = {}        # id(ir.Subscript) -> (root, fn(env) -> byte key, text)
         self.reduced: list = []      # (line, how): branches whose outcome cannot matter
-        self.lengths: list = []      # (symbol, "end - start", "R[e + 1] - R[e]")
+        self.lengths: list = []      # (symbol, what it is, in words)
+        self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
         self.problem: str | None = None   # why the loaded numbers cannot be enumerated
         self.max_patterns = 64
 
@@ -160,8 +166,15 @@ class NumericInputs:
         (`env`: its block indices and sizes) -> ([{cell key: value}], None), or ([], why)."""
         if self.problem is not None:
             return [], self.problem
+        base = {}
+        for sym, key_fn in self.length_cells:   # the size's value of this run, as the cell's
+            if sym in env:
+                try:
+                    base[key_fn(env)] = int(env[sym])
+                except NotConcreteKey as err:
+                    return [], f"the address of {sym} ({err})"
         if not self.conditions:
-            return [{}], None
+            return [base], None
         import z3
 
         from .. import ir
@@ -206,7 +219,8 @@ class NumericInputs:
         out = []
         while len(out) < self.max_patterns and solver.check() == z3.sat:
             m = solver.model()
-            out.append({key: m.eval(v, model_completion=True).as_long() for key, v in cells.items()})
+            out.append({**base, **{key: m.eval(v, model_completion=True).as_long()
+                                   for key, v in cells.items()}})
             solver.add(z3.Or(*[a != m.eval(a, model_completion=True) for a in atoms]))
         if len(out) >= self.max_patterns and solver.check() == z3.sat:
             return out, "truncated"

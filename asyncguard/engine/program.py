@@ -1202,15 +1202,16 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
     uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
     walk(program.body, frozenset())
-    pair_map = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
-    other_lets = {n: v for n, v in lets.items() if n not in pair_map}
+    replaced, fix = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
+    other_lets = {n: v for n, v in lets.items() if n not in replaced}
 
     def expand(e):
+        e = fix(e)
         for _ in range(32):
             if not free_names(e) & set(other_lets):
                 break
             e = _rewrite(e, other_lets)
-        return _rewrite(e, pair_map)
+        return fix(e)
 
     # a length symbol may decide shared addresses: the size prover reads them like a dynamic K's
     for exprs, why in uses:
@@ -1228,20 +1229,36 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
             info.conditions.append((cond, st.span.line))
-        elif uniform:
-            continue   # decided by a length symbol only: the size prover covers every value
+        elif not cells and not names & set(el.launch.thread_vars):
+            continue   # decided by sizes and loop counters: the size prover covers every value
         elif not st.other and _access_only(st.then):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "same"))
+        elif not cells:
+            continue   # the size prover reads the condition (it may refute the proof)
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number that differs between "
                             "threads or loop iterations")
     if problems:
         info.problem = problems[0]
+    # a loaded number left in a let decides nothing the machine runs (or a problem above says
+    # so): the provers need not read it (a page-table lookup feeding a global address)
+    _drop_let_sources(program.body, set(lets) - replaced)
     _live_control(el, program)
+
+
+def _drop_let_sources(body, names: set) -> None:
+    for st in body:
+        if isinstance(st, PLet) and st.name in names:
+            st.src = None
+        elif isinstance(st, PIf):
+            _drop_let_sources(st.then, names)
+            _drop_let_sources(st.other, names)
+        elif isinstance(st, PLoop):
+            _drop_let_sources(st.body, names)
 
 
 def _cell_key(el: Elaborator, sub: ir.Subscript):
@@ -1272,7 +1289,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         if loops:
             problems.append(f"a loop trip count decided by a loaded number, in a kernel with "
                             f"an unmodelled construct ({el.notes[0][0]})")
-        return {}
+        return set(), (lambda e: e)
     bare = {n: v for n, v in lets.items() if isinstance(v, ir.Subscript) and len(v.indices) == 1
             and not isinstance(v.indices[0], ir.Slice)}
     pairs = []
@@ -1312,13 +1329,6 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             continue
         chosen.append((start, end))
         replaced |= {start, end}
-    for lp in loops:
-        src = tuple(expand(x) for x in lp.src)
-        if free_names(src) & set(lets) - replaced or any(
-                el.view_of(x.value) is not None and el.roots.get(el.view_of(x.value).name) in numeric_roots
-                for x in _subscripts(src, [])):
-            problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded number "
-                            "(only the length end - start of a cu_seqlens-like pair is proved for every value)")
     mapping: dict = {}
     for start, end in chosen:
         sym = f"{end} - {start}"
@@ -1328,9 +1338,69 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
         program.size_lowest[sym] = 0
         info.lengths.append((sym, f"{_show(bare[end])} - {_show(bare[start])}"))
-    if mapping:
-        _rewrite_program(program.body, mapping)
-    return mapping
+    # a single cell at a block-uniform address that decides a trip count by itself (a paged
+    # kernel's cache_seqlens[bx]): its own symbolic size, read by the run from the size's value
+    block_vars = set(el.launch.block_vars)
+    others = {n: v for n, v in lets.items() if n not in mapping}
+
+    def expand_all(e):
+        for _ in range(32):
+            if not free_names(e) & set(others):
+                break
+            e = _rewrite(e, others)
+        return _rewrite(e, mapping)
+    singles: list = []
+    for lp in loops:
+        for x in lp.src:
+            for sub in _subscripts(expand_all(x), []):
+                view = el.view_of(sub.value)
+                if view is None or el.roots.get(view.name) not in numeric_roots or sub in singles:
+                    continue
+                if free_names(sub.indices) <= block_vars | set(el.symbols) and len(singles) < 1:
+                    singles.append(sub)
+    sub_map = []
+    for sub in singles:
+        sym = _show(sub)
+        sub_map.append((sub, ir.Var(sym)))
+        program.symbols.append(sym)
+        program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
+        program.size_lowest[sym] = 0
+        info.length_cells.append((sym, _cell_key(el, sub)[1]))
+        info.lengths.append((sym, f"a length loaded from {sym}"))
+    if not mapping and not sub_map:
+        _loops_left(el, loops, lets, set(), numeric_roots, problems)
+        return set(), (lambda e: e)
+    # lets computed from the sizes alone read as their expressions, so that the provers see
+    # the sizes in the trip counts and conditions (the lets still run as written)
+    inline: dict = {}
+    syms = {str(v.name) for v in mapping.values() if isinstance(v, ir.Var)} | {v.name for _, v in sub_map}
+    for name, value in lets.items():
+        if name in mapping:
+            continue
+        full = _replace_subscripts(expand_all(value), sub_map)
+        if not any(el.view_of(x.value) is not None and el.roots.get(el.view_of(x.value).name) in numeric_roots
+                   for x in _subscripts(full, [])) and free_names(full) & syms:
+            inline[name] = full
+    fix = _rewrite_program(program.body, mapping, sub_map, inline)
+    _loops_left(el, loops, lets, set(mapping) | set(inline), numeric_roots, problems)
+    for lp in loops:
+        extra = free_names(lp.src) - syms - set(el.symbols) - {"T"}
+        if free_names(lp.src) & syms and extra:
+            problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded length "
+                            f"together with {', '.join(sorted(extra))} (the size prover needs "
+                            "trip counts of the size alone)")
+    return set(mapping) | set(inline), fix
+
+
+def _loops_left(el, loops, lets, replaced: set, numeric_roots, problems) -> None:
+    """Loops whose bounds still read a loaded number the sizes do not stand for: unknown."""
+    for lp in loops:
+        if free_names(lp.src) & (set(lets) - replaced) or any(
+                el.view_of(x.value) is not None and el.roots.get(el.view_of(x.value).name) in numeric_roots
+                for x in _subscripts(lp.src, [])):
+            problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded number "
+                            "(proved for every value only where it is a length: a cell at a "
+                            "block-uniform address, or end - start of a cu_seqlens-like pair)")
 
 
 def _show(e) -> str:
@@ -1371,9 +1441,34 @@ def _only_difference(exprs, start: str, end: str) -> bool:
     return True
 
 
-def _rewrite_program(body, mapping: dict) -> None:
-    """Replace the pair lets' names in every expression the provers read, and make the lets
-    themselves evaluate to 0 (start) and the length symbol (end)."""
+def _replace_subscripts(e, sub_map: list):
+    """`e` with every subscript equal to one in `sub_map` replaced by its expression."""
+    for sub, target in sub_map:
+        if e == sub:
+            return target
+    if isinstance(e, (tuple, list)):
+        return type(e)(_replace_subscripts(x, sub_map) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, (ir.Span, ir.Var, ir.Const)):
+        import dataclasses
+        return dataclasses.replace(e, **{f: _replace_subscripts(getattr(e, f), sub_map)
+                                         for f in e.__dataclass_fields__ if f != "span"})
+    return e
+
+
+def _rewrite_program(body, mapping: dict, sub_map: list = (), inline: dict | None = None):
+    """Replace the pair lets' names, the length cells and the lets computed from them in every
+    expression the provers read, and make the pair lets evaluate to 0 (start) and the length
+    symbol (end)."""
+    inline = inline or {}
+
+    def fix(e):
+        if e is None:
+            return None
+        for _ in range(32):
+            if not free_names(e) & set(inline):
+                break
+            e = _rewrite(e, inline)
+        return _replace_subscripts(_rewrite(e, mapping), sub_map)
     for st in body:
         if isinstance(st, PLet):
             if st.name in mapping:
@@ -1387,21 +1482,23 @@ def _rewrite_program(body, mapping: dict) -> None:
                         return env[k]
                     st.value = length
                 st.src = None   # every use names the symbol itself now
+            elif st.name in inline:
+                st.src = None   # every use reads its expression now
             elif st.src is not None:
-                st.src = _rewrite(st.src, mapping)
+                st.src = fix(st.src)
         elif isinstance(st, PIf):
-            if st.src is not None:
-                st.src = _rewrite(st.src, mapping)
+            st.src = fix(st.src)
             st.names = frozenset(free_names(st.src)) if st.src is not None else st.names
-            _rewrite_program(st.then, mapping)
-            _rewrite_program(st.other, mapping)
+            _rewrite_program(st.then, mapping, sub_map, inline)
+            _rewrite_program(st.other, mapping, sub_map, inline)
         elif isinstance(st, PLoop):
-            st.src = tuple(_rewrite(x, mapping) for x in st.src)
-            _rewrite_program(st.body, mapping)
+            st.src = tuple(fix(x) for x in st.src)
+            _rewrite_program(st.body, mapping, sub_map, inline)
         elif isinstance(st, POp) and st.src is not None:
-            st.src = _rewrite(st.src, mapping)
+            st.src = fix(st.src)
         elif isinstance(st, PStore):
-            st.src = tuple(_rewrite(x, mapping) if x is not None else None for x in st.src)
+            st.src = tuple(fix(x) for x in st.src)
+    return fix
 
 
 def _live_control(el: Elaborator, program: Program) -> None:
