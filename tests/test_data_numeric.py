@@ -108,3 +108,36 @@ def test_a_loaded_number_that_decides_a_shared_address_stays_unknown():
     """))
     assert rep.verdict == "unknown"
     assert any("shared address" in s for s in rep.kernels[0].scope)
+
+
+LENGTH = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(Lens: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 4, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    Lens_1 = T.decl_buffer((4,), "int32", data=Lens)
+    G_1 = T.decl_buffer((1048576,), data=G)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    n: T.int32 = (Lens_1[bx] + 63) // 64
+    for kk in range(n):
+        S[tx] = G_1[kk * 64 + tx]
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[63 - tx]
+{tail}'''
+
+
+def test_a_length_loaded_from_one_cell_is_a_symbolic_size_proved_for_every_value():
+    rep = check_text(LENGTH.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every Lens_1[bx] >= 0" in scope and "(a length)" in scope
+
+
+def test_a_length_loaded_from_one_cell_with_a_race_from_the_second_tile_is_found():
+    # without the second barrier, tile kk + 1 overwrites what tile kk's neighbours still read
+    rep = check_text(LENGTH.replace("{tail}", ""))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.kind == "race")
+    assert race.witness["sizes"]["Lens_1[bx]"] > 64   # at least two tiles
