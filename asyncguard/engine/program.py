@@ -1202,6 +1202,9 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
     uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
     walk(program.body, frozenset())
+    if not (lets or conds or loops or uses):
+        program.numeric = el.numeric_info = None   # loaded numbers decide nothing: as before
+        return
     replaced, fix = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
     other_lets = {n: v for n, v in lets.items() if n not in replaced}
 
