@@ -225,9 +225,15 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")
     if numeric is not None and numeric.problem is None:
         cells = {sym for sym, _ in numeric.length_cells}
+        bounds = {sym: (bound, line) for sym, bound, line in numeric.bounds}
         for sym, text in numeric.lengths:
-            scope.append(f"{sym} ({text}) is a symbolic size: "
-                         f"{CELL_LENGTH_ASSUMPTION if sym in cells else LENGTH_ASSUMPTION}")
+            line = (f"{sym} ({text}) is a symbolic size: "
+                    f"{CELL_LENGTH_ASSUMPTION if sym in cells else LENGTH_ASSUMPTION}")
+            if sym in bounds:
+                line += (f", and at most {bounds[sym][0]}: the largest for which the shared access "
+                         f"at line {bounds[sym][1]} stays inside its buffer (the kernel's own "
+                         "maximum length)")
+            scope.append(line)
         if numeric.reduced:
             taken = sorted(line for line, how in numeric.reduced if how == "taken")
             same = sorted(line for line, how in numeric.reduced if how == "same")

@@ -141,3 +141,18 @@ def test_a_length_loaded_from_one_cell_with_a_race_from_the_second_tile_is_found
     assert rep.verdict == "buggy"
     race = next(f for f in rep.findings if f.rule.kind == "race")
     assert race.witness["sizes"]["Lens_1[bx]"] > 64   # at least two tiles
+
+
+def test_a_length_that_decides_a_shared_address_is_bounded_by_the_buffer_it_indexes():
+    # the per-tile column of a logits row (flash decoding): the row has 8 columns, so the kernel
+    # is meant for lengths up to 8 * 64; larger lengths would write past the row
+    text = LENGTH.replace("    S = T.alloc_buffer((128,), scope=\"shared.dyn\")",
+                          "    S = T.alloc_buffer((128,), scope=\"shared.dyn\")\n"
+                          "    R = T.alloc_buffer((8,), scope=\"shared.dyn\")")
+    text = text.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"
+                                  "    if tx == 0 and 1 <= n:\n"
+                                  "        R[n - 1] = T.float32(0)\n")
+    rep = check_text(text)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("at most 512: the largest for which the shared access at line 19" in s   # R[n - 1]
+               for s in rep.kernels[0].scope), rep.kernels[0].scope

@@ -158,6 +158,7 @@ class NumericInputs:
         self.reduced: list = []      # (line, how): branches whose outcome cannot matter
         self.lengths: list = []      # (symbol, what it is, in words)
         self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
+        self.bounds: list = []       # (symbol, largest value, line of the shared access that bounds it)
         self.problem: str | None = None   # why the loaded numbers cannot be enumerated
         self.max_patterns = 64
 

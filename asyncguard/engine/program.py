@@ -1232,21 +1232,26 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
             info.conditions.append((cond, st.span.line))
-        elif not cells and not names & set(el.launch.thread_vars):
-            continue   # decided by sizes and loop counters: the size prover covers every value
+        elif not cells and not (names & set(el.launch.thread_vars) and _access_only(st.then)
+                                and _access_only(st.other) and _same_accesses(st.then, st.other)):
+            # decided by sizes, loop counters and thread ids: the size prover reads it (a
+            # condition it cannot reduce to trip counts refutes the proof, never the verdict)
+            continue
         elif not st.other and _access_only(st.then):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "same"))
-        elif not cells:
-            continue   # the size prover reads the condition (it may refute the proof)
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number that differs between "
                             "threads or loop iterations")
     if problems:
         info.problem = problems[0]
+        for sym, _ in info.lengths:   # no size to plan: the kernel stays unknown, quickly
+            if sym in program.symbols:
+                program.symbols.remove(sym)
+        program.size_assumptions.clear()
     # a loaded number left in a let decides nothing the machine runs (or a problem above says
     # so): the provers need not read it (a page-table lookup feeding a global address)
     _drop_let_sources(program.body, set(lets) - replaced)
@@ -1386,6 +1391,9 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             inline[name] = full
     fix = _rewrite_program(program.body, mapping, sub_map, inline)
     _loops_left(el, loops, lets, set(mapping) | set(inline), numeric_roots, problems)
+    for sym, bound, line in _length_bounds(el, program, syms, problems):
+        program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(bound)))
+        info.bounds.append((sym, bound, line))
     for lp in loops:
         extra = free_names(lp.src) - syms - set(el.symbols) - {"T"}
         if free_names(lp.src) & syms and extra:
@@ -1393,6 +1401,99 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                             f"together with {', '.join(sorted(extra))} (the size prover needs "
                             "trip counts of the size alone)")
     return set(mapping) | set(inline), fix
+
+
+def _length_bounds(el, program, syms: set, problems: list) -> list:
+    """A loaded length that decides a shared address (a decode kernel's per-block logits column
+    `S_shared[:, (len + 127) // 128 - 1]`) is only meaningful up to the buffer's extent, which
+    is where the kernel's author put the largest length (max_seqlen): the largest value for
+    which every such access stays inside its shared buffer, for every thread and iteration
+    (z3), bounds the length; the scope line states it. [(symbol, bound, line)]"""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    out: dict = {}
+    launch = el.launch
+    ranges = {n: launch.threads["xyz".index(a[-1])] for n, a in launch.thread_vars.items()}
+    ranges.update({n: launch.blocks["xyz".index(a[-1])] for n, a in launch.block_vars.items()})
+
+    def check(st, loops, guards) -> None:
+        sub = st.src if isinstance(st.src, ir.Subscript) else None
+        mentioned = free_names(st.src) & syms if st.src is not None else set()
+        if not mentioned:
+            return
+        view = el.view_of(sub.value) if sub is not None else None
+        if view is None or not view.is_shared or not view.shape or len(mentioned) != 1:
+            problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
+                            "checker cannot bound")
+            return
+        sym = next(iter(mentioned))
+        env = {n: z3.Int(n) for n in free_names(sub.indices) | {lp.var for lp in loops}
+               | {v for lp in loops for v in free_names(lp.src)}
+               | {v for g, _ in guards for v in free_names(g)}}
+        side, limits = [], []
+        try:
+            for n, v in env.items():
+                if n in ranges:
+                    side += [v >= 0, v < ranges[n]]
+                elif n != sym and n not in {lp.var for lp in loops}:
+                    raise Unencodable(f"name {n}")
+            for lp in loops:
+                (a, sa), (n, sn) = encode(lp.src[0], env), encode(lp.src[1], env)
+                side += sa + sn + [env[lp.var] >= a, env[lp.var] < a + n]
+            for g, taken in guards:   # the branches around the access
+                c, sc = encode(g, env)
+                side += sc + [c if taken else z3.Not(c)]
+            shape = view.shape
+            if len(sub.indices) == 1 and isinstance(sub.indices[0], ir.Slice):
+                sl = sub.indices[0]
+                lo, s1 = encode(sl.lo, env)
+                hi, s2 = encode(sl.hi, env)
+                side += s1 + s2
+                limits += [lo >= 0, hi <= int(np.prod(shape))]
+            elif len(sub.indices) == len(shape):
+                for idx, extent in zip(sub.indices, shape):
+                    e, se = encode(idx, env)
+                    side += se
+                    limits += [e >= 0, e < extent]
+            else:
+                raise Unencodable("subscript rank")
+        except Unencodable as err:
+            problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
+                            f"checker cannot bound ({err})")
+            return
+        opt = z3.Optimize()
+        opt.set("timeout", 5000)
+        opt.add(*side, env[sym] >= 0, z3.Not(z3.And(*limits)))
+        handle = opt.minimize(env[sym])
+        res = opt.check()
+        if res == z3.unsat:
+            return   # inside its buffer for every length
+        if res != z3.sat:
+            problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
+                            "checker cannot bound (z3 gave up)")
+            return
+        first_out = opt.lower(handle).as_long() if z3.is_int_value(opt.lower(handle)) else None
+        if first_out is None or first_out <= 0:
+            problems.append(f"line {st.span.line}: a shared access outside its buffer for every "
+                            "loaded length")
+            return
+        if sym not in out or out[sym][0] > first_out - 1:
+            out[sym] = (first_out - 1, st.span.line)
+
+    def walk(stmts, loops: tuple, guards: tuple) -> None:
+        for st in stmts:
+            if isinstance(st, POp) and st.src is not None:
+                check(st, loops, guards)
+            elif isinstance(st, PIf):
+                if st.src is None:
+                    continue   # skipped by the machine
+                walk(st.then, loops, guards + ((st.src, True),))
+                walk(st.other, loops, guards + ((st.src, False),))
+            elif isinstance(st, PLoop):
+                walk(st.body, loops + (st,), guards)
+    walk(program.body, (), ())
+    return [(sym, bound, line) for sym, (bound, line) in out.items()]
 
 
 def _loops_left(el, loops, lets, replaced: set, numeric_roots, problems) -> None:
