@@ -1177,7 +1177,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             elif isinstance(st, PIf):
                 if st.src is not None and mentions(st.src):
                     if not st.relevant:
-                        st.src = None   # skipped by the machine: nothing for a prover to read
+                        skipped.append(st)
                         continue
                     conds.append((st, loop_vars))
                 if st.relevant:
@@ -1201,10 +1201,13 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                                  f"line {st.span.line}: a register holds a loaded number"))
 
     uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
+    skipped: list = []   # branches the machine skips (nothing shared inside) on a loaded number
     walk(program.body, frozenset())
     if not (lets or conds or loops or uses):
         program.numeric = el.numeric_info = None   # loaded numbers decide nothing: as before
         return
+    for st in skipped:
+        st.src = None   # nothing for a prover to read
     replaced, fix = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
     other_lets = {n: v for n, v in lets.items() if n not in replaced}
 
