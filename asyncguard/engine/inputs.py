@@ -135,15 +135,24 @@ def scope_line(searches: list) -> str | None:
 
 # ---------------------------------------------------------------- numbers loaded from global memory
 # A value a kernel loads from read-only global memory and uses as a number (NSA's selected block
-# index, a varlen kernel's cu_seqlens) is an unknown input too. Where it only addresses global
-# memory it cannot change shared-memory synchronization and is left alone. Where it decides a
-# branch whose outcome is the same for every thread of the block, every satisfiable combination
-# of those branches' outcomes is run once, with values z3 picks (`NumericInputs.assignments`).
-# A pair of lets `start = R[e]`, `end = R[e + 1]` (cu_seqlens) that decides loop trip counts is
-# replaced by one symbolic size, end - start >= 0 (program.py `_numeric_pass`), and the
-# symbolic-size prover (prover/sizes.py) covers every value. Anything else a loaded number
-# decides (a shared address, a barrier index, a register, a condition that differs between
-# threads) keeps the kernel `unknown`, as before.
+# index, a varlen kernel's cu_seqlens, a paged kernel's cache_seqlens) is an unknown input too
+# (engine/program.py `_numeric_pass` finds where it decides anything):
+# - where it only addresses global memory (a page-table lookup, TMA coordinates) it cannot change
+#   shared-memory synchronization and is left alone;
+# - where it decides a branch whose outcome is the same for every thread of the block, every
+#   satisfiable combination of those branches' outcomes is run once, with values z3 picks
+#   (`NumericInputs.assignments`): two branches on one cell never split;
+# - where it decides a loop trip count, it must be a length: `end - start` of a pair of lets
+#   `start = R[e]`, `end = R[e + 1]` (cu_seqlens; z3 shows every use depends on the pair only
+#   through the difference, so start reads as 0), or one cell at a block-uniform address. The
+#   length becomes a symbolic size >= 0 that prover/sizes.py proves the kernel for, like a dynamic
+#   K. Where the length also decides a shared address, the largest length for which that access
+#   stays inside its buffer bounds it (the kernel's own maximum, e.g. max_seqlen columns);
+# - a branch whose condition differs between threads is reduced when both arms touch the same
+#   shared bytes (only stored values differ), or, on a loaded cell, when it only guards shared
+#   accesses (taken by every thread: skipping accesses can only remove races);
+# - anything else (a shared address or a register from a loaded cell, a thread-dependent branch
+#   on one with synchronization inside) keeps the kernel `unknown`, naming the line.
 
 LENGTH_ASSUMPTION = "every value >= 0 (the offsets array is non-decreasing)"
 CELL_LENGTH_ASSUMPTION = "every value >= 0 (a length)"
