@@ -1420,18 +1420,38 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
     ranges = {n: launch.threads["xyz".index(a[-1])] for n, a in launch.thread_vars.items()}
     ranges.update({n: launch.blocks["xyz".index(a[-1])] for n, a in launch.block_vars.items()})
 
+    def pointers(e, out: list) -> list:
+        """The T.tvm_access_ptr arguments into shared memory inside `e`."""
+        if isinstance(e, ir.Call):
+            if e.name == "T.tvm_access_ptr" and len(e.args) == 5:
+                view = el.view_of(e.args[1])
+                if view is not None and view.is_shared:
+                    out.append(e)
+                return out
+            for a in e.args:
+                pointers(a, out)
+        return out
+
     def check(st, loops, guards) -> None:
-        sub = st.src if isinstance(st.src, ir.Subscript) else None
-        mentioned = free_names(st.src) & syms if st.src is not None else set()
-        if not mentioned:
-            return
-        view = el.view_of(sub.value) if sub is not None else None
-        if view is None or not view.is_shared or not view.shape or len(mentioned) != 1:
-            problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
-                            "checker cannot bound")
-            return
-        sym = next(iter(mentioned))
-        env = {n: z3.Int(n) for n in free_names(sub.indices) | {lp.var for lp in loops}
+        if isinstance(st.src, ir.Subscript):
+            accesses = [st.src]
+        elif isinstance(st.src, ir.Call):
+            accesses = pointers(st.src, [])
+        else:
+            accesses = []
+        for acc in accesses:
+            index = acc.indices if isinstance(acc, ir.Subscript) else acc.args[2:4]
+            mentioned = free_names(index) & syms
+            if not mentioned:
+                continue
+            if len(mentioned) != 1:
+                problems.append(f"line {st.span.line}: a shared access decided by several loaded "
+                                "lengths")
+                return
+            bound_one(st, acc, index, next(iter(mentioned)), loops, guards)
+
+    def bound_one(st, acc, index, sym, loops, guards) -> None:
+        env = {n: z3.Int(n) for n in free_names(index) | {lp.var for lp in loops}
                | {v for lp in loops for v in free_names(lp.src)}
                | {v for g, _ in guards for v in free_names(g)}}
         side, limits = [], []
@@ -1447,20 +1467,36 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
             for g, taken in guards:   # the branches around the access
                 c, sc = encode(g, env)
                 side += sc + [c if taken else z3.Not(c)]
-            shape = view.shape
-            if len(sub.indices) == 1 and isinstance(sub.indices[0], ir.Slice):
-                sl = sub.indices[0]
-                lo, s1 = encode(sl.lo, env)
-                hi, s2 = encode(sl.hi, env)
+            if isinstance(acc, ir.Call):   # access_ptr(dtype, data, offset, extent, rw)
+                view = el.view_of(acc.args[1])
+                ann = acc.args[0]
+                dtype = el.literal(ann.args[0]) if isinstance(ann, ir.Call) and ann.args else None
+                bits = dtype_bits(str(dtype)) if dtype else view.elem_bits
+                if not bits or bits % 8 or view.region is None:
+                    raise Unencodable("pointer element size")
+                off, s1 = encode(acc.args[2], env)
+                ext, s2 = encode(acc.args[3], env)
                 side += s1 + s2
-                limits += [lo >= 0, hi <= int(np.prod(shape))]
-            elif len(sub.indices) == len(shape):
-                for idx, extent in zip(sub.indices, shape):
-                    e, se = encode(idx, env)
-                    side += se
-                    limits += [e >= 0, e < extent]
+                room = view.region.nbytes - view.byte_offset   # the bytes its allocation has
+                limits += [off >= 0, (off + ext) * (bits // 8) <= room]
             else:
-                raise Unencodable("subscript rank")
+                view = el.view_of(acc.value)
+                shape = view.shape if view is not None and view.is_shared else None
+                if not shape:
+                    raise Unencodable("shared buffer without a shape")
+                if len(acc.indices) == 1 and isinstance(acc.indices[0], ir.Slice):
+                    sl = acc.indices[0]
+                    lo, s1 = encode(sl.lo, env)
+                    hi, s2 = encode(sl.hi, env)
+                    side += s1 + s2
+                    limits += [lo >= 0, hi <= int(np.prod(shape))]
+                elif len(acc.indices) == len(shape):
+                    for idx, extent in zip(acc.indices, shape):
+                        e, se = encode(idx, env)
+                        side += se
+                        limits += [e >= 0, e < extent]
+                else:
+                    raise Unencodable("subscript rank")
         except Unencodable as err:
             problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
                             f"checker cannot bound ({err})")
