@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import INPUTS, InputSearch, scope_line
+from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch,
+                            scope_line)
 from .engine.machine import Machine
 from .engine.program import elaborate
 from .checks.resources import KernelContext
@@ -132,7 +135,20 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         for block in blocks:
             if stop is not None and stop(findings):
                 break
-            search = InputSearch(MAX_INPUT_PATTERNS)
+            numbers, why = [{}], None
+            if program.numeric is not None:   # numbers loaded from global memory (engine/inputs.py)
+                env = dict(program.launch.base_env(block), **size)
+                numbers, why = program.numeric.assignments(
+                    {k: v for k, v in env.items() if not isinstance(v, np.ndarray)})
+                if why is not None and why != "truncated":
+                    program.numeric.problem = why
+                    numbers = [{}]
+            search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers)
+            if program.numeric is not None and numbers:
+                search.sized = {k for k, v in numbers[0].items()
+                                if any(k == _cell_of(fn, env) for _, fn in program.numeric.length_cells)}
+            if why == "truncated":
+                search.truncated = True
             searches.append(search)
             for inputs in search:
                 if stop is not None and stop(findings):
@@ -205,6 +221,31 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         findings.append(f)
     if scope_line(searches):
         scope.append(scope_line(searches))
+    numeric = program.numeric
+    if numeric is not None and numeric.problem is not None:
+        scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")
+    if numeric is not None and numeric.problem is None:
+        cells = {sym for sym, _ in numeric.length_cells}
+        bounds = {sym: (bound, line) for sym, bound, line in numeric.bounds}
+        for sym, text in numeric.lengths:
+            line = (f"{sym} ({text}) is a symbolic size: "
+                    f"{CELL_LENGTH_ASSUMPTION if sym in cells else LENGTH_ASSUMPTION}")
+            if sym in bounds:
+                line += (f", and at most {bounds[sym][0]}: the largest for which the shared access "
+                         f"at line {bounds[sym][1]} stays inside its buffer (the kernel's own "
+                         "maximum length)")
+            scope.append(line)
+        if numeric.reduced:
+            taken = sorted(line for line, how in numeric.reduced if how == "taken")
+            same = sorted(line for line, how in numeric.reduced if how == "same")
+            parts = []
+            if taken:
+                parts.append(f"lines {taken}: branches on a loaded number that only guard shared "
+                             "accesses were checked taken by every thread")
+            if same:
+                parts.append(f"lines {same}: both arms touch the same shared bytes, so the outcome "
+                             "only changes stored values")
+            scope.append("; ".join(parts))
     if any(s.truncated for s in searches):
         from .checks.unsupported import ENGINE_LIMIT
         msg = (f"data-dependent branches: more than {MAX_INPUT_PATTERNS} outcome patterns for one "
@@ -280,6 +321,13 @@ def _file_too_large(text: str, path: str, limits: Limits) -> FileReport | None:
     return FileReport(path, [KernelReport("<file>", [Finding(ENGINE_LIMIT, 1, 1, msg,
                                                              {"reason": msg, "bytes": size}, path)],
                                           scope=["not parsed: file too large"])])
+
+
+def _cell_of(key_fn, env):
+    try:
+        return key_fn(env)
+    except Exception:  # noqa: BLE001 -- an address this block cannot compute matches no cell
+        return None
 
 
 MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)

@@ -107,12 +107,24 @@ def test_a_mask_the_kernel_writes_is_not_an_input():
     assert rep.verdict == "unknown" and "also writes" in rep.findings[0].message
 
 
-def test_a_mask_value_used_as_a_number_is_not_enumerated():
+def test_a_mask_value_used_as_a_number_decides_a_uniform_branch_for_every_value():
+    # a number, not a truth value: both outcomes of `M[2] > 1` are run (tests/test_data_numeric.py)
     text = kernel("""
         if M_1[2] > T.int8(1):
             S[tx] = T.float32(1)
             T.tvm_storage_sync("shared")
         C_1[tx] = T.Cast("float32", M_1[1] + M_1[2])
+    """)
+    rep = check_text(text)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("numbers loaded from M_1" in s and "2 in all" in s for s in rep.kernels[0].scope)
+
+
+def test_a_mask_value_used_as_a_number_under_a_thread_condition_stays_unknown():
+    text = kernel("""
+        if M_1[2] > T.Cast("int8", tx):
+            S[tx] = T.float32(1)
+            T.tvm_storage_sync("shared")
     """)
     assert check_text(text).verdict == "unknown"
 

@@ -18,14 +18,18 @@ input that takes every branch.
 """
 from __future__ import annotations
 
+import numpy as np
+
 INPUTS = "\x00inputs"   # environment key of the run's Inputs (never a TIR name)
 
 
 class Inputs:
     """The outcomes of one run: cells fixed by the search, the others taken (1)."""
 
-    def __init__(self, fixed: dict | None = None):
+    def __init__(self, fixed: dict | None = None, numbers: dict | None = None):
         self.fixed = dict(fixed or {})
+        self.numbers = dict(numbers or {})   # numeric cell -> the value this run loads
+        self.sized: set = set()              # cells that hold a symbolic size's value
         self.order: list = []        # cells met, in the order this run met them
         self.both: set = set()       # cells met where both outcomes matter
         self.names: dict = {}        # cell -> "BlockMask_1[8]", for witnesses and the scope line
@@ -37,6 +41,14 @@ class Inputs:
         if both:
             self.both.add(cell)
         return self.fixed.get(cell, 1)
+
+    def number(self, cell, text: str):
+        """The value this run loads from numeric cell `cell`; None when no plan chose one."""
+        if cell not in self.numbers:
+            return None
+        if cell not in self.sized:   # a symbolic size's cell: the size's scope line says it
+            self.names.setdefault(cell, text)
+        return self.numbers[cell]
 
     def alternatives(self) -> list:
         """The patterns this run opens: for each new cell where both outcomes matter, the same
@@ -54,31 +66,41 @@ class Inputs:
 
     def pattern(self) -> dict:
         """The outcomes of the cells where both matter, by name (a witness's input)."""
-        return {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order if c in self.both}
+        out = {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order if c in self.both}
+        out.update({self.names[c]: int(v) for c, v in self.numbers.items() if c in self.names})
+        return out
 
 
 class InputSearch:
     """Iterate the Inputs of every outcome pattern, learning new cells from each finished run."""
 
-    def __init__(self, limit: int = 64):
+    def __init__(self, limit: int = 64, numbers: list | None = None):
         self.limit = limit
+        # the values of the numeric cells, one dict per satisfiable outcome combination of the
+        # branches they decide (NumericInputs.assignments): the truth patterns are searched for each
+        self.numbers = numbers if numbers is not None else [{}]
+        self.numeric: set = set()    # numeric cells met
+        self.sized: set = set()      # cells whose value is a symbolic size's (not enumerated here)
         self.runs = 0
         self.truncated = False
         self.names: dict = {}        # every cell met, over all runs
         self.both: set = set()
 
     def __iter__(self):
-        todo = [{}]
-        while todo:
-            if self.runs >= self.limit:
-                self.truncated = True
-                return
-            inputs = Inputs(todo.pop())
-            yield inputs
-            self.runs += 1
-            self.names.update(inputs.names)
-            self.both |= inputs.both
-            todo.extend(reversed(inputs.alternatives()))
+        for numbers in self.numbers:
+            todo = [{}]
+            while todo:
+                if self.runs >= self.limit:
+                    self.truncated = True
+                    return
+                inputs = Inputs(todo.pop(), numbers)
+                inputs.sized = self.sized
+                yield inputs
+                self.runs += 1
+                self.names.update(inputs.names)
+                self.both |= inputs.both
+                self.numeric |= set(numbers) & set(inputs.names)
+                todo.extend(reversed(inputs.alternatives()))
 
 
 def scope_line(searches: list) -> str | None:
@@ -87,11 +109,19 @@ def scope_line(searches: list) -> str | None:
     met = [s for s in searches if s.names]
     if not met:
         return None
-    buffers = sorted({n.split("[", 1)[0] for s in met for n in s.names.values()})
+    buffers = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.names if c not in s.numeric})
+    numeric = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.numeric})
     cells = sum(len(s.names) for s in met)
-    taken = sum(len(s.names) - len(s.both) for s in met)
+    taken = sum(len(s.names) - len(s.both) - len(s.numeric) for s in met)
     runs = sum(s.runs for s in met)
-    text = (f"data-dependent branches on {', '.join(buffers)} treated as unknown inputs (assumed: "
+    kinds = []
+    if buffers:
+        kinds.append(f"branches on {', '.join(buffers)}")
+    if numeric:
+        kinds.append(f"numbers loaded from {', '.join(numeric)} deciding block-uniform branches "
+                     f"(every satisfiable combination of those branches' outcomes, "
+                     f"{sum(len(s.numbers) for s in met if s.numeric)} in all)")
+    text = (f"data-dependent {' and '.join(kinds)} treated as unknown inputs (assumed: "
             f"read-only global memory, one value per block): {cells} value(s) met, ")
     if any(s.truncated for s in met):
         text += f"only the first {runs} outcome patterns checked, not every one"
@@ -101,3 +131,114 @@ def scope_line(searches: list) -> str | None:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")
     return text
+
+
+# ---------------------------------------------------------------- numbers loaded from global memory
+# A value a kernel loads from read-only global memory and uses as a number (NSA's selected block
+# index, a varlen kernel's cu_seqlens, a paged kernel's cache_seqlens) is an unknown input too
+# (engine/program.py `_numeric_pass` finds where it decides anything):
+# - where it only addresses global memory (a page-table lookup, TMA coordinates) it cannot change
+#   shared-memory synchronization and is left alone;
+# - where it decides a branch whose outcome is the same for every thread of the block, every
+#   satisfiable combination of those branches' outcomes is run once, with values z3 picks
+#   (`NumericInputs.assignments`): two branches on one cell never split;
+# - where it decides a loop trip count, it must be a length: `end - start` of a pair of lets
+#   `start = R[e]`, `end = R[e + 1]` (cu_seqlens; z3 shows every use depends on the pair only
+#   through the difference, so start reads as 0), or one cell at a block-uniform address. The
+#   length becomes a symbolic size >= 0 that prover/sizes.py proves the kernel for, like a dynamic
+#   K. Where the length also decides a shared address, the largest length for which that access
+#   stays inside its buffer bounds it (the kernel's own maximum, e.g. max_seqlen columns);
+# - a branch whose condition differs between threads is reduced when both arms touch the same
+#   shared bytes (only stored values differ), or, on a loaded cell, when it only guards shared
+#   accesses (taken by every thread: skipping accesses can only remove races);
+# - anything else (a shared address or a register from a loaded cell, a thread-dependent branch
+#   on one with synchronization inside) keeps the kernel `unknown`, naming the line.
+
+LENGTH_ASSUMPTION = "every value >= 0 (the offsets array is non-decreasing)"
+CELL_LENGTH_ASSUMPTION = "every value >= 0 (a length)"
+
+
+class NumericInputs:
+    """What elaboration found about the numbers a kernel loads (program.py `_numeric_pass`)."""
+
+    def __init__(self):
+        self.conditions: list = []   # (ir condition over global loads, line): uniform branches
+        self.cells: dict = {}        # id(ir.Subscript) -> (root, fn(env) -> byte key, text)
+        self.reduced: list = []      # (line, how): branches whose outcome cannot matter
+        self.lengths: list = []      # (symbol, what it is, in words)
+        self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
+        self.bounds: list = []       # (symbol, largest value, line of the shared access that bounds it)
+        self.problem: str | None = None   # why the loaded numbers cannot be enumerated
+        self.max_patterns = 64
+
+    def assignments(self, env: dict) -> tuple[list, str | None]:
+        """Every satisfiable combination of the uniform conditions' outcomes in one block
+        (`env`: its block indices and sizes) -> ([{cell key: value}], None), or ([], why)."""
+        if self.problem is not None:
+            return [], self.problem
+        base = {}
+        for sym, key_fn in self.length_cells:   # the size's value of this run, as the cell's
+            if sym in env:
+                try:
+                    base[key_fn(env)] = int(env[sym])
+                except NotConcreteKey as err:
+                    return [], f"the address of {sym} ({err})"
+        if not self.conditions:
+            return [base], None
+        import z3
+
+        from .. import ir
+        from ..prover.encode import Unencodable, encode
+        cells: dict = {}      # cell key -> z3 variable
+        bounds: list = []
+
+        def replace(e):
+            if isinstance(e, ir.Subscript) and id(e) in self.cells:
+                root, key_fn, bits = self.cells[id(e)]
+                key = key_fn(env)
+                if key not in cells:
+                    v = z3.Int(f"cell{len(cells)}")
+                    cells[key] = v
+                    bounds.extend([v >= -(1 << (bits - 1)), v < (1 << (bits - 1))])
+                return ir.Var(f"cell{list(cells).index(key)}")
+            if isinstance(e, ir.Call) and e.name in _INT_LITERALS and len(e.args) == 1:
+                return replace(e.args[0])   # `T.int8(1)`: a literal of a narrower type
+            if isinstance(e, (tuple, list)):
+                return type(e)(replace(x) for x in e)
+            if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
+                import dataclasses
+                return dataclasses.replace(e, **{f: replace(getattr(e, f)) for f in e.__dataclass_fields__
+                                                 if f != "span"})
+            return e
+
+        atoms, side = [], []
+        try:
+            for cond, line in self.conditions:
+                e = replace(cond)
+                zenv = {f"cell{i}": v for i, v in enumerate(cells.values())}
+                for name, val in env.items():
+                    if isinstance(val, (int, np.integer)) and not isinstance(val, bool):
+                        zenv[name] = z3.IntVal(int(val))
+                term, s = encode(e, zenv)
+                side += s
+                atoms.append(term)
+        except (Unencodable, NotConcreteKey) as err:
+            return [], f"a branch on a loaded value z3 cannot express ({err})"
+        solver = z3.Solver()
+        solver.add(*bounds, *side)
+        out = []
+        while len(out) < self.max_patterns and solver.check() == z3.sat:
+            m = solver.model()
+            out.append({**base, **{key: m.eval(v, model_completion=True).as_long()
+                                   for key, v in cells.items()}})
+            solver.add(z3.Or(*[a != m.eval(a, model_completion=True) for a in atoms]))
+        if len(out) >= self.max_patterns and solver.check() == z3.sat:
+            return out, "truncated"
+        return out, None
+
+
+_INT_LITERALS = {"T.int8", "T.int16", "T.uint8", "T.uint16", "T.uint64"}
+
+
+class NotConcreteKey(Exception):
+    """A loaded cell whose address this block cannot compute (a loop variable, a thread id)."""

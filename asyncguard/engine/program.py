@@ -19,7 +19,7 @@ from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from .exprs import NotConcrete, compile_expr, free_names
-from .inputs import INPUTS
+from .inputs import INPUTS, LENGTH_ASSUMPTION, NumericInputs
 
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
@@ -175,6 +175,9 @@ class Program:
     # views of global parameters the kernel never writes: a load from one gives the same value
     # whenever its address is the same (prover.behaviours compares two runs on one memory)
     read_only_globals: frozenset = frozenset()
+    numeric: object = None       # inputs.NumericInputs: numbers loaded from global memory
+    size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
+    size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
 
 
 def _relevant(stmts) -> bool:
@@ -211,6 +214,7 @@ class Elaborator:
         self.written_roots: set = set()
         self.truth_only: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
+        self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         # control names outside the addresses of global loads, and those addresses per parameter:
         # blocks that differ only in which input cells they read behave alike (elaborate())
@@ -374,9 +378,6 @@ class Elaborator:
             if root in self.written_roots:
                 raise NotConcrete(f"a value loaded from {root}, which the kernel also writes "
                                   "(data-dependent)", span)
-            if not self.truth_only.get(root, False):
-                raise NotConcrete(f"a value loaded from {root} used as a number (data-dependent: "
-                                  "only truth values are enumerated)", span)
             flat = flat_fn(env)
             if isinstance(flat, np.ndarray):
                 vals = np.unique(flat)
@@ -385,6 +386,16 @@ class Elaborator:
                                       "between threads (data-dependent)", span)
                 flat = vals[0]
             flat = int(flat)
+            if not self.truth_only.get(root, False):
+                # a number: the value the numeric plan chose for this run (engine/inputs.py)
+                v = inputs.number((root, offset + flat * esize), f"{name}[{flat}]")
+                if v is None:
+                    info = self.numeric_info
+                    why = (info.problem if info is not None else None) or \
+                        "its values are not enumerated here"
+                    raise NotConcrete(f"a value loaded from {root} used as a number "
+                                      f"(data-dependent: {why})", span)
+                return v
             return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both)
         return load
 
@@ -1118,16 +1129,18 @@ def elaborate(func: ir.Function) -> Program:
     body = el.block(func.body)
     _scan_globals(el, func.body)
     el.layout.assign_bases()
-    return Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
-                   el.barrier_regions, el.symbols,
-                   # block variables of symbolic grid axes are symbolic sizes (prover.sizes)
-                   block_dependent=bool(el.control_names & {
-                       n for n, a in el.launch.block_vars.items() if a not in el.launch.symbolic_blocks}),
-                   blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
-                   control_names=set(el.control_names),
-                   symbolic_block_vars=_symbolic_block_vars(el, body),
-                   read_only_globals=frozenset(n for n, root in el.roots.items()
-                                               if root not in el.written_roots))
+    program = Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
+                       el.barrier_regions, el.symbols,
+                       # block variables of symbolic grid axes are symbolic sizes (prover.sizes)
+                       block_dependent=bool(el.control_names & {
+                           n for n, a in el.launch.block_vars.items() if a not in el.launch.symbolic_blocks}),
+                       blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
+                       control_names=set(el.control_names),
+                       symbolic_block_vars=_symbolic_block_vars(el, body),
+                       read_only_globals=frozenset(n for n, root in el.roots.items()
+                                                   if root not in el.written_roots))
+    _numeric_pass(el, program)
+    return program
 
 
 def _symbolic_block_vars(el: Elaborator, body) -> list:
@@ -1165,3 +1178,607 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
                          "data-dependent values whose sharing between loads differs across blocks",
                          el.launch.symbolic_spans[el.launch.block_vars[through_inputs[0]]]))
     return sized
+
+
+# ---------------------------------------------------------------- numbers loaded from global memory
+def _rewrite(e, mapping: dict):
+    """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
+    if isinstance(e, ir.Var):
+        return mapping.get(e.name, e)
+    if isinstance(e, (tuple, list)):
+        return type(e)(_rewrite(x, mapping) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
+        import dataclasses
+        return dataclasses.replace(e, **{f: _rewrite(getattr(e, f), mapping)
+                                         for f in e.__dataclass_fields__ if f != "span"})
+    return e
+
+
+def _subscripts(e, out: list) -> list:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Subscript):
+            out.append(x)
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return out
+
+
+def _same_accesses(a, b) -> bool:
+    """Two access-only statement lists that touch the same shared bytes in the same order (the
+    arms of `if row < len: S[i] = G[..] else: S[i] = 0`): only the values they store differ."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, POp):
+            if x.name != y.name or x.src is None or y.src is None:
+                return False
+            if x.name in ("load", "store"):
+                if x.src != y.src:   # the shared subscript (spans are not compared)
+                    return False
+            else:
+                if not isinstance(x.src, ir.Call) or not isinstance(y.src, ir.Call) or \
+                        x.src.name != y.src.name or len(x.src.args) != len(y.src.args):
+                    return False
+                ptr_x = [a for a in x.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
+                ptr_y = [a for a in y.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
+                if ptr_x != ptr_y or not ptr_x:
+                    return False
+        elif isinstance(x, PLoop):
+            if x.var != y.var or x.src != y.src or not _same_accesses(x.body, y.body):
+                return False
+        elif isinstance(x, PIf):
+            if x.src != y.src or not _same_accesses(x.then, y.then) or \
+                    not _same_accesses(x.other, y.other):
+                return False
+        elif not isinstance(x, PNote):
+            return False
+    return True
+
+
+def _numeric_pass(el: Elaborator, program: Program) -> None:
+    """Find where numbers loaded from read-only global memory decide anything the machine runs,
+    and prepare what engine/inputs.py enumerates (its module text says the cases)."""
+    from .accelerate import _shared_exprs
+    numeric_roots = {r for r, t in el.truth_only.items() if not t and r not in el.written_roots}
+    if not numeric_roots:
+        return
+    info = NumericInputs()
+    program.numeric = el.numeric_info = info
+    block_vars = set(el.launch.block_vars)
+    lets: dict = {}      # let name -> its value as written (names of earlier lets inside)
+    conds: list = []     # (PIf, loop variables around it): relevant branches on a loaded number
+    loops: list = []     # relevant loops whose bounds mention a loaded number
+    problems: list = []
+
+    def is_cell(x) -> bool:
+        view = el.view_of(x.value) if isinstance(x, ir.Subscript) else None
+        return view is not None and el.roots.get(view.name) in numeric_roots
+
+    def mentions(e) -> bool:
+        return bool(free_names(e) & set(lets)) or any(is_cell(x) for x in _subscripts(e, []))
+
+    def walk(stmts, loop_vars: frozenset) -> None:
+        for st in stmts:
+            if isinstance(st, PLet):
+                if st.src is not None and mentions(st.src):
+                    lets[st.name] = st.src
+            elif isinstance(st, PIf):
+                if st.src is not None and mentions(st.src):
+                    if not st.relevant:
+                        skipped.append(st)
+                        continue
+                    conds.append((st, loop_vars))
+                if st.relevant:
+                    walk(st.then, loop_vars)
+                    walk(st.other, loop_vars)
+            elif isinstance(st, PLoop):
+                if not st.relevant:
+                    continue
+                if any(mentions(x) for x in st.src):
+                    loops.append(st)
+                walk(st.body, loop_vars | {st.var})
+            elif isinstance(st, POp) and st.src is not None:
+                out: list = []
+                _shared_exprs(st.src, el.views, out)
+                if any(mentions(x) for x in out):
+                    uses.append((out, f"line {st.span.line}: a loaded number decides a shared "
+                                      "address or a synchronization argument"))
+            elif isinstance(st, PStore):
+                if any(x is not None and mentions(x) for x in st.src):
+                    uses.append(([x for x in st.src if x is not None],
+                                 f"line {st.span.line}: a register holds a loaded number"))
+
+    uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
+    skipped: list = []   # branches the machine skips (nothing shared inside) on a loaded number
+    walk(program.body, frozenset())
+    if not (lets or conds or loops or uses):
+        program.numeric = el.numeric_info = None   # loaded numbers decide nothing: as before
+        return
+    for st in skipped:
+        st.src = None   # nothing for a prover to read
+    replaced, fix = _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems)
+    other_lets = {n: v for n, v in lets.items() if n not in replaced}
+
+    def expand(e):
+        e = fix(e)
+        for _ in range(32):
+            if not free_names(e) & set(other_lets):
+                break
+            e = _rewrite(e, other_lets)
+        return fix(e)
+
+    # a length symbol may decide shared addresses: the size prover reads them like a dynamic K's
+    for exprs, why in uses:
+        if any(free_names(expand(x)) & set(lets) or any(is_cell(c) for c in _subscripts(expand(x), []))
+               for x in exprs):
+            problems.append(why)
+
+    for st, loop_vars in conds:
+        cond = expand(st.src)
+        cells = [x for x in _subscripts(cond, []) if is_cell(x)]
+        # `T` only names TVMScript's namespace (`T.int8(1)`), never a value
+        names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)} - {"T"}
+        uniform = names <= block_vars | set(program.symbols)
+        if uniform and cells:
+            for sub in cells:
+                info.cells[id(sub)] = _cell_key(el, sub)
+            info.conditions.append((cond, st.span.line))
+        elif not cells and not (names & set(el.launch.thread_vars) and _access_only(st.then)
+                                and _access_only(st.other) and _same_accesses(st.then, st.other)):
+            # decided by sizes, loop counters and thread ids: the size prover reads it (a
+            # condition it cannot reduce to trip counts refutes the proof, never the verdict)
+            continue
+        elif not st.other and _access_only(st.then):
+            st.cond, st.src = (lambda env: True), ir.Const(True)
+            info.reduced.append((st.span.line, "taken"))
+        elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
+            st.cond, st.src = (lambda env: True), ir.Const(True)
+            info.reduced.append((st.span.line, "same"))
+        else:
+            problems.append(f"line {st.span.line}: a branch on a loaded number that differs between "
+                            "threads or loop iterations")
+    if problems:
+        info.problem = problems[0]
+        for sym, _ in info.lengths:   # no size to plan: the kernel stays unknown, quickly
+            if sym in program.symbols:
+                program.symbols.remove(sym)
+        program.size_assumptions.clear()
+    # a loaded number left in a let decides nothing the machine runs (or a problem above says
+    # so): the provers need not read it (a page-table lookup feeding a global address)
+    _drop_let_sources(program.body, set(lets) - replaced)
+    _live_control(el, program)
+
+
+def _drop_let_sources(body, names: set) -> None:
+    for st in body:
+        if isinstance(st, PLet) and st.name in names:
+            st.src = None
+        elif isinstance(st, PIf):
+            _drop_let_sources(st.then, names)
+            _drop_let_sources(st.other, names)
+        elif isinstance(st, PLoop):
+            _drop_let_sources(st.body, names)
+
+
+def _cell_key(el: Elaborator, sub: ir.Subscript):
+    """(root, fn(env) -> the cell's key as `_input_cell` builds it, bits of its dtype)."""
+    view = el.view_of(sub.value)
+    root = el.roots[view.name]
+    shape = view.shape or ()
+    strides = [int(np.prod(shape[k + 1:])) for k in range(len(sub.indices))] \
+        if len(sub.indices) > 1 else [1]
+    fns = [el.compile(i) for i in sub.indices]
+    esize, offset = view.elem_size, view.byte_offset
+
+    def key(env):
+        try:
+            flat = sum(f(env) * st for f, st in zip(fns, strides))
+        except NotConcrete as err:
+            from .inputs import NotConcreteKey
+            raise NotConcreteKey(err.reason) from None
+        return (root, offset + int(flat) * esize)
+    return root, key, view.elem_bits
+
+
+def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, problems) -> dict:
+    """Pairs of lets `start = R[e]`, `end = R[e + 1]` whose every use that decides a loop trip
+    count or a branch depends on them only through end - start (z3): they become one symbolic
+    size `end - start` >= 0 and start reads as 0. Returns the replacement of the pairs' names."""
+    if el.notes:   # something the models do not know (a symbolic launch extent): stay unknown
+        if loops:
+            problems.append(f"a loop trip count decided by a loaded number, in a kernel with "
+                            f"an unmodelled construct ({el.notes[0][0]})")
+        return set(), (lambda e: e)
+    bare = {n: v for n, v in lets.items() if isinstance(v, ir.Subscript) and len(v.indices) == 1
+            and not isinstance(v.indices[0], ir.Slice)}
+    pairs = []
+    for start, sv in bare.items():
+        for end, ev in bare.items():
+            if start == end or sv.value != ev.value:
+                continue
+            a, b = sv.indices[0], ev.indices[0]
+            plus_one = b == ir.BinOp("+", a, ir.Const(1)) or (
+                isinstance(a, ir.Const) and isinstance(b, ir.Const) and isinstance(a.value, int)
+                and b.value == a.value + 1)
+            if plus_one:
+                pairs.append((start, end))
+    derived = {n: v for n, v in lets.items() if n not in bare}
+
+    def expand(e):
+        for _ in range(32):
+            if not free_names(e) & set(derived):
+                break
+            e = _rewrite(e, derived)
+        return e
+    bounds = [expand(x) for lp in loops for x in lp.src]
+    live = bounds + [expand(st.src) for st, _ in conds]
+    replaced: set = set()
+    chosen = []
+    for start, end in pairs:
+        if not any({start, end} & free_names(e) for e in bounds):
+            continue   # decides no trip count: its branches are enumerated like any loaded number
+        uses = [e for e in live if {start, end} & free_names(e)]
+        mixed = sorted(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
+                       - {start, end} - set(el.symbols))
+        if mixed:   # the size prover evaluates trip counts from the size alone
+            problems.append(f"a loop trip count decided by {end} - {start} together with "
+                            f"{', '.join(mixed)} (the size prover needs trip counts of the size alone)")
+            continue
+        if not _only_difference(uses, start, end):
+            continue
+        chosen.append((start, end))
+        replaced |= {start, end}
+    mapping: dict = {}
+    for start, end in chosen:
+        sym = f"{end} - {start}"
+        mapping[start] = ir.Const(0)
+        mapping[end] = ir.Var(sym)
+        program.symbols.append(sym)
+        program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
+        program.size_lowest[sym] = 0
+        info.lengths.append((sym, f"{_show(bare[end])} - {_show(bare[start])}"))
+    # a single cell at a block-uniform address that decides a trip count by itself (a paged
+    # kernel's cache_seqlens[bx]): its own symbolic size, read by the run from the size's value
+    block_vars = set(el.launch.block_vars)
+    others = {n: v for n, v in lets.items() if n not in mapping}
+
+    def expand_all(e):
+        for _ in range(32):
+            if not free_names(e) & set(others):
+                break
+            e = _rewrite(e, others)
+        return _rewrite(e, mapping)
+    singles: list = []
+    for lp in loops:
+        for x in lp.src:
+            for sub in _subscripts(expand_all(x), []):
+                view = el.view_of(sub.value)
+                if view is None or el.roots.get(view.name) not in numeric_roots or sub in singles:
+                    continue
+                if free_names(sub.indices) <= block_vars | set(el.symbols) and len(singles) < 1:
+                    singles.append(sub)
+    sub_map = []
+    for sub in singles:
+        sym = _show(sub)
+        sub_map.append((sub, ir.Var(sym)))
+        program.symbols.append(sym)
+        program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
+        program.size_lowest[sym] = 0
+        info.length_cells.append((sym, _cell_key(el, sub)[1]))
+        info.lengths.append((sym, f"a length loaded from {sym}"))
+    if not mapping and not sub_map:
+        _loops_left(el, loops, lets, set(), numeric_roots, problems)
+        return set(), (lambda e: e)
+    # lets computed from the sizes alone read as their expressions, so that the provers see
+    # the sizes in the trip counts and conditions (the lets still run as written)
+    inline: dict = {}
+    syms = {str(v.name) for v in mapping.values() if isinstance(v, ir.Var)} | {v.name for _, v in sub_map}
+    for name, value in lets.items():
+        if name in mapping:
+            continue
+        full = _replace_subscripts(expand_all(value), sub_map)
+        if not any(el.view_of(x.value) is not None and el.roots.get(el.view_of(x.value).name) in numeric_roots
+                   for x in _subscripts(full, [])) and free_names(full) & syms:
+            inline[name] = full
+    fix = _rewrite_program(program.body, mapping, sub_map, inline)
+    _loops_left(el, loops, lets, set(mapping) | set(inline), numeric_roots, problems)
+    for sym, bound, line in _length_bounds(el, program, syms, problems):
+        program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(bound)))
+        info.bounds.append((sym, bound, line))
+    for lp in loops:
+        extra = free_names(lp.src) - syms - set(el.symbols) - {"T"}
+        if free_names(lp.src) & syms and extra:
+            problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded length "
+                            f"together with {', '.join(sorted(extra))} (the size prover needs "
+                            "trip counts of the size alone)")
+    return set(mapping) | set(inline), fix
+
+
+def _length_bounds(el, program, syms: set, problems: list) -> list:
+    """A loaded length that decides a shared address (a decode kernel's per-block logits column
+    `S_shared[:, (len + 127) // 128 - 1]`) is only meaningful up to the buffer's extent, which
+    is where the kernel's author put the largest length (max_seqlen): the largest value for
+    which every such access stays inside its shared buffer, for every thread and iteration
+    (z3), bounds the length; the scope line states it. [(symbol, bound, line)]"""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    out: dict = {}
+    launch = el.launch
+    ranges = {n: launch.threads["xyz".index(a[-1])] for n, a in launch.thread_vars.items()}
+    ranges.update({n: launch.blocks["xyz".index(a[-1])] for n, a in launch.block_vars.items()})
+
+    def pointers(e, out: list) -> list:
+        """The T.tvm_access_ptr arguments into shared memory inside `e`."""
+        if isinstance(e, ir.Call):
+            if e.name == "T.tvm_access_ptr" and len(e.args) == 5:
+                view = el.view_of(e.args[1])
+                if view is not None and view.is_shared:
+                    out.append(e)
+                return out
+            for a in e.args:
+                pointers(a, out)
+        return out
+
+    def check(st, loops, guards) -> None:
+        if isinstance(st.src, ir.Subscript):
+            accesses = [st.src]
+        elif isinstance(st.src, ir.Call):
+            accesses = pointers(st.src, [])
+        else:
+            accesses = []
+        for acc in accesses:
+            index = acc.indices if isinstance(acc, ir.Subscript) else acc.args[2:4]
+            mentioned = free_names(index) & syms
+            if not mentioned:
+                continue
+            if len(mentioned) != 1:
+                problems.append(f"line {st.span.line}: a shared access decided by several loaded "
+                                "lengths")
+                return
+            bound_one(st, acc, index, next(iter(mentioned)), loops, guards)
+
+    def bound_one(st, acc, index, sym, loops, guards) -> None:
+        env = {n: z3.Int(n) for n in free_names(index) | {lp.var for lp in loops}
+               | {v for lp in loops for v in free_names(lp.src)}
+               | {v for g, _ in guards for v in free_names(g)}}
+        side, limits = [], []
+        try:
+            for n, v in env.items():
+                if n in ranges:
+                    side += [v >= 0, v < ranges[n]]
+                elif n != sym and n not in {lp.var for lp in loops}:
+                    raise Unencodable(f"name {n}")
+            for lp in loops:
+                (a, sa), (n, sn) = encode(lp.src[0], env), encode(lp.src[1], env)
+                side += sa + sn + [env[lp.var] >= a, env[lp.var] < a + n]
+            for g, taken in guards:   # the branches around the access
+                c, sc = encode(g, env)
+                side += sc + [c if taken else z3.Not(c)]
+            if isinstance(acc, ir.Call):   # access_ptr(dtype, data, offset, extent, rw)
+                view = el.view_of(acc.args[1])
+                ann = acc.args[0]
+                dtype = el.literal(ann.args[0]) if isinstance(ann, ir.Call) and ann.args else None
+                bits = dtype_bits(str(dtype)) if dtype else view.elem_bits
+                if not bits or bits % 8 or view.region is None:
+                    raise Unencodable("pointer element size")
+                off, s1 = encode(acc.args[2], env)
+                ext, s2 = encode(acc.args[3], env)
+                side += s1 + s2
+                room = view.region.nbytes - view.byte_offset   # the bytes its allocation has
+                limits += [off >= 0, (off + ext) * (bits // 8) <= room]
+            else:
+                view = el.view_of(acc.value)
+                shape = view.shape if view is not None and view.is_shared else None
+                if not shape:
+                    raise Unencodable("shared buffer without a shape")
+                if len(acc.indices) == 1 and isinstance(acc.indices[0], ir.Slice):
+                    sl = acc.indices[0]
+                    lo, s1 = encode(sl.lo, env)
+                    hi, s2 = encode(sl.hi, env)
+                    side += s1 + s2
+                    limits += [lo >= 0, hi <= int(np.prod(shape))]
+                elif len(acc.indices) == len(shape):
+                    for idx, extent in zip(acc.indices, shape):
+                        e, se = encode(idx, env)
+                        side += se
+                        limits += [e >= 0, e < extent]
+                else:
+                    raise Unencodable("subscript rank")
+        except Unencodable as err:
+            problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
+                            f"checker cannot bound ({err})")
+            return
+        opt = z3.Optimize()
+        opt.set("timeout", 5000)
+        opt.add(*side, env[sym] >= 0, z3.Not(z3.And(*limits)))
+        handle = opt.minimize(env[sym])
+        res = opt.check()
+        if res == z3.unsat:
+            return   # inside its buffer for every length
+        if res != z3.sat:
+            problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
+                            "checker cannot bound (z3 gave up)")
+            return
+        first_out = opt.lower(handle).as_long() if z3.is_int_value(opt.lower(handle)) else None
+        if first_out is None or first_out <= 0:
+            problems.append(f"line {st.span.line}: a shared access outside its buffer for every "
+                            "loaded length")
+            return
+        if sym not in out or out[sym][0] > first_out - 1:
+            out[sym] = (first_out - 1, st.span.line)
+
+    def walk(stmts, loops: tuple, guards: tuple) -> None:
+        for st in stmts:
+            if isinstance(st, POp) and st.src is not None:
+                check(st, loops, guards)
+            elif isinstance(st, PIf):
+                if st.src is None:
+                    continue   # skipped by the machine
+                walk(st.then, loops, guards + ((st.src, True),))
+                walk(st.other, loops, guards + ((st.src, False),))
+            elif isinstance(st, PLoop):
+                walk(st.body, loops + (st,), guards)
+    walk(program.body, (), ())
+    return [(sym, bound, line) for sym, (bound, line) in out.items()]
+
+
+def _loops_left(el, loops, lets, replaced: set, numeric_roots, problems) -> None:
+    """Loops whose bounds still read a loaded number the sizes do not stand for: unknown."""
+    for lp in loops:
+        if free_names(lp.src) & (set(lets) - replaced) or any(
+                el.view_of(x.value) is not None and el.roots.get(el.view_of(x.value).name) in numeric_roots
+                for x in _subscripts(lp.src, [])):
+            problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded number "
+                            "(proved for every value only where it is a length: a cell at a "
+                            "block-uniform address, or end - start of a cu_seqlens-like pair)")
+
+
+def _show(e) -> str:
+    if isinstance(e, ir.Subscript):
+        return f"{_show(e.value)}[{', '.join(_show(i) for i in e.indices)}]"
+    if isinstance(e, ir.BinOp):
+        return f"{_show(e.left)} {e.op} {_show(e.right)}"
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.Const):
+        return str(e.value)
+    return "..."
+
+
+def _only_difference(exprs, start: str, end: str) -> bool:
+    """z3: every expression takes the same value for (start, end) = (s, s + n) as for (0, n),
+    for every s and every n >= 0 (every other name free)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    for e in exprs:
+        names = free_names(e)
+        env = {n: z3.Int(n) for n in names}
+        s, n = z3.Int("\x00s"), z3.Int("\x00n")
+        shifted, base = dict(env), dict(env)
+        shifted[start], shifted[end] = s, s + n
+        base[start], base[end] = z3.IntVal(0), n
+        try:
+            a, sa = encode(e, shifted)
+            b, sb = encode(e, base)
+        except Unencodable:
+            return False
+        solver = z3.Solver()
+        solver.set("timeout", 2000)
+        solver.add(*sa, *sb, n >= 0, a != b)
+        if solver.check() != z3.unsat:
+            return False
+    return True
+
+
+def _replace_subscripts(e, sub_map: list):
+    """`e` with every subscript equal to one in `sub_map` replaced by its expression."""
+    for sub, target in sub_map:
+        if e == sub:
+            return target
+    if isinstance(e, (tuple, list)):
+        return type(e)(_replace_subscripts(x, sub_map) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, (ir.Span, ir.Var, ir.Const)):
+        import dataclasses
+        return dataclasses.replace(e, **{f: _replace_subscripts(getattr(e, f), sub_map)
+                                         for f in e.__dataclass_fields__ if f != "span"})
+    return e
+
+
+def _rewrite_program(body, mapping: dict, sub_map: list = (), inline: dict | None = None):
+    """Replace the pair lets' names, the length cells and the lets computed from them in every
+    expression the provers read, and make the pair lets evaluate to 0 (start) and the length
+    symbol (end)."""
+    inline = inline or {}
+
+    def fix(e):
+        if e is None:
+            return None
+        for _ in range(32):
+            if not free_names(e) & set(inline):
+                break
+            e = _rewrite(e, inline)
+        return _replace_subscripts(_rewrite(e, mapping), sub_map)
+    for st in body:
+        if isinstance(st, PLet):
+            if st.name in mapping:
+                target = mapping[st.name]
+                if isinstance(target, ir.Const):
+                    st.value = lambda env, v=target.value: v
+                else:
+                    def length(env, k=target.name, span=st.span):
+                        if k not in env:
+                            raise NotConcrete(f"the symbolic size {k} has no value in this run", span)
+                        return env[k]
+                    st.value = length
+                st.src = None   # every use names the symbol itself now
+            elif st.name in inline:
+                st.src = None   # every use reads its expression now
+            elif st.src is not None:
+                st.src = fix(st.src)
+        elif isinstance(st, PIf):
+            st.src = fix(st.src)
+            st.names = frozenset(free_names(st.src)) if st.src is not None else st.names
+            _rewrite_program(st.then, mapping, sub_map, inline)
+            _rewrite_program(st.other, mapping, sub_map, inline)
+        elif isinstance(st, PLoop):
+            st.src = tuple(fix(x) for x in st.src)
+            _rewrite_program(st.body, mapping, sub_map, inline)
+        elif isinstance(st, POp) and st.src is not None:
+            st.src = fix(st.src)
+        elif isinstance(st, PStore):
+            st.src = tuple(fix(x) for x in st.src)
+    return fix
+
+
+def _live_control(el: Elaborator, program: Program) -> None:
+    """The names the machine's control decisions use: relevant loop bounds, branch conditions
+    not reduced away, register stores, shared addresses and synchronization arguments, and the
+    lets they read. Loaded numbers that only address global memory drop out of it (with them
+    the block indices that only pick which cell is read)."""
+    from .accelerate import _shared_exprs
+    names: set = set()
+    let_srcs: dict = {}
+    reduced_lines = {line for line, _ in program.numeric.reduced}
+
+    def walk(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, PLet) and st.src is not None:
+                let_srcs.setdefault(st.name, []).append(st.src)
+            elif isinstance(st, PIf):
+                if not st.relevant:
+                    continue
+                if st.src is not None and st.span.line not in reduced_lines:
+                    names.update(free_names(st.src))
+                walk(st.then)
+                walk(st.other)
+            elif isinstance(st, PLoop):
+                if not st.relevant:
+                    continue
+                names.update(free_names(st.src))
+                walk(st.body)
+            elif isinstance(st, PStore):
+                names.update(*(free_names(x) for x in st.src if x is not None))
+            elif isinstance(st, POp) and st.src is not None:
+                out: list = []
+                _shared_exprs(st.src, el.views, out)
+                names.update(*(free_names(x) for x in out))
+            elif isinstance(st, PNote):
+                names.update(el.control_names)   # an op no model runs: keep the old, wide view
+    walk(program.body)
+    todo = list(names)
+    while todo:
+        n = todo.pop()
+        for src in let_srcs.get(n, ()):
+            for m in free_names(src) - names:
+                names.add(m)
+                todo.append(m)
+    program.control_names = names | (el.control_names & set(program.symbols))
+    program.block_dependent = bool(names & set(el.launch.block_vars))

@@ -59,6 +59,9 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     blocks = deciding_blocks(program)
     if not syms and not blocks:
         return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
+    # a size the kernel reads from memory (engine/program.py: a cu_seqlens length) carries its
+    # own assumption and may be 0
+    assumptions = list(assumptions) + list(getattr(program, "size_assumptions", ()))
     if len(syms) > 1 or blocks:
         plan = plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit)
         plan.blocks = blocks
@@ -83,6 +86,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     """One symbolic size deciding trip counts (the induction of prover/induction.py);
     `others`: values for the kernel's other symbolic names in the probe run (independent of
     `sym`: the geometry it finds is checked again by every run that skips)."""
+    lowest = getattr(program, "size_lowest", {}).get(sym, 1)
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     trip_fns = [compile_expr(e) for e in trips]
@@ -113,7 +117,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     if proved_steps:
         max_trips = ind.n0 + ind.step - 1
     values, vectors, seen = [], [], set()
-    v = 1
+    v = lowest
     big_done = False
     while v < scan_limit:
         vec = trips_at(v)
@@ -154,7 +158,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     proof = _prove_through_trips(exprs, trips, sym, own)
     checked = checked_text(sym, values, vectors)
     if proof == "proved" and ind.status == "proved":
-        scope = (f"proved for every {sym} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
+        scope = (f"proved for every {sym} >= {lowest}{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
                  f"checked {checked}; z3 proved that the kernel depends on {sym} only through its trip "
                  f"counts and that {ind.reason}, so every trip count of at least {ind.n0 + ind.step} "
                  f"runs like one {ind.step} smaller")
@@ -190,9 +194,10 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
     trips: list = []
     _trip_exprs(program.body, sym, trips)
     fns = [compile_expr(e) for e in trips]
+    assumptions = list(assumptions) + list(getattr(program, "size_assumptions", ()))
     ok_fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
     out, seen = [], set()
-    for v in range(1, scan):
+    for v in range(getattr(program, "size_lowest", {}).get(sym, 1), scan):
         if not _assumption_ok(ok_fns, v, sym):
             continue
         try:
@@ -372,7 +377,8 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
 
     def first_value(sym):
         fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
-        return next((v for v in range(1, 4096) if _assumption_ok(fns, v, sym)), 1)
+        low = getattr(program, "size_lowest", {}).get(sym, 1)
+        return next((v for v in range(low, 4096) if _assumption_ok(fns, v, sym)), low)
     smallest = {n: first_value(n) for n in names if n not in blocks}
     smallest.update({b: 0 for b in blocks})
     for group in all_groups:

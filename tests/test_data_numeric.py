@@ -1,0 +1,158 @@
+"""Numbers loaded from read-only global memory (NSA's selected block index, varlen cu_seqlens):
+unknown inputs, proved for every value they may take (engine/inputs.py, engine/program.py)."""
+import textwrap
+from pathlib import Path
+
+from asyncguard.analyze import check_text
+
+FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
+NSA_DECODE = FIELD / "deepseek_nsa__example_tilelang_nsa_decode__native_sparse_attention__sm_80.tir"
+VARLEN_FWD = FIELD / "flash_attention__example_gqa_bwd_tma_reduce_varlen__flashattn_fwd.flash_fwd__sm_90a.tir"
+
+
+def without_line(path: Path, line: int, expect: str) -> str:
+    lines = path.read_text().splitlines(keepends=True)
+    assert lines[line - 1].strip() == expect
+    return "".join(lines[:line - 1] + lines[line:])
+
+
+def test_nsa_decode_branches_on_the_selected_block_for_every_value():
+    rep = check_text(NSA_DECODE.read_text(), str(NSA_DECODE))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("numbers loaded from BlockIndices_1" in s and "every outcome pattern checked" in s
+               for s in rep.kernels[0].scope)
+
+
+def test_nsa_decode_without_the_barrier_before_v_overwrites_q_is_a_race():
+    # V_shared aliases Q_shared; line 85's barrier orders line 61's Q reads before line 88's V store
+    text = without_line(NSA_DECODE, 85, 'T.tvm_storage_sync("shared.dyn")')
+    rep = check_text(text)
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    assert race.line == 87   # line 88 of the original
+    assert race.witness["inputs"] == {"BlockIndices_1[0]": 0}   # a selected block: i_s >= 0
+
+
+def test_varlen_forward_is_proved_for_every_key_length():
+    rep = check_text(VARLEN_FWD.read_text(), str(VARLEN_FWD))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every k_end_idx - k_start_idx >= 0" in scope
+    assert "cu_seqlens_k_1[bz + 1] - cu_seqlens_k_1[bz]" in scope
+
+
+def test_varlen_forward_without_the_barrier_before_the_v_wgmma_is_a_race():
+    text = without_line(VARLEN_FWD, 108, 'T.tvm_storage_sync("shared.dyn")')
+    rep = check_text(text)
+    assert ("AG201", 114) in {(f.rule.code, f.line) for f in rep.findings}
+
+
+HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(Idx: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 2, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 2)
+    tx = T.launch_thread("threadIdx.x", 64)
+    Idx_1 = T.decl_buffer((2,), "int32", data=Idx)
+    G_1 = T.decl_buffer((4096,), data=G)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+'''
+
+
+def kernel(body: str) -> str:
+    return HEAD + textwrap.indent(textwrap.dedent(body).strip() + "\n", "    ")
+
+
+def test_a_loaded_number_that_only_addresses_global_memory_does_not_make_the_kernel_unknown():
+    rep = check_text(kernel("""
+        j: T.int32 = Idx_1[bx]
+        S[tx] = G_1[j * 64 + tx]
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[63 - tx]
+    """))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+
+
+def test_a_barrier_skipped_for_some_loaded_values_is_found_with_the_value():
+    rep = check_text(kernel("""
+        j: T.int32 = Idx_1[bx]
+        S[tx] = T.float32(1)
+        if j < 3 and 0 <= j:
+            T.tvm_storage_sync("shared")
+        C_1[tx] = S[63 - tx]
+    """))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.kind == "race")
+    value = race.witness["inputs"][f"Idx_1[{race.witness.get('block', {}).get('blockIdx.x', 0)}]"]
+    assert not 0 <= value < 3
+
+
+def test_the_same_branch_twice_on_one_loaded_value_is_never_split():
+    # both conditions read the same cell: no run takes one barrier and skips the other
+    rep = check_text(kernel("""
+        j: T.int32 = Idx_1[bx]
+        S[tx] = T.float32(1)
+        if 0 <= j:
+            T.tvm_storage_sync("shared")
+        if 0 <= j:
+            C_1[tx] = S[63 - tx]
+    """))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+
+
+def test_a_loaded_number_that_decides_a_shared_address_stays_unknown():
+    rep = check_text(kernel("""
+        j: T.int32 = Idx_1[bx]
+        S[j] = T.float32(1)
+        T.tvm_storage_sync("shared")
+    """))
+    assert rep.verdict == "unknown"
+    assert any("shared address" in s for s in rep.kernels[0].scope)
+
+
+LENGTH = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(Lens: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 4, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    Lens_1 = T.decl_buffer((4,), "int32", data=Lens)
+    G_1 = T.decl_buffer((1048576,), data=G)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    n: T.int32 = (Lens_1[bx] + 63) // 64
+    for kk in range(n):
+        S[tx] = G_1[kk * 64 + tx]
+        T.tvm_storage_sync("shared")
+        C_1[tx] = S[63 - tx]
+{tail}'''
+
+
+def test_a_length_loaded_from_one_cell_is_a_symbolic_size_proved_for_every_value():
+    rep = check_text(LENGTH.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every Lens_1[bx] >= 0" in scope and "(a length)" in scope
+
+
+def test_a_length_loaded_from_one_cell_with_a_race_from_the_second_tile_is_found():
+    # without the second barrier, tile kk + 1 overwrites what tile kk's neighbours still read
+    rep = check_text(LENGTH.replace("{tail}", ""))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.kind == "race")
+    assert race.witness["sizes"]["Lens_1[bx]"] > 64   # at least two tiles
+
+
+def test_a_length_that_decides_a_shared_address_is_bounded_by_the_buffer_it_indexes():
+    # the per-tile column of a logits row (flash decoding): the row has 8 columns, so the kernel
+    # is meant for lengths up to 8 * 64; larger lengths would write past the row
+    text = LENGTH.replace("    S = T.alloc_buffer((128,), scope=\"shared.dyn\")",
+                          "    S = T.alloc_buffer((128,), scope=\"shared.dyn\")\n"
+                          "    R = T.alloc_buffer((8,), scope=\"shared.dyn\")")
+    text = text.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"
+                                  "    if tx == 0 and 1 <= n:\n"
+                                  "        R[n - 1] = T.float32(0)\n")
+    rep = check_text(text)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("at most 512: the largest for which the shared access at line 19" in s   # R[n - 1]
+               for s in rep.kernels[0].scope), rep.kernels[0].scope
