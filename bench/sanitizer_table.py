@@ -48,6 +48,8 @@ def short(kernel: str) -> str:
 def cell(t):
     if not t:
         return "-"
+    if t.get("not_run"):
+        return "not run (hang shown)"
     if t.get("hazards") is None:
         return "no report"
     s = str(t["hazards"])

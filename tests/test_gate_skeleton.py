@@ -324,3 +324,17 @@ def test_a_2d_grid_traces_four_of_the_checkers_sixteen_blocks(tmp_path):
     assert c.skip is None and c.plan["grid"] == [64, 64, 1]
     assert c.plan["blocks"] == [[0, 0, 0], [0, 1, 0], [32, 0, 0], [63, 63, 0]]
     assert [len(r.reads[0]) for r in c.refs] == [2, 3, 2, 3]
+
+
+def test_a_kernel_whose_plain_run_hung_fails_without_the_tools():
+    # its waits timed out on the GPU: the hang is shown, and the tools (not run on it, since every
+    # wait would spin to its limit under them) are neither evidence nor "no report"
+    from asyncguard.emit.gate import HANG_SHOWN
+    (c,) = _cases("xyz_cp_async_ring.tir")
+    c.result = {"status": "ran", "trace": {"mismatches": 0, "count_mismatches": 0, "sink_mismatches": 0},
+                "timeouts": 12, "not_taken": [],
+                "racecheck": {"hazards": None, "not_run": HANG_SHOWN},
+                "synccheck": {"hazards": None, "not_run": HANG_SHOWN}}
+    _judge(c, False)
+    assert c.result["verdict"] == "fail"
+    assert c.result["why"] == ["12 mbarrier wait(s) timed out"]
