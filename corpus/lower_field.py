@@ -498,13 +498,13 @@ def run_one(rel, archs, examples, tmproot, timeout):
     r = run_child(rel, archs, examples, tmproot, timeout, "meta")
     end = [e for e in r["events"] if e["event"] == "end"]
     lowered = lambda x: sum(1 for e in x["events"] if e["event"] == "kernel" and e.get("status") != "fail")
-    if end and end[0]["outcome"] == "error" and "meta" in end[0]["why"].lower() and lowered(r) == 0:
+    tried = lambda x: sum(1 for e in x["events"] if e["event"] == "kernel")
+    if end and end[0]["outcome"] == "error" and "meta" in end[0]["why"].lower() and tried(r) == 0:
         # The example read tensor values (cu_seqlens, page tables, .item(), nonzero) before it compiled
         # anything: again with real CPU tensors holding the example's own values. (Whatever assertion
         # the traceback shows, no kernel had been compiled, so it cannot be a check of a kernel's output.)
         r2 = run_child(rel, archs, examples, tmproot + "-cpu", timeout, "cpu")
         r2["device"] = "cpu"
-        tried = lambda x: sum(1 for e in x["events"] if e["event"] == "kernel")
         if (lowered(r2), tried(r2)) > (lowered(r), tried(r)):  # it got further (a failed lowering is a record too)
             return r2
         r["cpu_retry"] = summarize(r2)
