@@ -769,6 +769,9 @@ def _reason_group(r):
     w = r.get("why") or ""
     if r["outcome"] == "timeout":
         return "timed out before its first compile"
+    failed = [k for k in r.get("kernels") or [] if k["status"] == "fail"]
+    if failed:  # it did reach TileLang's compile, which refused every kernel: that is the reason, not its end
+        return "TileLang 0.1.15 failed to lower every kernel: " + re.sub(r"\s+", " ", failed[0].get("why", ""))[:90]
     retry = r.get("cpu_retry")
     if retry:
         # Meta tensors stopped it before any compile; the rerun with CPU tensors says why it still gave nothing.
