@@ -117,7 +117,7 @@ HOPPER = re.compile(r"(^|[_/])tma|wgmma|warp_speciali|_ws[._]|mbarrier|cluster|d
 
 def archs_for(rel, src):
     """The file's archs. A test whose own source names sm_100 / tcgen05 gets sm_100a (test_archs)."""
-    if SM100.search(rel) or (SM100.search(src) and not HOPPER.search(src)):
+    if SM100.search(rel):
         return ["sm_100a"]
     if HOPPER.search(rel) or HOPPER.search(src):
         return ["sm_90a"]
