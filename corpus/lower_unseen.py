@@ -1,0 +1,448 @@
+"""Lower kernels of TileLang's own TESTS (not its examples) to device TIR on a CPU: the held-out corpus
+(corpus/unseen/). asyncguard's other corpora were built alongside its code; these kernels were not looked at
+before this corpus was checked.
+
+Usage (one command regenerates it; it runs its test files one at a time, each in a subprocess):
+    . /work/tl-venv/bin/activate
+    nice -n 15 python corpus/lower_unseen.py [--out corpus/unseen] [--only SUBSTR ...] [--timeout S]
+
+The tests come from `testing/python/` of the TileLang mirror at COMMIT (extracted to /tmp/tl-testing with
+`git -C MIRROR archive COMMIT testing`). TESTS below names, per test file, the test functions to run (the
+files' pipelined / TMA / warp-specialized / dynamic-shape / persistent / cluster / tcgen05 kernels first);
+a test with `@pytest.mark.parametrize` is called with its first parameter set. BUILDERS adds kernels that
+tests only pass through single passes (a persistent GEMM with a symbolic tile bound, a GEMM dynamic in
+M, N and K).
+
+How a kernel is obtained: the GPU stubs of corpus/lower_field.py (torch.cuda queries answer as the primary
+arch's GPU, "cuda" tensors live on torch's meta device) are installed; TileLang's compile entries
+(tilelang.cache.cached as used by tilelang.compile and @tilelang.jit, JITKernel construction, and
+tilelang.lower called directly by a test) are replaced by a function that lowers the PrimFunc it is handed
+for each arch of the test, under the test's pass_configs, with `tilelang.lower(func, target=Target(...))`,
+and saves `str(artifact.device_mod)`; then the test is stopped (it would run the kernel on a GPU). The first
+kernel each test compiles is kept. Byte-identical TIR is kept once.
+Archs: sm_100a for tcgen05/TMEM tests, sm_90a for Hopper-only ones (TMA, wgmma, warp specialization,
+mbarriers, clusters), sm_80 and sm_90a for the rest.
+Output: NAME.tir with NAME = <testdir>__<file-stem minus test_tilelang_>__<test function>__<arch>,
+MANIFEST.md, lowering.json.
+"""
+import argparse
+import hashlib
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lower_field  # noqa: E402  (the field corpus's GPU stubs)
+
+MIRROR = lower_field.MIRROR
+COMMIT = lower_field.COMMIT
+TESTING = "/tmp/tl-testing/testing/python"
+
+# test file (under testing/python) -> test functions to run ("*" = every test_ function, capped).
+TESTS = {
+    "kernel/test_tilelang_kernel_gemm.py": ["test_gemm_f16f16f16_nn", "test_gemm_f16f16f32_nn",
+                                             "test_gemm_bf16bf16f32_nn", "test_gemm_f16f16f16_tn",
+                                             "test_gemm_f16f16f16_nt", "test_pad_aligned_f16f16f16_nn",
+                                             "test_pad_f16f16f16_nn", "test_gemm_i8i8i32_nt",
+                                             "test_gemm_f32f32f32_nt"],
+    "kernel/test_tilelang_kernel_gemm_with_stride.py": ["*"],
+    "kernel/test_tilelang_kernel_gemm_batched.py": ["*"],
+    "kernel/test_tilelang_kernel_int8_gemm_tcgen5.py": ["*"],
+    "kernel/test_tilelang_kernel_bf16_gemm_tcgen5_ts.py": ["*"],
+    "language/test_tilelang_language_async_copy_gemm_sm80.py": ["*"],
+    "language/test_tilelang_language_pipeline.py": ["*"],
+    "language/test_tilelang_language_tma_copy.py": ["*"],
+    "language/test_tilelang_language_tma_1d.py": ["*"],
+    "language/test_tilelang_language_tma_store.py": ["*"],
+    "language/test_tilelang_language_tma_gather_scatter.py": ["*"],
+    "language/test_tilelang_language_wgmma_gemm.py": ["*"],
+    "language/test_tilelang_language_cluster.py": ["*"],
+    "language/test_tilelang_language_tcgen05_gemm.py": ["*"],
+    "language/test_tilelang_language_tile_schedule.py": ["*"],
+    "language/test_tilelang_language_copy.py": ["*"],
+    "language/test_tilelang_language_pdl.py": ["*"],
+    "issue/test_tilelang_issue_tma_no_ws.py": ["*"],
+    "issue/test_tilelang_issue_ws_simt_copy_full_producer_extent.py": ["*"],
+    "issue/test_tilelang_issue_1001.py": ["*"],
+    "issue/test_tilelang_issue_1008.py": ["*"],
+    "issue/test_tilelang_issue_1210.py": ["*"],
+    "issue/test_tilelang_issue_1237.py": ["*"],
+    "issue/test_tilelang_issue_1263.py": ["*"],
+    "issue/test_tilelang_issue_1697.py": ["*"],
+    "issue/test_tilelang_issue_1728.py": ["*"],
+    "issue/test_tilelang_issue_1810.py": ["*"],
+    "issue/test_tilelang_issue_1993.py": ["*"],
+    "issue/test_tilelang_issue_2365.py": ["*"],
+    "issue/test_tilelang_issue_2433.py": ["*"],
+    "issue/test_tilelang_issue_2522.py": ["*"],
+    "issue/test_tilelang_issue_2528.py": ["*"],
+    "issue/test_tilelang_issue_2529.py": ["*"],
+    "issue/test_tilelang_issue_2883.py": ["*"],
+    "issue/test_tilelang_issue_2928.py": ["*"],
+    "issue/test_tilelang_issue_830.py": ["*"],
+    "issue/test_tilelang_issue_96.py": ["*"],
+    "cuda/test_tma_dsmem.py": ["*"],
+    "cuda/test_tma_multicast_demo.py": ["*"],
+    "jit/test_tilelang_jit_gemm.py": ["*"],
+    "jit/test_tilelang_jit_gemm_cython.py": ["test_cython_dynamic_shape"],
+    "jit/test_tilelang_jit_tvm_ffi.py": ["test_tvm_ffi_dynamic_shape"],
+    "transform/test_tilelang_transform_producer_consumer_ws_persistent.py": ["*"],
+    "transform/test_tilelang_transform_producer_consumer_ws.py": ["*"],
+    "transform/test_tilelang_transform_pipeline_barrier_ownership.py": ["*"],
+    "components/test_tilelang_pass_config_disable_tma_lower.py": ["*"],
+    "components/test_tilelang_pass_config_disable_warp_specialized.py": ["*"],
+    "tilelibrary/test_tilelang_tilelibrary_gemm_sp.py": ["*"],
+    "quantize/test_tilelang_quantize_fp8.py": ["*"],
+}
+# Kernels that a test only passes through single TileLang passes (never compiles), or compiles only after
+# a first, less interesting, one: file -> [(label, builder call evaluated in the test module's globals)].
+# The PrimFunc it returns is lowered like a compiled one.
+BUILDERS = {
+    "transform/test_tilelang_transform_producer_consumer_ws_persistent.py": [
+        ("persistent_matmul_serial_dynamic_bound", "persistent_matmul_serial_dynamic_bound()")],
+    "jit/test_tilelang_jit_gemm_cython.py": [
+        ("matmul_dynamic_mnk", 'matmul(T.dynamic("m"), T.dynamic("n"), T.dynamic("k"), 128, 128, 32, False, False, '
+                               'T.float16, T.float16, T.float32, 2, 128)')],
+}
+MAX_TESTS_PER_FILE = 6
+# Case-sensitive: upper-case names are pass configs that turn a feature off (TL_DISABLE_WARP_SPECIALIZED).
+SM100 = re.compile(r"sm_?100|tcgen0?5|T\.tmem|alloc_tmem")
+HOPPER = re.compile(r"(^|[_/])tma|wgmma|warp_speciali|_ws[._]|mbarrier|cluster|dsmem|multicast|T\.ws\(|"
+                    r"set_max_nreg|float8|fp8|requires_cuda_compute_version(_ge|_eq)?\(9")
+
+
+def archs_for(rel, src):
+    """The file's archs. A test whose own source names sm_100 / tcgen05 gets sm_100a (test_archs)."""
+    if SM100.search(rel):
+        return ["sm_100a"]
+    if HOPPER.search(rel) or HOPPER.search(src):
+        return ["sm_90a"]
+    return ["sm_80", "sm_90a"]
+
+
+def test_archs(fn, file_archs):
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return file_archs
+    return ["sm_100a"] if SM100.search(src) else file_archs
+
+
+def short(rel):
+    d, f = rel.split("/")
+    stem = os.path.splitext(f)[0]
+    for p in ("test_tilelang_", "test_"):
+        if stem.startswith(p):
+            stem = stem[len(p):]
+            break
+    return d, stem
+
+
+# ------------------------------------------------------------------------------------------------
+# Child: import one test file and call its chosen tests with TileLang's compile intercepted
+# ------------------------------------------------------------------------------------------------
+
+
+def first_params(fn):
+    """Keyword arguments of the first @pytest.mark.parametrize set(s) of fn, or None when fn takes other
+    arguments (fixtures) this driver cannot supply."""
+    kwargs = {}
+    for m in getattr(fn, "pytestmark", []):
+        if m.name != "parametrize" or len(m.args) < 2:
+            continue
+        names = [n.strip() for n in m.args[0].split(",")] if isinstance(m.args[0], str) else list(m.args[0])
+        vals = list(m.args[1])
+        if not vals:
+            return None
+        first = vals[0]
+        first = getattr(first, "values", first)  # pytest.param(...)
+        if len(names) == 1:
+            first = (first[0],) if isinstance(first, tuple) and getattr(vals[0], "values", None) else (first,)
+        kwargs.update(dict(zip(names, first)))
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return kwargs
+    for p in sig.parameters.values():
+        if p.name not in kwargs and p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL,
+                                                                                            p.VAR_KEYWORD):
+            return None
+    return kwargs
+
+
+def child(args):
+    import importlib.util
+    import traceback
+    archs = args.archs.split(",")
+    os.makedirs(args.tmp, exist_ok=True)
+    results = open(os.path.join(args.tmp, "results.jsonl"), "a", buffering=1)
+    path = os.path.abspath(args.child)
+    lower_field.EXAMPLES_ROOT = os.path.dirname(os.path.dirname(path))
+    lower_field._install_stubs(archs[0])
+    import tilelang
+    import tvm
+    from tvm.target import Target
+    import tilelang.cache  # noqa: F401
+    import tilelang.jit.kernel  # noqa: F401
+    import tilelang.engine.lower  # noqa: F401
+    engine_lower = sys.modules["tilelang.engine.lower"]  # the package attribute `lower` is the function
+
+    real_lower = engine_lower.lower
+    current = {"test": None, "done": False, "archs": archs}
+    Stop = lower_field.StopExample
+
+    def lower_for_archs(func, pass_configs):
+        archs = current["archs"]
+        if current["done"]:
+            raise Stop("test compiled a second kernel")
+        current["done"] = True
+        for arch in archs:
+            t = Target({"kind": "cuda", "arch": arch})
+            rec = {"event": "kernel", "test": current["test"], "arch": arch,
+                   "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
+            try:
+                rec["symbol"] = str(func.attrs["global_symbol"])
+            except Exception:  # noqa: BLE001
+                pass
+            t0 = time.time()
+            tir = None
+            try:
+                with tvm.transform.PassContext(opt_level=3, config=dict(pass_configs or {})), t:
+                    art = real_lower(func, target=t)
+                    tir = str(art.device_mod)
+                    rec["status"] = "ok"
+            except Exception as e:  # noqa: BLE001
+                rec["status"] = "fail"
+                rec["why"] = lower_field._last_line(e)
+            rec["seconds"] = round(time.time() - t0, 2)
+            if tir is not None:
+                fn = os.path.join(args.tmp, f"{current['test']}_{arch}.tir")
+                with open(fn, "w") as fh:
+                    fh.write(tir)
+                rec["file"] = fn
+            results.write(json.dumps(rec) + "\n")
+        raise Stop("kernel lowered")
+
+    def fake_cached(func=None, out_idx=None, *a, pass_configs=None, **k):
+        lower_for_archs(func, pass_configs)
+
+    def fake_lower(func, *a, **k):
+        from tvm.tir import PrimFunc
+        if isinstance(func, tvm.IRModule):
+            fs = [f for f in func.functions.values() if isinstance(f, PrimFunc)]
+            func = fs[0] if len(fs) == 1 else func
+        lower_for_archs(func, dict(tvm.transform.PassContext.current().config))
+
+    jit_mod, cache_mod, kernel_mod = (sys.modules[m] for m in ("tilelang.jit", "tilelang.cache", "tilelang.jit.kernel"))
+    cache_mod.cached = fake_cached
+    jit_mod.cached = fake_cached
+
+    def fake_jitkernel_init(self, func=None, *a, pass_configs=None, **k):
+        lower_for_archs(func, pass_configs)
+
+    kernel_mod.JITKernel.__init__ = fake_jitkernel_init
+    engine_lower.lower = fake_lower
+    tilelang.lower = fake_lower
+    import tilelang.engine
+    tilelang.engine.lower = fake_lower
+
+    d = os.path.dirname(path)
+    os.chdir(d)
+    sys.path[:0] = [d, os.path.dirname(d)]
+    with Target({"kind": "cuda", "arch": archs[0]}):
+        spec = importlib.util.spec_from_file_location("unseen_" + os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException as e:  # noqa: BLE001
+            results.write(json.dumps({"event": "import-error", "why": lower_field._last_line(e)}) + "\n")
+            os._exit(0)
+        wanted = args.tests.split(",")
+        names = [n for n in dir(mod) if n.startswith("test_") and callable(getattr(mod, n))]
+        names.sort(key=lambda n: getattr(getattr(getattr(mod, n), "__code__", None), "co_firstlineno", 0))
+        if wanted != ["*"]:
+            names = [n for n in wanted if n in names]
+        kept = 0
+        for n in names:
+            if kept >= MAX_TESTS_PER_FILE:
+                break
+            fn = getattr(mod, n)
+            kwargs = first_params(fn)
+            if kwargs is None:
+                results.write(json.dumps({"event": "test", "test": n, "outcome": "skipped: needs fixtures"}) + "\n")
+                continue
+            current.update(test=n, done=False, archs=test_archs(fn, archs))
+            outcome = "finished"
+            try:
+                fn(**kwargs)
+            except Stop as e:
+                outcome = "stopped: " + str(e)
+            except BaseException as e:  # noqa: BLE001
+                outcome = f"error: {type(e).__name__}: {lower_field._last_line(e)}"
+                results.write(json.dumps({"event": "traceback", "test": n,
+                                          "text": "".join(traceback.format_exception(e)[-4:])[-1500:]}) + "\n")
+            if current["done"]:
+                kept += 1
+            results.write(json.dumps({"event": "test", "test": n, "outcome": outcome,
+                                      "params": {k: repr(v) for k, v in kwargs.items()}}) + "\n")
+        for label, call in BUILDERS.get(args.rel, []):
+            current.update(test=label, done=False, archs=archs)
+            outcome = "finished"
+            try:
+                func = eval(call, vars(mod))  # noqa: S307  (a call written in BUILDERS above)
+                lower_for_archs(func, {})
+            except Stop as e:
+                outcome = "stopped: " + str(e)
+            except BaseException as e:  # noqa: BLE001
+                outcome = f"error: {type(e).__name__}: {lower_field._last_line(e)}"
+            results.write(json.dumps({"event": "test", "test": label, "outcome": outcome,
+                                      "params": {"call": call}}) + "\n")
+    results.close()
+    os._exit(0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Parent
+# ------------------------------------------------------------------------------------------------
+
+
+def ensure_testing():
+    if not os.path.isdir(TESTING):
+        os.makedirs("/tmp/tl-testing", exist_ok=True)
+        subprocess.run(f"git -C {MIRROR} archive {COMMIT} testing | tar -x -C /tmp/tl-testing", shell=True,
+                       check=True)
+
+
+def run_file(rel, archs, tmproot, timeout):
+    tmp = os.path.join(tmproot, lower_field.sanitize(rel))
+    if os.path.isdir(tmp):
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+    os.makedirs(tmp, exist_ok=True)
+    env = dict(os.environ, TILELANG_DISABLE_CACHE="1", CUDA_VISIBLE_DEVICES="", TQDM_DISABLE="1",
+               TVM_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", os.path.join(TESTING, rel),
+           "--archs", ",".join(archs), "--tmp", tmp, "--tests", ",".join(TESTS[rel]), "--rel", rel]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        rc, tail = p.returncode, (p.stdout + p.stderr)[-1500:]
+    except subprocess.TimeoutExpired:
+        rc, tail = "timeout", ""
+    events = []
+    rp = os.path.join(tmp, "results.jsonl")
+    if os.path.exists(rp):
+        for line in open(rp):
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+    return {"archs": archs, "rc": rc, "wall_s": round(time.time() - t0, 1), "events": events,
+            "tail": tail if rc not in (0, "timeout") else ""}
+
+
+def write_outputs(state, out):
+    """Name, deduplicate (byte-identical TIR kept once) and copy every lowered kernel into out."""
+    by_hash, keep = {}, set()
+    for rel in sorted(state["files"]):
+        d, stem = short(rel)
+        for k in state["files"][rel]["events"]:
+            if k["event"] != "kernel" or k["status"] != "ok":
+                continue
+            if "sha" not in k:
+                if not os.path.exists(k["file"]):
+                    continue
+                text = open(k["file"]).read()
+                k["sha"] = hashlib.sha256(text.encode()).hexdigest()
+            if k["sha"] in by_hash:
+                k["name"], k["duplicate_of"] = None, by_hash[k["sha"]]
+                continue
+            name = "__".join(lower_field.sanitize(x) for x in (d, stem, k["test"], k["arch"]))
+            by_hash[k["sha"]] = k["name"] = name
+            keep.add(name)
+            dst = os.path.join(out, name + ".tir")
+            if os.path.exists(k["file"]):
+                text = open(k["file"]).read()
+                if not os.path.exists(dst) or open(dst).read() != text:
+                    with open(dst, "w") as f:
+                        f.write(text)
+    for f in os.listdir(out):
+        if f.endswith(".tir") and f[:-4] not in keep:
+            os.remove(os.path.join(out, f))
+
+
+def write_manifest(state, out):
+    lines = ["# Unseen corpus: TileLang's own tests, lowered on a CPU", "",
+             f"Source: TileLang `testing/python/` at commit `{COMMIT}` (mirror `tile-ai/tilelang`), not its "
+             "`examples/` (those are corpus/field). Lowered by tilelang " + lower_field._tl_version() +
+             " with `corpus/lower_unseen.py` (one command: `nice -n 15 python corpus/lower_unseen.py`; its "
+             "docstring says how). Every `.tir` is `str(artifact.device_mod)` of `tilelang.lower(func, "
+             "target=Target({\"kind\": \"cuda\", \"arch\": ARCH}))` for the first kernel the test compiles, "
+             "under the test's pass_configs; nothing was edited. Byte-identical TIR is kept once. Arguments: "
+             "the test's own (a parametrized test: its first parameter set, listed).", "",
+             "| source file | test function | args | arch | status | .tir |", "|---|---|---|---|---|---|"]
+    for rel in sorted(state["files"]):
+        r = state["files"][rel]
+        params = {e["test"]: e.get("params") for e in r["events"] if e["event"] == "test"}
+        outcomes = {e["test"]: e["outcome"] for e in r["events"] if e["event"] == "test"}
+        kernels = [e for e in r["events"] if e["event"] == "kernel"]
+        for k in kernels:
+            p = params.get(k["test"]) or {}
+            ps = ", ".join(f"{a}={b}" for a, b in p.items()) or "(defaults)"
+            pc = ",".join(f"{a}={b}" for a, b in sorted(k.get("pass_configs", {}).items()))
+            if pc:
+                ps += f"; pass_configs {pc}"
+            tag = f"`{k['name']}.tir`" if k.get("name") else (
+                f"= `{k['duplicate_of']}`" if k.get("duplicate_of") else "")
+            st = k["status"] + (f" ({k.get('why', '')[:100]})" if k["status"] != "ok" else "")
+            lines.append(f"| `{rel}` | `{k['test']}` | {ps.replace('|', '/')} | {k['arch']} | "
+                         f"{st.replace('|', '/')} | {tag} |")
+        for t, o in outcomes.items():
+            if not any(k["test"] == t for k in kernels):
+                lines.append(f"| `{rel}` | `{t}` | | | no kernel: {o[:120].replace('|', '/')} | |")
+        if not kernels and not outcomes:
+            why = next((e["why"] for e in r["events"] if e["event"] == "import-error"), None) or \
+                ("timeout" if r["rc"] == "timeout" else f"rc={r['rc']} {r['tail'][-120:]}")
+            lines.append(f"| `{rel}` | | | | no kernel: {why.replace('|', '/')[:160]} | |")
+    with open(os.path.join(out, "MANIFEST.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "unseen"))
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--tmp", default="/tmp/unseen-lower")
+    ap.add_argument("--child")
+    ap.add_argument("--archs")
+    ap.add_argument("--tests")
+    ap.add_argument("--rel")
+    args = ap.parse_args()
+    if args.child:
+        return child(args)
+    ensure_testing()
+    os.makedirs(args.out, exist_ok=True)
+    state_path = os.path.join(args.out, "lowering.json")
+    state = json.load(open(state_path)) if args.only and os.path.exists(state_path) else {"files": {}}
+    for rel in TESTS:
+        if args.only and not any(s in rel for s in args.only):
+            continue
+        archs = archs_for(rel, open(os.path.join(TESTING, rel)).read())
+        r = run_file(rel, archs, args.tmp, args.timeout)
+        state["files"][rel] = r
+        ks = [e for e in r["events"] if e["event"] == "kernel"]
+        print(f"{rel} {archs}: {r['wall_s']}s rc={r['rc']}, {sum(k['status'] == 'ok' for k in ks)} lowered, "
+              f"{sum(k['status'] != 'ok' for k in ks)} failed", flush=True)
+        write_outputs(state, args.out)
+        with open(state_path, "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+        write_manifest(state, args.out)
+
+
+if __name__ == "__main__":
+    main()
