@@ -4,7 +4,8 @@ from __future__ import annotations
 from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
 from .barriers import _groups
-from .classify import READS, family, is_tma
+from ..events import AccessKind
+from .classify import READS, async_reader, family, is_tcgen05, is_tma
 from .witness import access, byte_text, where
 
 
@@ -266,14 +267,20 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
         verb = "reads" if b.kind in READS else "writes"
         if code == "AG401":
             phase = f"phase {a.phase}" if a.phase >= 0 else "its phase (not yet complete)"
+            op = "tcgen05.mma" if is_tcgen05(a) else "TMA load"
             wit["missing"] = (f"a wait by thread {race.t_second} that acquires {phase} of the mbarrier "
-                              f"the TMA load at line {a.span.line} completes on")
-            msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
-                   f"{where(a)}, without acquiring the mbarrier phase that completes the load")
+                              f"the {op} at line {a.span.line} completes on"
+                              + (" (through its tcgen05.commit)" if op == "tcgen05.mma" else ""))
+            if op == "TMA load":
+                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
+                       f"{where(a)}, without acquiring the mbarrier phase that completes the load")
+            else:
+                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, the accumulator the tcgen05.mma "
+                       f"at {where(a)} writes, without acquiring the mbarrier phase its tcgen05.commit "
+                       f"completes")
             out.append(Finding(TMA_NOT_ACQUIRED, b.span.line, b.span.col, msg, wit, path))
         else:
-            kind = "wgmma" if a.group_kind == "wgmma" else "TMA store"
-            waitname = "warpgroup_wait" if kind == "wgmma" else "tma_store_wait"
+            kind, waitname = async_reader(a)
             who = 'TMA load' if is_tma(b) else 'thread ' + str(race.t_second)
             if not race.first_pending and a.wait_span is not None:
                 # The issuers did wait for their operation; what is missing is the ordering between
@@ -403,6 +410,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
             continue
         wit = {"operation": access(r, int(p.tids[0]), int(r.lo[0]), int(r.hi[0])),
                "threads": _groups(p.tids)}
-        msg = f"{len(p.tids)} thread(s) exit with the {r.via} at {where(r)} still reading shared memory"
+        doing = "writing tensor memory" if r.kind == AccessKind.ASYNC_WRITE else "reading shared memory"
+        msg = f"{len(p.tids)} thread(s) exit with the {r.via} at {where(r)} still {doing}"
         out.append(Finding(ASYNC_PENDING_AT_EXIT, r.span.line, r.span.col, msg, wit, path))
     return out

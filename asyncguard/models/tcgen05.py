@@ -1,0 +1,198 @@
+"""Blackwell tcgen05 (sm_100a), single-CTA forms, as TileLang 0.1.15 prints and its templates
+implement them (src/tl_templates/cuda/tcgen_05.h, instruction/tcgen05mma.h, CUDA codegen).
+
+- `ptx_init_tensor_memory(ptr, ncols)` is `tcgen05.alloc.cta_group::1` by a warp: it writes
+  the allocation's tensor-memory address into the shared word `ptr` (one write). Each such
+  word names one allocation; allocations live at once are disjoint in tensor memory, so each
+  gets its own stretch of a virtual tensor-memory space far above shared memory:
+  128 lanes x ncols 32-bit columns, lane-major (lane * ncols * 4 + column * 4).
+- `ptx_tcgen05_mma_ss(kind, desc_a, a_off, desc_b, b_off, C_tmem.data, c_off, idesc, ...)` is
+  issued by one elected lane per warp (`cute::elect_one_sync`): an asynchronous read of the A
+  and B operands through the async proxy, descriptors as for wgmma (start address set by
+  `initialize_tcgen05_descriptor`, `a_off` in bytes: the template adds `offset >> 4` to the
+  descriptor), footprint M (resp. N) rows x 32 bytes of K, and an asynchronous write of the
+  accumulator: M = 128 lanes x N columns from `c_off`. M and N come from the instruction
+  descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3). Only the form whose accumulator is the
+  whole allocation (c_off 0, N = ncols, M = 128) is modelled; others are `unsupported`.
+- `tcgen05_mma_arrive(bar)` is `tcgen05.commit...mbarrier::arrive::one` by the elected lane:
+  once every tcgen05.mma that lane issued completes, one arrival on `bar`. Modelled like
+  cp.async.mbarrier.arrive.noinc: the MMAs complete on the phase the arrival joins.
+- `tcgen05_ld(bits, n, pack, tmem_word, col, dp, dst)` (32 datapaths, 32 bits) reads the
+  allocation's address from the shared word, then, per thread, its lane
+  (warp % 4) * 32 + lane id, columns col..col+n of tensor memory (the template waits for the
+  load, tcgen05.wait::ld, before returning).
+- `ptx_deallocate_tensor_memory(ptr, ncols)` reads the address word; tcgen05 fences
+  (`tcgen05_before/after_thread_sync`) order tensor-core work with thread barriers and touch
+  no memory.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..events import Access, AccessKind, MbarArrive, Proxy
+from . import NotModelled, op, per_thread
+from .launch import WARP
+from .wgmma import K_BYTES, desc_key, init_desc
+
+TMEM_ALLOC = 128 * 512 * 4   # the most one allocation can hold (128 lanes x 512 columns x 4 bytes)
+LANES = 128
+
+
+def _allocs(ctx) -> dict:
+    """Tensor-memory allocations of this kernel: shared word region name -> (index, ncols)."""
+    return ctx.__dict__.setdefault("_tcgen05_allocs", {})
+
+
+def _word(ctx, e):
+    """The shared word holding an allocation's address: T.tvm_access_ptr, `buf.data`, `buf[0]`."""
+    view = None
+    if isinstance(getattr(e, "indices", None), tuple):
+        view = ctx.view_of(e.value)
+    else:
+        addr = ctx.address(e)
+        view = addr[0] if addr is not None else None
+    if view is None or not view.is_shared:
+        raise NotModelled("tcgen05: the tensor-memory address word is not a shared buffer")
+    return view
+
+
+def elected(tids: np.ndarray) -> np.ndarray:
+    """`elect.sync` in each warp: its lowest executing lane."""
+    if tids.size == 0:
+        return tids
+    first = np.r_[True, tids[1:] // WARP != tids[:-1] // WARP]
+    return tids[first]
+
+
+def _word_access(kind, view, tids, via):
+    lo = np.full(len(tids), view.flat_base, dtype=np.int64)
+    return Access(kind, tids, lo, lo + 4, view.name, view.flat_base, 4, via)
+
+
+@op("T.ptx_init_tensor_memory")
+def tmem_alloc(ctx, call):
+    if len(call.args) != 2:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    view = _word(ctx, call.args[0])
+    ncols = ctx.literal(call.args[1])
+    if not isinstance(ncols, int) or ncols < 32 or ncols > 512 or ncols & (ncols - 1):
+        raise NotModelled(f"{call.name}: {ncols!r} columns (a power of two, 32 to 512)")
+    allocs = _allocs(ctx)
+    if view.region.name in allocs and allocs[view.region.name][1] != ncols:
+        raise NotModelled(f"{call.name}: one address word allocated with different sizes")
+    allocs.setdefault(view.region.name, (len(allocs), ncols))
+    return lambda env, tids: [_word_access(AccessKind.WRITE, view, elected(tids)[:1], "tcgen05.alloc")]
+
+
+@op("T.ptx_deallocate_tensor_memory")
+def tmem_dealloc(ctx, call):
+    """tcgen05.dealloc by a warp reads the address word. Whether every user of the allocation
+    is done first is not checked: the PTX ISA requires the dealloc before exit but says nothing
+    of accesses after it that a finding could rest on (TileLang's warp-specialized kernels
+    deallocate from a producer warp with no barrier after the consumers' last tcgen05.ld)."""
+    view = _word(ctx, call.args[0]) if call.args else None
+    if view is None:
+        raise NotModelled(f"{call.name} without an address word")
+    return lambda env, tids: [_word_access(AccessKind.READ, view, tids, "tcgen05.dealloc")]
+
+
+@op("T.tcgen05_before_thread_sync", "T.tcgen05_after_thread_sync")
+def tcgen05_fence(ctx, call):
+    return None
+
+
+op("T.initialize_tcgen05_descriptor")(init_desc)
+
+
+def tmem_base(ctx) -> int:
+    """Virtual tensor memory starts right after the flat shared space (its size is known once
+    elaboration has placed every region, i.e. when the handlers run): the engine's per-byte
+    bookkeeping then stays as small as the kernel's own memory."""
+    layout = ctx.layout
+    return -(-(layout.dyn_bytes + layout.static_bytes) // TMEM_ALLOC) * TMEM_ALLOC + TMEM_ALLOC
+
+
+def _tmem(ctx, view, what):
+    """(offset of the allocation in virtual tensor memory, its columns)."""
+    alloc = _allocs(ctx).get(view.region.name)
+    if alloc is None:
+        raise NotModelled(f"{what}: tensor memory not allocated by ptx_init_tensor_memory before it")
+    index, ncols = alloc
+    return index * TMEM_ALLOC, ncols
+
+
+@op("T.ptx_tcgen05_mma_ss")
+def mma_ss(ctx, call):
+    if len(call.args) != 15:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    if ctx.literal(call.args[14]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (clusters are not modelled yet)")
+    if ctx.literal(call.args[13]) not in (False, 0):
+        raise NotModelled(f"{call.name}: weight-stationary form")
+    idesc = ctx.literal(call.args[7])
+    if not isinstance(idesc, int):
+        raise NotModelled(f"{call.name}: instruction descriptor is not a constant")
+    m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+    base, ncols = _tmem(ctx, _word(ctx, call.args[5]), call.name)
+    c_off = ctx.literal(call.args[6])
+    if m != LANES or c_off != 0 or n != ncols:
+        raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} at column {c_off!r} is not the "
+                          f"whole {ncols}-column allocation")
+    parts = [("a", desc_key(ctx, call.args[1]), ctx.compile(call.args[2]), m * K_BYTES),
+             ("b", desc_key(ctx, call.args[3]), ctx.compile(call.args[4]), n * K_BYTES)]
+    d_bytes = LANES * ncols * 4
+
+    def run(env, tids):
+        issuer = elected(tids)
+        at = tmem_base(ctx) + base
+        out = []
+        for name, key, off_fn, size in parts:
+            if key not in env:
+                raise NotModelled("tcgen05.mma descriptor used before initialize_tcgen05_descriptor")
+            start = per_thread(env[key], issuer) + per_thread(off_fn(env), issuer)
+            out.append(Access(AccessKind.ASYNC_READ, issuer, start, start + size,
+                              f"tcgen05.mma {name.upper()} operand", 0, 1, "ptx_tcgen05_mma_ss",
+                              group_kind="tcgen05", proxy=Proxy.ASYNC))
+        lo = np.full(len(issuer), at, dtype=np.int64)
+        out.append(Access(AccessKind.ASYNC_WRITE, issuer, lo, lo + d_bytes, "tensor memory", at, 4,
+                          "ptx_tcgen05_mma_ss", group_kind="tcgen05", proxy=Proxy.ASYNC))
+        return out
+    return run
+
+
+@op("T.tcgen05_mma_arrive")
+def mma_arrive(ctx, call):
+    if len(call.args) != 1:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bar = ctx.barrier_ref(call.args[0])
+    if bar is None:
+        raise NotModelled(f"{call.name}: barrier is not an element of a shared.barrier buffer")
+
+    def run(env, tids):
+        issuer = elected(tids)
+        return [MbarArrive(issuer, per_thread(bar(env), issuer), copies="tcgen05")]
+    return run
+
+
+@op("T.tcgen05_ld")
+def tmem_load(ctx, call):
+    if len(call.args) not in (6, 7):
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bits, chunks = ctx.literal(call.args[0]), ctx.literal(call.args[1])
+    datapaths = ctx.literal(call.args[5]) if len(call.args) == 7 else 32
+    if bits != 32 or datapaths != 32 or not isinstance(chunks, int):
+        raise NotModelled(f"{call.name}: {datapaths}dp{bits}b form")
+    word = _word(ctx, call.args[3])
+    base, ncols = _tmem(ctx, word, call.name)
+    col_fn = ctx.compile(call.args[4])
+
+    def run(env, tids):
+        col = per_thread(col_fn(env), tids)
+        if (col < 0).any() or (col + chunks > ncols).any():
+            raise NotModelled(f"tcgen05_ld of columns beyond the {ncols}-column allocation")
+        lane = (tids // WARP % 4) * WARP + tids % WARP
+        at = tmem_base(ctx) + base
+        lo = at + lane * ncols * 4 + col * 4
+        return [_word_access(AccessKind.READ, word, tids, "tcgen05_ld"),
+                Access(AccessKind.READ, tids, lo, lo + chunks * 4, "tensor memory", at, 4, "tcgen05_ld")]
+    return run
