@@ -94,3 +94,88 @@ def test_accumulator_narrower_than_the_allocation_is_not_guessed():
     report = check_text(text)
     assert report.verdict == "unknown"
     assert any(f.rule.code == "AG001" and "256-column allocation" in f.message for f in report.findings)
+
+
+# ---------------------------------------------------------------- tensor memory: tcgen05.st, MMA with A in TMEM
+# One warpgroup: each thread stores its lane's 32 columns of P (tcgen05.st), then warp 0's elected
+# lane multiplies P (A, in tensor memory) by B (shared) into O and commits onto `mbar`; everyone
+# waits and reads O back (tcgen05.ld). {between} sits between the stores and the MMA, {after}
+# between the MMA and the waiters' next store into P.
+TS = '''# from tvm.script import tirx as T
+@T.prim_func
+def ts(B: T.handle("bfloat16", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    tx = T.launch_thread("threadIdx.x", 128)
+    B_shared = T.alloc_buffer((8192,), "bfloat16", scope="shared.dyn")
+    mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")
+    P_tmem = T.alloc_buffer((1,), "uint32", scope="shared")
+    O_tmem = T.alloc_buffer((1,), "uint32", scope="shared")
+    P_reg = T.alloc_buffer((32,), scope="local")
+    O_reg = T.alloc_buffer((128,), scope="local")
+    if tx == 0:
+        T.ptx_init_barrier_thread_count(mbar[0], 1)
+    T.ptx_fence_barrier_init()
+    if tx // 32 == 0:
+        T.ptx_init_tensor_memory(T.tvm_access_ptr(T.type_annotation("uint32"), P_tmem.data, 0, 1, 1), 32)
+        T.ptx_init_tensor_memory(T.tvm_access_ptr(T.type_annotation("uint32"), O_tmem.data, 0, 1, 1), 128)
+    for i in range(8):
+        B_shared[tx * 64 + i * 8:tx * 64 + i * 8 + 8] = T.Broadcast(T.bfloat16(0), 8)
+    T.tcgen05_before_thread_sync()
+    T.tvm_storage_sync("shared")
+    T.tcgen05_after_thread_sync()
+    T.tcgen05_st(32, 32, T.bool(False), P_tmem[0], 0, 32, T.tvm_access_ptr(T.type_annotation("float32"), P_reg.data, 0, 32, 1))
+{between}
+    desc_b = T.alloc_buffer((1,), "uint64", scope="local.descriptor.tcgen05_smem")
+    if tx // 32 == 0:
+        T.initialize_tcgen05_descriptor(desc_b[0], T.tvm_access_ptr(T.type_annotation("bfloat16"), B_shared, 0, 8192, 1), 1, 64, 0, 0, 2)
+        T.fence_proxy_async()
+        T.ptx_tcgen05_mma_ts("bf16", P_tmem.data, {col}, desc_b.data, 0, O_tmem.data, 0, 136381584, 0, 0, 0, 0, 0, T.bool(False))
+        T.tcgen05_mma_arrive(T.tvm_access_ptr(T.type_annotation("uint64"), mbar.data, 0, 1, 3))
+{after}
+    T.tcgen05_st(32, 32, T.bool(False), P_tmem[0], 0, 32, T.tvm_access_ptr(T.type_annotation("float32"), P_reg.data, 0, 32, 1))
+    T.mbarrier_wait_parity(mbar[0], 0)
+    T.tcgen05_after_thread_sync()
+    T.tcgen05_ld(32, 128, T.bool(False), O_tmem[0], 0, 32, T.tvm_access_ptr(T.type_annotation("float32"), O_reg.data, 0, 128, 2))
+    T.tcgen05_before_thread_sync()
+    T.tvm_storage_sync("shared")
+    if tx // 32 == 0:
+        T.ptx_deallocate_tensor_memory(T.tvm_access_ptr(T.type_annotation("uint32"), P_tmem.data, 0, 1, 1), 32)
+        T.ptx_deallocate_tensor_memory(T.tvm_access_ptr(T.type_annotation("uint32"), O_tmem.data, 0, 1, 1), 128)
+'''
+SYNC = '''    T.tcgen05_before_thread_sync()
+    T.tvm_storage_sync("shared")
+    T.tcgen05_after_thread_sync()'''
+WAIT = '''    T.mbarrier_wait_parity(mbar[0], 0)
+    T.tcgen05_before_thread_sync()
+    T.tvm_storage_sync("shared")
+    T.tcgen05_after_thread_sync()'''
+
+
+def ts(between=SYNC, after=WAIT, col="0"):
+    return TS.format(between=between, after=after, col=col)
+
+
+def test_mma_reading_tensor_memory_after_the_stores_and_before_their_rewrite_is_clean():
+    assert check_text(ts()).verdict == "clean"
+
+
+def test_mma_reading_tensor_memory_other_warps_store_without_a_barrier_races():
+    text = ts(between="")
+    mma = line_of(text, "T.ptx_tcgen05_mma_ts")
+    verdict, found, _ = findings(text)
+    assert verdict == "buggy" and ("AG201", mma) in found
+
+
+def test_tensor_memory_operand_rewritten_before_the_commit_completes_races():
+    # the waiters rewrite P (the MMA's A operand) before the wait on its commit
+    text = ts(after=SYNC)
+    store = line_of(text, "T.tcgen05_st", text.index("T.tcgen05_mma_arrive"))
+    verdict, found, report = findings(text)
+    assert verdict == "buggy" and ("AG402", store) in found
+    assert any("tcgen05.mma" in f.message for f in report.findings if f.line == store)
+
+
+def test_tensor_memory_operand_beyond_its_allocation_is_not_guessed():
+    report = check_text(ts(col="30"))
+    assert report.verdict == "unknown"
+    assert any(f.rule.code == "AG001" and "32-column allocation" in f.message for f in report.findings)

@@ -24,11 +24,9 @@ NOT_MODELLED = {
                         "and completes on an mbarrier",
     "T.clc_try_cancel_multicast": "cluster launch control is not modelled",
     # Blackwell tcgen05 forms not in models/tcgen05.py
-    "T.ptx_tcgen05_mma_ts": "tcgen05 is not modelled yet: an asynchronous MMA reading shared memory",
     "T.ptx_tcgen05_mma_blockscaled_ss": "tcgen05 is not modelled yet: an asynchronous block-scaled MMA",
     "T.ptx_tcgen05_cp_warpx4": "tcgen05 is not modelled yet: a shared-to-tensor-memory copy",
     "T.ptx_tcgen05_sf_warp_transpose": "tcgen05 is not modelled yet: a scale-factor transpose in shared memory",
-    "T.tcgen05_st": "tcgen05 is not modelled yet: a tensor-memory store",
     "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
     # sparse wgmma: the metadata operand changes A's footprint; no model reads it yet
     "T.ptx_wgmma_sp_ss": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",

@@ -121,43 +121,89 @@ def _tmem(ctx, view, what):
     return index * TMEM_ALLOC, ncols
 
 
-@op("T.ptx_tcgen05_mma_ss")
-def mma_ss(ctx, call):
-    if len(call.args) != 15:
-        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
-    if ctx.literal(call.args[14]) not in (False, 0):
-        raise NotModelled(f"{call.name}: 2-CTA form (clusters are not modelled yet)")
-    if ctx.literal(call.args[13]) not in (False, 0):
-        raise NotModelled(f"{call.name}: weight-stationary form")
-    idesc = ctx.literal(call.args[7])
+def _accumulator(ctx, call, idesc_arg: int, c_arg: int):
+    """(offset in virtual tensor memory, columns) of the MMA's accumulator, M and N read from the
+    instruction descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3). Only an accumulator that is
+    the whole allocation is modelled."""
+    idesc = ctx.literal(call.args[idesc_arg])
     if not isinstance(idesc, int):
         raise NotModelled(f"{call.name}: instruction descriptor is not a constant")
     m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
-    base, ncols = _tmem(ctx, _word(ctx, call.args[5]), call.name)
-    c_off = ctx.literal(call.args[6])
+    base, ncols = _tmem(ctx, _word(ctx, call.args[c_arg]), call.name)
+    c_off = ctx.literal(call.args[c_arg + 1])
     if m != LANES or c_off != 0 or n != ncols:
         raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} at column {c_off!r} is not the "
                           f"whole {ncols}-column allocation")
-    parts = [("a", desc_key(ctx, call.args[1]), ctx.compile(call.args[2]), m * K_BYTES),
-             ("b", desc_key(ctx, call.args[3]), ctx.compile(call.args[4]), n * K_BYTES)]
+    return base, ncols
+
+
+def _smem_operand(ctx, name: str, desc, off, rows: int):
+    """A shared operand through its descriptor: `rows` rows x 32 bytes of K from the start address
+    plus `off` bytes (the templates add `off >> 4` to the descriptor's 16-byte address field). The
+    footprint is approximated as contiguous, as for wgmma: over one commit's MMAs it stays inside
+    the bytes they read."""
+    return (name, desc_key(ctx, desc), ctx.compile(off), rows * K_BYTES)
+
+
+def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc):
+    base, ncols = acc
     d_bytes = LANES * ncols * 4
 
     def run(env, tids):
         issuer = elected(tids)
-        at = tmem_base(ctx) + base
+        at = tmem_base(ctx)
         out = []
-        for name, key, off_fn, size in parts:
+        for name, key, off_fn, size in smem_parts:
             if key not in env:
                 raise NotModelled("tcgen05.mma descriptor used before initialize_tcgen05_descriptor")
             start = per_thread(env[key], issuer) + per_thread(off_fn(env), issuer)
             out.append(Access(AccessKind.ASYNC_READ, issuer, start, start + size,
-                              f"tcgen05.mma {name.upper()} operand", 0, 1, "ptx_tcgen05_mma_ss",
+                              f"tcgen05.mma {name.upper()} operand", 0, 1, via,
                               group_kind="tcgen05", proxy=Proxy.ASYNC))
-        lo = np.full(len(issuer), at, dtype=np.int64)
-        out.append(Access(AccessKind.ASYNC_WRITE, issuer, lo, lo + d_bytes, "tensor memory", at, 4,
-                          "ptx_tcgen05_mma_ss", group_kind="tcgen05", proxy=Proxy.ASYNC))
+        if tmem_a is not None:   # A in tensor memory: 128 lanes x 32 bytes of K at its column
+            a_base, a_cols, col_fn = tmem_a
+            col = per_thread(col_fn(env), issuer)
+            if (col < 0).any() or (col + K_BYTES // 4 > a_cols).any():
+                raise NotModelled(f"{via}: A operand beyond its {a_cols}-column allocation")
+            lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
+            lo = at + a_base + lanes * a_cols * 4 + np.repeat(col, LANES) * 4
+            out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, LANES), lo, lo + K_BYTES,
+                              "tensor memory", at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
+        lo = np.full(len(issuer), at + base, dtype=np.int64)
+        out.append(Access(AccessKind.ASYNC_WRITE, issuer, lo, lo + d_bytes, "tensor memory", at + base, 4,
+                          via, group_kind="tcgen05", proxy=Proxy.ASYNC))
         return out
     return run
+
+
+@op("T.ptx_tcgen05_mma_ss")
+def mma_ss(ctx, call):
+    """(kind, desc_a, a_off, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, ws, 2cta)"""
+    if len(call.args) != 15:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    if ctx.literal(call.args[14]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2: clusters are not modelled yet)")
+    if ctx.literal(call.args[13]) not in (False, 0):
+        raise NotModelled(f"{call.name}: weight-stationary form")
+    acc = _accumulator(ctx, call, 7, 5)
+    parts = [_smem_operand(ctx, "a", call.args[1], call.args[2], LANES),
+             _smem_operand(ctx, "b", call.args[3], call.args[4], acc[1])]
+    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc)
+
+
+@op("T.ptx_tcgen05_mma_ts")
+def mma_ts(ctx, call):
+    """(kind, A, a_col, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, 2cta): A is read from
+    tensor memory (the word names its allocation, a_col its first 32-bit column; 32 bytes of K per
+    lane), B from shared memory."""
+    if len(call.args) != 14:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    if ctx.literal(call.args[13]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2: clusters are not modelled yet)")
+    acc = _accumulator(ctx, call, 7, 5)
+    a_base, a_cols = _tmem(ctx, _word(ctx, call.args[1]), call.name)
+    parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[1])]
+    return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc)
 
 
 @op("T.tcgen05_mma_arrive")
@@ -174,14 +220,19 @@ def mma_arrive(ctx, call):
     return run
 
 
-@op("T.tcgen05_ld")
-def tmem_load(ctx, call):
+def _tmem_rows(ctx, call, kind: AccessKind, via: str):
+    """tcgen05_ld / tcgen05_st (bits, n, pack, tmem_word, col, dp, regs), 32 datapaths x 32 bits:
+    thread t's lane is (warp % 4) * 32 + lane id, and it moves columns col..col+n of that lane.
+    The templates wait (tcgen05.wait::ld / wait::st) before returning, so the access is done at
+    issue, by each thread."""
     if len(call.args) not in (6, 7):
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     bits, chunks = ctx.literal(call.args[0]), ctx.literal(call.args[1])
     datapaths = ctx.literal(call.args[5]) if len(call.args) == 7 else 32
     if bits != 32 or datapaths != 32 or not isinstance(chunks, int):
         raise NotModelled(f"{call.name}: {datapaths}dp{bits}b form")
+    if ctx.literal(call.args[2]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 16-bit packed form")
     word = _word(ctx, call.args[3])
     base, ncols = _tmem(ctx, word, call.name)
     col_fn = ctx.compile(call.args[4])
@@ -189,10 +240,20 @@ def tmem_load(ctx, call):
     def run(env, tids):
         col = per_thread(col_fn(env), tids)
         if (col < 0).any() or (col + chunks > ncols).any():
-            raise NotModelled(f"tcgen05_ld of columns beyond the {ncols}-column allocation")
+            raise NotModelled(f"{call.name} of columns beyond the {ncols}-column allocation")
         lane = (tids // WARP % 4) * WARP + tids % WARP
         at = tmem_base(ctx) + base
         lo = at + lane * ncols * 4 + col * 4
-        return [_word_access(AccessKind.READ, word, tids, "tcgen05_ld"),
-                Access(AccessKind.READ, tids, lo, lo + chunks * 4, "tensor memory", at, 4, "tcgen05_ld")]
+        return [_word_access(AccessKind.READ, word, tids, via),
+                Access(kind, tids, lo, lo + chunks * 4, "tensor memory", at, 4, via)]
     return run
+
+
+@op("T.tcgen05_ld")
+def tmem_load(ctx, call):
+    return _tmem_rows(ctx, call, AccessKind.READ, "tcgen05_ld")
+
+
+@op("T.tcgen05_st")
+def tmem_store(ctx, call):
+    return _tmem_rows(ctx, call, AccessKind.WRITE, "tcgen05_st")
