@@ -1,29 +1,30 @@
-"""Blackwell tcgen05 (sm_100a), single-CTA forms, as TileLang 0.1.15 prints and its templates
-implement them (src/tl_templates/cuda/tcgen_05.h, instruction/tcgen05mma.h, CUDA codegen).
+"""Blackwell tcgen05 (sm_100a), single-CTA forms, as TileLang 0.1.15 prints them and its templates
+implement them (src/tl_templates/cuda/tcgen_05.h, copy_sm100.h, instruction/tcgen05mma.h, and the
+CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each rule rests on.
 
-- `ptx_init_tensor_memory(ptr, ncols)` is `tcgen05.alloc.cta_group::1` by a warp: it writes
-  the allocation's tensor-memory address into the shared word `ptr` (one write). Each such
-  word names one allocation; allocations live at once are disjoint in tensor memory, so each
-  gets its own stretch of a virtual tensor-memory space far above shared memory:
+- Tensor memory is a second address space: `ptx_init_tensor_memory(word, ncols)`
+  (tcgen05.alloc.cta_group::1 by a warp) writes the allocation's address into the shared word
+  `word`; each word names one allocation, and allocations live at once are disjoint, so each
+  gets its own stretch of a virtual tensor memory placed after the flat shared space:
   128 lanes x ncols 32-bit columns, lane-major (lane * ncols * 4 + column * 4).
-- `ptx_tcgen05_mma_ss(kind, desc_a, a_off, desc_b, b_off, C_tmem.data, c_off, idesc, ...)` is
-  issued by one elected lane per warp (`cute::elect_one_sync`): an asynchronous read of the A
-  and B operands through the async proxy, descriptors as for wgmma (start address set by
-  `initialize_tcgen05_descriptor`, `a_off` in bytes: the template adds `offset >> 4` to the
-  descriptor), footprint M (resp. N) rows x 32 bytes of K, and an asynchronous write of the
-  accumulator: M = 128 lanes x N columns from `c_off`. M and N come from the instruction
-  descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3). Only the form whose accumulator is the
-  whole allocation (c_off 0, N = ncols, M = 128) is modelled; others are `unsupported`.
-- `tcgen05_mma_arrive(bar)` is `tcgen05.commit...mbarrier::arrive::one` by the elected lane:
-  once every tcgen05.mma that lane issued completes, one arrival on `bar`. Modelled like
-  cp.async.mbarrier.arrive.noinc: the MMAs complete on the phase the arrival joins.
-- `tcgen05_ld(bits, n, pack, tmem_word, col, dp, dst)` (32 datapaths, 32 bits) reads the
-  allocation's address from the shared word, then, per thread, its lane
-  (warp % 4) * 32 + lane id, columns col..col+n of tensor memory (the template waits for the
-  load, tcgen05.wait::ld, before returning).
-- `ptx_deallocate_tensor_memory(ptr, ncols)` reads the address word; tcgen05 fences
-  (`tcgen05_before/after_thread_sync`) order tensor-core work with thread barriers and touch
-  no memory.
+- `ptx_tcgen05_mma_ss` / `ptx_tcgen05_mma_ts` are issued by one elected lane per warp
+  (`cute::elect_one_sync`): asynchronous reads of the shared operands through the async proxy
+  (descriptors as for wgmma; the offsets are bytes, the templates add `offset >> 4` to the
+  descriptor), of A in tensor memory for the TS form (128 lanes x 32 bytes at its column), and an
+  asynchronous write of the accumulator (M = 128 lanes x N columns; M and N from the instruction
+  descriptor). Only an accumulator that is its whole allocation is modelled. One thread's MMAs
+  run in issue order (a tcgen05 pipeline).
+- `tcgen05_mma_arrive(bar)` is tcgen05.commit...mbarrier::arrive::one by the same elected lane:
+  once every tcgen05 operation that lane issued completes, one arrival on `bar`. Those MMAs
+  complete on the phase the arrival joins; the arrival itself comes from the system later, so a
+  thread knows the phase complete only by observing the barrier (a wait), not through a block
+  barrier after the commit.
+- `tcgen05_ld` / `tcgen05_st` (32 datapaths x 32 bits) move, per thread, columns of its lane
+  (warp % 4) * 32 + lane id; the templates wait (tcgen05.wait::ld / ::st) before returning.
+- `ptx_deallocate_tensor_memory` reads the address word. tcgen05 fences
+  (`tcgen05_before/after_thread_sync`) touch no memory; they are not checked.
+- 2-CTA (cta_group::2), block-scaled MMA, tcgen05.cp and the scale-factor transpose stay
+  unsupported (models/hopper.py names them).
 """
 from __future__ import annotations
 
