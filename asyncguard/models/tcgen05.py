@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..events import Access, AccessKind, MbarArrive, Proxy
+from ..events import Access, AccessKind, MbarArrive, Proxy, WarpSync
 from . import NotModelled, op, per_thread
 from .launch import WARP
 from .wgmma import K_BYTES, desc_key, init_desc
@@ -58,11 +58,21 @@ def _word(ctx, e):
 
 
 def elected(tids: np.ndarray) -> np.ndarray:
-    """`elect.sync` in each warp: its lowest executing lane."""
+    """`elect.sync` in each warp: its lowest executing lane. The templates' `cute::elect_one_sync()`
+    is `elect.sync` with the full mask, whose `.sync` makes each lane wait until every lane of
+    the warp executes it: see `converge`."""
     if tids.size == 0:
         return tids
     first = np.r_[True, tids[1:] // WARP != tids[:-1] // WARP]
     return tids[first]
+
+
+def converge(tids: np.ndarray) -> WarpSync:
+    """The warp convergence of `elect.sync` (full mask): no lane issues the MMA or the commit
+    before every lane got there, so a lane cannot lag behind at an earlier wait while its
+    elected lane moves on. Modelled as `__syncwarp()`, which also orders the lanes' memory
+    accesses (PTX states that for bar.warp.sync, not for elect.sync: lenient, docs/model.md)."""
+    return WarpSync(tids)
 
 
 def _word_access(kind, view, tids, via):
@@ -153,7 +163,7 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc):
     def run(env, tids):
         issuer = elected(tids)
         at = tmem_base(ctx)
-        out = []
+        out = [converge(tids)]
         for name, key, off_fn, size in smem_parts:
             if key not in env:
                 raise NotModelled("tcgen05.mma descriptor used before initialize_tcgen05_descriptor")
@@ -217,7 +227,7 @@ def mma_arrive(ctx, call):
 
     def run(env, tids):
         issuer = elected(tids)
-        return [MbarArrive(issuer, per_thread(bar(env), issuer), copies="tcgen05")]
+        return [converge(tids), MbarArrive(issuer, per_thread(bar(env), issuer), copies="tcgen05")]
     return run
 
 
