@@ -179,3 +179,15 @@ def test_tensor_memory_operand_beyond_its_allocation_is_not_guessed():
     report = check_text(ts(col="30"))
     assert report.verdict == "unknown"
     assert any(f.rule.code == "AG001" and "32-column allocation" in f.message for f in report.findings)
+
+
+def test_two_cta_allocation_and_commit_stay_unknown_naming_the_form():
+    # TileLang prints the cta_group::2 forms with `use_2cta=1` (the 2-CTA field kernels)
+    alloc = 'C_tmem.data, 0, 1, 1), 128)'
+    commit = 'mbar.data, 0, 1, 3))'
+    assert alloc in GEMM_FIXED and commit in GEMM_FIXED
+    for old, new in ((alloc, 'C_tmem.data, 0, 1, 1), 128, use_2cta=1)'), (commit, 'mbar.data, 0, 1, 3), use_2cta=1)')):
+        text = GEMM_FIXED.replace(old, new, 1)
+        report = check_text(text)
+        assert report.verdict == "unknown"
+        assert any(f.rule.code == "AG001" and "2-CTA" in f.message for f in report.findings)

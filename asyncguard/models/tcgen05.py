@@ -75,6 +75,14 @@ def converge(tids: np.ndarray) -> WarpSync:
     return WarpSync(tids)
 
 
+def single_cta(ctx, call) -> None:
+    """TileLang prints the 2-CTA forms (cta_group::2, a CTA pair of a cluster) of the allocation and
+    the commit with `use_2cta=1`: clusters are not modelled yet."""
+    flag = call.kwarg("use_2cta")
+    if flag is not None and ctx.literal(flag) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (use_2cta, cta_group::2: clusters are not modelled yet)")
+
+
 def _word_access(kind, view, tids, via):
     lo = np.full(len(tids), view.flat_base, dtype=np.int64)
     return Access(kind, tids, lo, lo + 4, view.name, view.flat_base, 4, via)
@@ -82,6 +90,7 @@ def _word_access(kind, view, tids, via):
 
 @op("T.ptx_init_tensor_memory")
 def tmem_alloc(ctx, call):
+    single_cta(ctx, call)
     if len(call.args) != 2:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     view = _word(ctx, call.args[0])
@@ -101,6 +110,7 @@ def tmem_dealloc(ctx, call):
     is done first is not checked: the PTX ISA requires the dealloc before exit but says nothing
     of accesses after it that a finding could rest on (TileLang's warp-specialized kernels
     deallocate from a producer warp with no barrier after the consumers' last tcgen05.ld)."""
+    single_cta(ctx, call)
     view = _word(ctx, call.args[0]) if call.args else None
     if view is None:
         raise NotModelled(f"{call.name} without an address word")
@@ -190,6 +200,7 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc):
 @op("T.ptx_tcgen05_mma_ss")
 def mma_ss(ctx, call):
     """(kind, desc_a, a_off, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, ws, 2cta)"""
+    single_cta(ctx, call)
     if len(call.args) != 15:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     if ctx.literal(call.args[14]) not in (False, 0):
@@ -207,6 +218,7 @@ def mma_ts(ctx, call):
     """(kind, A, a_col, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, 2cta): A is read from
     tensor memory (the word names its allocation, a_col its first 32-bit column; 32 bytes of K per
     lane), B from shared memory."""
+    single_cta(ctx, call)
     if len(call.args) != 14:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     if ctx.literal(call.args[13]) not in (False, 0):
@@ -219,6 +231,7 @@ def mma_ts(ctx, call):
 
 @op("T.tcgen05_mma_arrive")
 def mma_arrive(ctx, call):
+    single_cta(ctx, call)
     if len(call.args) != 1:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     bar = ctx.barrier_ref(call.args[0])
