@@ -18,7 +18,9 @@ TMA_NOT_ACQUIRED = rule("AG401", "tma-read-before-phase", "race", "error",
                         "bytes a TMA load delivers are accessed without acquiring the mbarrier phase that completes it", _doc(
     "Flags an access to shared bytes written by a TMA load (`T.tma_load`) when the accessing thread has not "
     "waited on the mbarrier phase the load completes on: the consumer's full-barrier wait is missing, or "
-    "uses a parity that returns on another phase.",
+    "uses a parity that returns on another phase. Also a read (`T.tcgen05_ld`) of the tensor-memory "
+    "accumulator a `tcgen05.mma` writes before acquiring the phase its `tcgen05_mma_arrive` (tcgen05.commit) "
+    "completes.",
     "A TMA load lands at an unknown time; only a wait that observes the completion of its phase "
     "(`T.mbarrier_wait_parity(bar, p)` with the right p) guarantees the bytes are there.",
     "T.tma_load(desc, mbarrier_1[k % 2], ptr_to_stage(k % 2), ...)\n# consumer, no wait on mbarrier_1[k % 2]\n"
@@ -28,11 +30,13 @@ TMA_NOT_ACQUIRED = rule("AG401", "tma-read-before-phase", "race", "error",
     "would acquire that phase is missing or observes another phase."))
 
 ASYNC_READ_OVERWRITTEN = rule("AG402", "async-read-overwritten", "race", "error",
-                              "shared bytes a wgmma or TMA store is still reading are overwritten", _doc(
+                              "memory a wgmma, TMA store or tcgen05.mma is still reading is overwritten", _doc(
     "Flags a write (plain store, cp.async, TMA load) to bytes that an asynchronous reader may still be "
-    "reading: a wgmma whose batch no `warpgroup_wait` has completed, or a TMA store whose bulk group no "
-    "`tma_store_wait` has completed. Typical causes: the consumer releases its stage (arrive on the empty "
-    "barrier) before `warpgroup_wait`, or a TMA store's source is rewritten before `tma_store_wait`.",
+    "reading: a wgmma whose batch no `warpgroup_wait` has completed, a TMA store whose bulk group no "
+    "`tma_store_wait` has completed, or a `tcgen05.mma` (shared operands, or A in tensor memory) whose "
+    "commit's mbarrier phase the writer has not acquired. Typical causes: the consumer releases its stage "
+    "(arrive on the empty barrier) before `warpgroup_wait` or before waiting on the MMA's commit, or a TMA "
+    "store's source is rewritten before `tma_store_wait`.",
     "wgmma and TMA stores read shared memory asynchronously until their wait; overwriting the bytes "
     "earlier corrupts the operand or the stored data.",
     "T.warpgroup_commit_batch()\nT.ptx_arrive_barrier(empty[k % 3])   # released too early\nT.warpgroup_wait(0)",
