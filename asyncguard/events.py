@@ -68,13 +68,14 @@ class MbarFenceInit:
 @dataclass
 class MbarArrive:
     """mbarrier.arrive (arrive=True) and/or expect_tx (tx > 0), one per executing thread.
-    `copies`: cp.async.mbarrier.arrive.noinc -- the arrival comes once the thread's prior
-    cp.asyncs complete, and those copies complete on the phase it joins."""
+    `copies` ("cp.async" | "tcgen05"): cp.async.mbarrier.arrive.noinc / tcgen05.commit -- the
+    arrival comes once the thread's prior operations of that kind complete, and they complete
+    on the phase it joins."""
     tids: np.ndarray
     bar: np.ndarray
     tx: int = 0
     arrive: bool = True
-    copies: bool = False
+    copies: str = ""
 
 
 @dataclass

@@ -18,7 +18,8 @@ _PARITY = re.compile(r"^(\s*)T\.mbarrier_wait_parity\((.*)\)\s*$")
 _INIT = re.compile(r"^(\s*)T\.ptx_init_barrier_thread_count\((.*), (\d+)\)\s*$")
 _EXPECT = re.compile(r"^(\s*)T\.(mbarrier_expect_tx|ptx_arrive_barrier_expect_tx)\((.*), (\d+)\)\s*$")
 _DROP = {  # whole-line statements whose removal is a classic Hopper bug
-    "drop-arrive": re.compile(r"^\s*T\.ptx_arrive_barrier\([^,]*\)\s*$"),
+    # an mbarrier arrive, or a tcgen05.commit (tcgen05_mma_arrive): the MMAs' completion never arrives
+    "drop-arrive": re.compile(r"^\s*T\.(ptx_arrive_barrier\([^,]*\)|tcgen05_mma_arrive\(.*\))\s*$"),
     "drop-warpgroup-wait": re.compile(r"^\s*T\.warpgroup_wait\(0\)\s*$"),
     "drop-fence-barrier-init": re.compile(r"^\s*T\.ptx_fence_barrier_init\(\)\s*$"),
     "drop-mbarrier-wait": re.compile(r"^\s*T\.mbarrier_wait_parity\(.*\)\s*$"),

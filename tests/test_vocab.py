@@ -189,7 +189,7 @@ def test_st_bulk_is_a_store():
 
 @pytest.mark.parametrize("call,named", [
     ("T.loop_break()", "loop_break"),
-    ("T.tcgen05_mma_arrive(mbar[0])", "tcgen05_mma_arrive"),
+    ("T.ptx_tcgen05_cp_warpx4()", "shared-to-tensor-memory copy"),
     ("T.ptx_wgmma_sp_ss()", "sparse wgmma"),
     ("T.cluster_arrive()", "barrier.cluster.arrive"),
 ])

@@ -8,7 +8,23 @@ READS = (AccessKind.READ, AccessKind.ASYNC_READ)
 
 
 def is_tma(rec: Record) -> bool:
+    """Completed through an mbarrier phase: a TMA load, or an operation handed to one (a tcgen05.mma
+    after its tcgen05.commit, cp.async after cp.async.mbarrier.arrive.noinc)."""
     return rec.group_kind == "mbarrier"
+
+
+def is_tcgen05(rec: Record) -> bool:
+    """An asynchronous tensor-core operation (tcgen05.mma), committed or not."""
+    return rec.via.startswith("ptx_tcgen05")
+
+
+def async_reader(rec: Record) -> tuple[str, str]:
+    """(what the asynchronous reader is, what completes it) for the messages."""
+    if is_tcgen05(rec):
+        return "tcgen05.mma", "wait on the mbarrier its tcgen05.commit (tcgen05_mma_arrive) arrives on"
+    if rec.group_kind == "wgmma":
+        return "wgmma", "warpgroup_wait"
+    return "TMA store", "tma_store_wait"
 
 
 def family(race: Race) -> str:
@@ -17,7 +33,7 @@ def family(race: Race) -> str:
     if a.kind == AccessKind.ASYNC_WRITE:
         if race.first_pending:
             if b.kind in READS:
-                return "AG401" if is_tma(a) else "AG101"
+                return "AG401" if is_tma(a) or is_tcgen05(a) else "AG101"
             return "AG103"
         if b.kind not in READS and b.kind == AccessKind.ASYNC_WRITE:
             return "AG103"

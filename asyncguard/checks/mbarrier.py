@@ -4,7 +4,8 @@ from __future__ import annotations
 from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
 from .barriers import _groups
-from .classify import READS, family, is_tma
+from ..events import AccessKind
+from .classify import READS, async_reader, family, is_tcgen05, is_tma
 from .witness import access, byte_text, where
 
 
@@ -17,7 +18,9 @@ TMA_NOT_ACQUIRED = rule("AG401", "tma-read-before-phase", "race", "error",
                         "bytes a TMA load delivers are accessed without acquiring the mbarrier phase that completes it", _doc(
     "Flags an access to shared bytes written by a TMA load (`T.tma_load`) when the accessing thread has not "
     "waited on the mbarrier phase the load completes on: the consumer's full-barrier wait is missing, or "
-    "uses a parity that returns on another phase.",
+    "uses a parity that returns on another phase. Also a read (`T.tcgen05_ld`) of the tensor-memory "
+    "accumulator a `tcgen05.mma` writes before acquiring the phase its `tcgen05_mma_arrive` (tcgen05.commit) "
+    "completes.",
     "A TMA load lands at an unknown time; only a wait that observes the completion of its phase "
     "(`T.mbarrier_wait_parity(bar, p)` with the right p) guarantees the bytes are there.",
     "T.tma_load(desc, mbarrier_1[k % 2], ptr_to_stage(k % 2), ...)\n# consumer, no wait on mbarrier_1[k % 2]\n"
@@ -27,11 +30,13 @@ TMA_NOT_ACQUIRED = rule("AG401", "tma-read-before-phase", "race", "error",
     "would acquire that phase is missing or observes another phase."))
 
 ASYNC_READ_OVERWRITTEN = rule("AG402", "async-read-overwritten", "race", "error",
-                              "shared bytes a wgmma or TMA store is still reading are overwritten", _doc(
+                              "memory a wgmma, TMA store or tcgen05.mma is still reading is overwritten", _doc(
     "Flags a write (plain store, cp.async, TMA load) to bytes that an asynchronous reader may still be "
-    "reading: a wgmma whose batch no `warpgroup_wait` has completed, or a TMA store whose bulk group no "
-    "`tma_store_wait` has completed. Typical causes: the consumer releases its stage (arrive on the empty "
-    "barrier) before `warpgroup_wait`, or a TMA store's source is rewritten before `tma_store_wait`.",
+    "reading: a wgmma whose batch no `warpgroup_wait` has completed, a TMA store whose bulk group no "
+    "`tma_store_wait` has completed, or a `tcgen05.mma` (shared operands, or A in tensor memory) whose "
+    "commit's mbarrier phase the writer has not acquired. Typical causes: the consumer releases its stage "
+    "(arrive on the empty barrier) before `warpgroup_wait` or before waiting on the MMA's commit, or a TMA "
+    "store's source is rewritten before `tma_store_wait`.",
     "wgmma and TMA stores read shared memory asynchronously until their wait; overwriting the bytes "
     "earlier corrupts the operand or the stored data.",
     "T.warpgroup_commit_batch()\nT.ptx_arrive_barrier(empty[k % 3])   # released too early\nT.warpgroup_wait(0)",
@@ -266,14 +271,20 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
         verb = "reads" if b.kind in READS else "writes"
         if code == "AG401":
             phase = f"phase {a.phase}" if a.phase >= 0 else "its phase (not yet complete)"
+            op = "tcgen05.mma" if is_tcgen05(a) else "TMA load"
             wit["missing"] = (f"a wait by thread {race.t_second} that acquires {phase} of the mbarrier "
-                              f"the TMA load at line {a.span.line} completes on")
-            msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
-                   f"{where(a)}, without acquiring the mbarrier phase that completes the load")
+                              f"the {op} at line {a.span.line} completes on"
+                              + (" (through its tcgen05.commit)" if op == "tcgen05.mma" else ""))
+            if op == "TMA load":
+                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
+                       f"{where(a)}, without acquiring the mbarrier phase that completes the load")
+            else:
+                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, the accumulator the tcgen05.mma "
+                       f"at {where(a)} writes, without acquiring the mbarrier phase its tcgen05.commit "
+                       f"completes")
             out.append(Finding(TMA_NOT_ACQUIRED, b.span.line, b.span.col, msg, wit, path))
         else:
-            kind = "wgmma" if a.group_kind == "wgmma" else "TMA store"
-            waitname = "warpgroup_wait" if kind == "wgmma" else "tma_store_wait"
+            kind, waitname = async_reader(a)
             who = 'TMA load' if is_tma(b) else 'thread ' + str(race.t_second)
             if not race.first_pending and a.wait_span is not None:
                 # The issuers did wait for their operation; what is missing is the ordering between
@@ -403,6 +414,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
             continue
         wit = {"operation": access(r, int(p.tids[0]), int(r.lo[0]), int(r.hi[0])),
                "threads": _groups(p.tids)}
-        msg = f"{len(p.tids)} thread(s) exit with the {r.via} at {where(r)} still reading shared memory"
+        doing = "writing tensor memory" if r.kind == AccessKind.ASYNC_WRITE else "reading shared memory"
+        msg = f"{len(p.tids)} thread(s) exit with the {r.via} at {where(r)} still {doing}"
         out.append(Finding(ASYNC_PENDING_AT_EXIT, r.span.line, r.span.col, msg, wit, path))
     return out

@@ -1,4 +1,4 @@
-"""Proxy fences, and what is not modelled yet: clusters, Blackwell's tcgen05, sparse wgmma.
+"""Proxy fences, and what is not modelled yet: clusters, some tcgen05 forms, sparse wgmma.
 
 `T.fence_proxy_async()` is `fence.proxy.async.shared::cta`: it orders the executing thread's
 generic-proxy view of shared memory with its async-proxy operations (TMA, wgmma). The other
@@ -23,23 +23,11 @@ NOT_MODELLED = {
     "T.clc_try_cancel": "cluster launch control is not modelled: writes its response to shared memory "
                         "and completes on an mbarrier",
     "T.clc_try_cancel_multicast": "cluster launch control is not modelled",
-    # Blackwell tcgen05: asynchronous tensor-core reads of shared memory, tensor memory
-    "T.tcgen05_mma_arrive": "tcgen05 is not modelled yet: an mbarrier arrival once prior tcgen05 MMAs "
-                            "complete",
-    "T.ptx_tcgen05_mma_ss": "tcgen05 is not modelled yet: an asynchronous MMA reading shared memory",
-    "T.ptx_tcgen05_mma_ts": "tcgen05 is not modelled yet: an asynchronous MMA reading shared memory",
+    # Blackwell tcgen05 forms not in models/tcgen05.py
     "T.ptx_tcgen05_mma_blockscaled_ss": "tcgen05 is not modelled yet: an asynchronous block-scaled MMA",
     "T.ptx_tcgen05_cp_warpx4": "tcgen05 is not modelled yet: a shared-to-tensor-memory copy",
     "T.ptx_tcgen05_sf_warp_transpose": "tcgen05 is not modelled yet: a scale-factor transpose in shared memory",
-    "T.tcgen05_ld": "tcgen05 is not modelled yet: a tensor-memory load",
-    "T.tcgen05_st": "tcgen05 is not modelled yet: a tensor-memory store",
-    "T.tcgen05_before_thread_sync": "tcgen05 is not modelled yet: a tcgen05 fence",
-    "T.tcgen05_after_thread_sync": "tcgen05 is not modelled yet: a tcgen05 fence",
-    "T.ptx_init_tensor_memory": "tcgen05 is not modelled yet: tensor-memory allocation (writes its "
-                                "address to shared memory)",
-    "T.ptx_deallocate_tensor_memory": "tcgen05 is not modelled yet: tensor-memory release",
     "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
-    "T.initialize_tcgen05_descriptor": "tcgen05 is not modelled yet: a shared-memory operand descriptor",
     # sparse wgmma: the metadata operand changes A's footprint; no model reads it yet
     "T.ptx_wgmma_sp_ss": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",
     "T.ptx_wgmma_sp_rs": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",

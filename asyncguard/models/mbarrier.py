@@ -71,7 +71,7 @@ def cp_async_arrive_noinc(ctx, call):
     if len(call.args) != 1:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     bar = _bar(ctx, call)
-    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids), copies=True)]
+    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids), copies="cp.async")]
 
 
 @op("T.mbarrier_wait_parity")

@@ -25,7 +25,7 @@ class AsyncGroups:
     def __init__(self, machine):
         self.machine = machine
         T = machine.T
-        self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma")}
+        self.committed = {k: np.zeros(T, dtype=np.int64) for k in ("cp.async", "bulk", "wgmma", "tcgen05")}
         self.last_wait: dict = {}       # tid -> (span, n) of its latest wait_group (witness)
         self.live: list[Record] = []    # async records not yet completed by a wait_group
 

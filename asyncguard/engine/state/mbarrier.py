@@ -56,6 +56,10 @@ class _Mbar:
         self.fence_clk = None       # initializer's clock at fence.mbarrier_init
         self.rel_vc = np.zeros(ncols, dtype=np.int64)
         self.completed: list = []   # per completed phase: the released vector clock
+        # per completed phase: did an arrival come from the system once tcgen05 work completed
+        # (tcgen05.commit)? Knowing such a phase complete takes observing the barrier itself.
+        self.completed_deferred: list = []
+        self.deferred = False       # the phase in progress has such an arrival
         self.delivered: list = []   # TMA records delivering into the phase in progress
         self.expected, self.bytes_in = 0, 0
         self.arrivals: list = []    # (span, n) this phase
@@ -158,7 +162,8 @@ class Mbarriers:
         self._check_init(ev.tids, b, s)
         if isinstance(ev, MbarArrive):
             if ev.copies:
-                self._track_copies(ev.tids, m, b, s)
+                self._track_copies(ev.tids, m, b, s, ev.copies)
+                m.deferred = m.deferred or ev.copies == "tcgen05"
             self._arrive(task, m, b, ev, s)
         else:
             self._wait_parity(task, m, b, ev, s)
@@ -193,7 +198,10 @@ class Mbarriers:
             self.event(t, sub, s)
 
     def _arrive(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
-        self._check_run_ahead(m, b, ev.tids, s)
+        if not (ev.copies == "tcgen05" and m.count == 1):
+            # one thread's tcgen05.commits arrive in issue order (each once all its earlier tcgen05
+            # work completed), so on a count-1 barrier each completes its own phase
+            self._check_run_ahead(m, b, ev.tids, s)
         self.acts(ev.tids)
         m.tx += ev.tx * len(ev.tids)
         m.expected += ev.tx * len(ev.tids)
@@ -226,12 +234,13 @@ class Mbarriers:
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
 
-    def _track_copies(self, tids: np.ndarray, m: _Mbar, b: int, s) -> None:
-        """cp.async.mbarrier.arrive.noinc: every cp.async the threads issued and have not waited
-        for completes on the mbarrier phase their arrival joins (like a TMA load's bytes)."""
+    def _track_copies(self, tids: np.ndarray, m: _Mbar, b: int, s, kind: str) -> None:
+        """cp.async.mbarrier.arrive.noinc / tcgen05.commit: every operation of `kind` the threads
+        issued and have not waited for completes on the mbarrier phase their arrival joins (like
+        a TMA load's bytes)."""
         keep = []
         for r in self.machine.cp_async.live:
-            pending = (r.done == PENDING) if r.group_kind == "cp.async" else np.zeros(len(r.tids), bool)
+            pending = (r.done == PENDING) if r.group_kind == kind else np.zeros(len(r.tids), bool)
             mine = pending & np.isin(r.tids, tids)
             if not mine.any():
                 keep.append(r)
@@ -240,7 +249,7 @@ class Mbarriers:
                 r.group_kind, r.mbarrier = "mbarrier", b
                 m.delivered.append(r)
             else:   # a copy only some of whose threads hand over to the mbarrier
-                self.machine.note("cp.async tracked by an mbarrier for only some of its threads", s.span)
+                self.machine.note(f"{kind} tracked by an mbarrier for only some of its threads", s.span)
                 self.machine.taint.threads(self.machine, r.tids)
                 keep.append(r)
         self.machine.cp_async.live = keep
@@ -283,6 +292,8 @@ class Mbarriers:
         vc = m.rel_vc.copy()
         vc[self.machine.T + b] = phase + 1
         m.completed.append(vc)
+        m.completed_deferred.append(m.deferred)
+        m.deferred = False
         if m.bytes_in != m.expected:
             self.machine.result.mbar_problems.append(MbarProblem(
                 "tx-mismatch", m.name, m.arrivals[-1][0] if m.arrivals else ir.NO_SPAN, np.array([]),
@@ -342,7 +353,8 @@ class Mbarriers:
         # waiter already knows of. A different answer there means a schedule observes a stale phase.
         known = 0
         mine = self.machine.vc[ev.tids]
-        while known < len(m.completed) and (mine[:, : self.machine.T] >= m.completed[known][: self.machine.T]).all():
+        while known < len(m.completed) and (mine[:, : self.machine.T] >= m.completed[known][: self.machine.T]).all() \
+                and (not m.completed_deferred[known] or (mine[:, self.machine.T + b] > known).all()):
             known += 1
         early = known - 1 if known % 2 != p else known
         if m.phase % 2 != p:     # the phase with parity p has completed: return at once

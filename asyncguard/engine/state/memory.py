@@ -352,6 +352,8 @@ class Memory:
         else:
             pending = np.zeros(len(rows), dtype=bool)
             ordered = (t_new == t_old) | (known >= old.clk[cols])
+        if old.via.startswith("ptx_tcgen05_mma") and new.via.startswith("ptx_tcgen05_mma"):
+            ordered = ordered | (t_new == old.tids[cols])   # one thread's tcgen05.mma run in issue order
         bad = np.flatnonzero(~ordered)
         if bad.size == 0:
             return

@@ -60,7 +60,8 @@ class Proxies:
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
         self.unfenced: list[Record] = []
-        self.async_readers = _uses(program.body, ("ptx_wgmma_ss", "ptx_wgmma_rs", "tma_store"))
+        self.async_readers = _uses(program.body, ("ptx_wgmma_ss", "ptx_wgmma_rs", "tma_store",
+                                                  "ptx_tcgen05_mma_ss", "ptx_tcgen05_mma_ts"))
         # generic reads retired from `live` but not yet proxy-fenced: a TMA load over them later
         # needs a fence.proxy.async in between (the reverse direction)
         self.async_writers = _uses(program.body, ("tma_load", "tma_load_multicast", "tma_load_im2col"))

@@ -1,0 +1,283 @@
+"""Blackwell tcgen05 (sm_100a), single-CTA forms, as TileLang 0.1.15 prints them and its templates
+implement them (src/tl_templates/cuda/tcgen_05.h, copy_sm100.h, instruction/tcgen05mma.h, and the
+CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each rule rests on.
+
+- Tensor memory is a second address space: `ptx_init_tensor_memory(word, ncols)`
+  (tcgen05.alloc.cta_group::1 by a warp) writes the allocation's address into the shared word
+  `word`; each word names one allocation, and allocations live at once are disjoint, so each
+  gets its own stretch of a virtual tensor memory placed after the flat shared space:
+  128 lanes x ncols 32-bit columns, lane-major (lane * ncols * 4 + column * 4).
+- `ptx_tcgen05_mma_ss` / `ptx_tcgen05_mma_ts` are issued by one elected lane per warp
+  (`cute::elect_one_sync`): asynchronous reads of the shared operands through the async proxy
+  (descriptors as for wgmma; the offsets are bytes, the templates add `offset >> 4` to the
+  descriptor), of A in tensor memory for the TS form (128 lanes x 32 bytes at its column), and an
+  asynchronous write of the accumulator (M = 128 lanes x N columns; M and N from the instruction
+  descriptor). Only an accumulator that is its whole allocation is modelled. One thread's MMAs
+  run in issue order (a tcgen05 pipeline).
+- `tcgen05_mma_arrive(bar)` is tcgen05.commit...mbarrier::arrive::one by the same elected lane:
+  once every tcgen05 operation that lane issued completes, one arrival on `bar`. Those MMAs
+  complete on the phase the arrival joins; the arrival itself comes from the system later, so a
+  thread knows the phase complete only by observing the barrier (a wait), not through a block
+  barrier after the commit.
+- `tcgen05_ld` / `tcgen05_st` (32 datapaths x 32 bits) move, per thread, columns of its lane
+  (warp % 4) * 32 + lane id; the templates wait (tcgen05.wait::ld / ::st) before returning.
+- `ptx_deallocate_tensor_memory` reads the address word. tcgen05 fences
+  (`tcgen05_before/after_thread_sync`) touch no memory; they are not checked.
+- 2-CTA (cta_group::2), block-scaled MMA, tcgen05.cp and the scale-factor transpose stay
+  unsupported (models/hopper.py names them).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..events import Access, AccessKind, MbarArrive, Proxy, WarpSync
+from . import NotModelled, op, per_thread
+from .launch import WARP
+from .wgmma import K_BYTES, desc_key, init_desc
+
+TMEM_ALLOC = 128 * 512 * 4   # the most one allocation can hold (128 lanes x 512 columns x 4 bytes)
+LANES = 128
+
+
+def _allocs(ctx) -> dict:
+    """Tensor-memory allocations of this kernel: shared word region name -> (index, ncols)."""
+    return ctx.__dict__.setdefault("_tcgen05_allocs", {})
+
+
+def _word(ctx, e):
+    """The shared word holding an allocation's address: T.tvm_access_ptr, `buf.data`, `buf[0]`."""
+    view = None
+    if isinstance(getattr(e, "indices", None), tuple):
+        view = ctx.view_of(e.value)
+    else:
+        addr = ctx.address(e)
+        view = addr[0] if addr is not None else None
+    if view is None or not view.is_shared:
+        raise NotModelled("tcgen05: the tensor-memory address word is not a shared buffer")
+    return view
+
+
+def elected(tids: np.ndarray) -> np.ndarray:
+    """`elect.sync` in each warp: its lowest executing lane. The templates' `cute::elect_one_sync()`
+    is `elect.sync` with the full mask, whose `.sync` makes each lane wait until every lane of
+    the warp executes it: see `converge`."""
+    if tids.size == 0:
+        return tids
+    first = np.r_[True, tids[1:] // WARP != tids[:-1] // WARP]
+    return tids[first]
+
+
+def converge(tids: np.ndarray) -> WarpSync:
+    """The warp convergence of `elect.sync` (full mask): no lane issues the MMA or the commit
+    before every lane got there, so a lane cannot lag behind at an earlier wait while its
+    elected lane moves on. Modelled as `__syncwarp()`, which also orders the lanes' memory
+    accesses (PTX states that for bar.warp.sync, not for elect.sync: lenient, docs/model.md)."""
+    return WarpSync(tids)
+
+
+def single_cta(ctx, call) -> None:
+    """TileLang prints the 2-CTA forms (cta_group::2, a CTA pair of a cluster) of the allocation and
+    the commit with `use_2cta=1`: clusters are not modelled yet."""
+    flag = call.kwarg("use_2cta")
+    if flag is not None and ctx.literal(flag) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (use_2cta, cta_group::2: clusters are not modelled yet)")
+
+
+def _word_access(kind, view, tids, via):
+    lo = np.full(len(tids), view.flat_base, dtype=np.int64)
+    return Access(kind, tids, lo, lo + 4, view.name, view.flat_base, 4, via)
+
+
+@op("T.ptx_init_tensor_memory")
+def tmem_alloc(ctx, call):
+    single_cta(ctx, call)
+    if len(call.args) != 2:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    view = _word(ctx, call.args[0])
+    ncols = ctx.literal(call.args[1])
+    if not isinstance(ncols, int) or ncols < 32 or ncols > 512 or ncols & (ncols - 1):
+        raise NotModelled(f"{call.name}: {ncols!r} columns (a power of two, 32 to 512)")
+    allocs = _allocs(ctx)
+    if view.region.name in allocs and allocs[view.region.name][1] != ncols:
+        raise NotModelled(f"{call.name}: one address word allocated with different sizes")
+    allocs.setdefault(view.region.name, (len(allocs), ncols))
+    return lambda env, tids: [_word_access(AccessKind.WRITE, view, elected(tids)[:1], "tcgen05.alloc")]
+
+
+@op("T.ptx_deallocate_tensor_memory")
+def tmem_dealloc(ctx, call):
+    """tcgen05.dealloc by a warp reads the address word. Whether every user of the allocation
+    is done first is not checked: the PTX ISA requires the dealloc before exit but says nothing
+    of accesses after it that a finding could rest on (TileLang's warp-specialized kernels
+    deallocate from a producer warp with no barrier after the consumers' last tcgen05.ld)."""
+    single_cta(ctx, call)
+    view = _word(ctx, call.args[0]) if call.args else None
+    if view is None:
+        raise NotModelled(f"{call.name} without an address word")
+    return lambda env, tids: [_word_access(AccessKind.READ, view, tids, "tcgen05.dealloc")]
+
+
+@op("T.tcgen05_before_thread_sync", "T.tcgen05_after_thread_sync")
+def tcgen05_fence(ctx, call):
+    return None
+
+
+op("T.initialize_tcgen05_descriptor")(init_desc)
+
+
+def tmem_base(ctx) -> int:
+    """Virtual tensor memory starts right after the flat shared space (its size is known once
+    elaboration has placed every region, i.e. when the handlers run): the engine's per-byte
+    bookkeeping then stays as small as the kernel's own memory."""
+    layout = ctx.layout
+    return -(-(layout.dyn_bytes + layout.static_bytes) // TMEM_ALLOC) * TMEM_ALLOC + TMEM_ALLOC
+
+
+def _tmem(ctx, view, what):
+    """(offset of the allocation in virtual tensor memory, its columns)."""
+    alloc = _allocs(ctx).get(view.region.name)
+    if alloc is None:
+        raise NotModelled(f"{what}: tensor memory not allocated by ptx_init_tensor_memory before it")
+    index, ncols = alloc
+    return index * TMEM_ALLOC, ncols
+
+
+def _accumulator(ctx, call, idesc_arg: int, c_arg: int):
+    """(offset in virtual tensor memory, columns) of the MMA's accumulator, M and N read from the
+    instruction descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3). Only an accumulator that is
+    the whole allocation is modelled."""
+    idesc = ctx.literal(call.args[idesc_arg])
+    if not isinstance(idesc, int):
+        raise NotModelled(f"{call.name}: instruction descriptor is not a constant")
+    m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+    base, ncols = _tmem(ctx, _word(ctx, call.args[c_arg]), call.name)
+    c_off = ctx.literal(call.args[c_arg + 1])
+    if m != LANES or c_off != 0 or n != ncols:
+        raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} at column {c_off!r} is not the "
+                          f"whole {ncols}-column allocation")
+    return base, ncols
+
+
+def _smem_operand(ctx, name: str, desc, off, rows: int):
+    """A shared operand through its descriptor: `rows` rows x 32 bytes of K from the start address
+    plus `off` bytes (the templates add `off >> 4` to the descriptor's 16-byte address field). The
+    footprint is approximated as contiguous, as for wgmma: over one commit's MMAs it stays inside
+    the bytes they read."""
+    return (name, desc_key(ctx, desc), ctx.compile(off), rows * K_BYTES)
+
+
+def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc):
+    base, ncols = acc
+    d_bytes = LANES * ncols * 4
+
+    def run(env, tids):
+        issuer = elected(tids)
+        at = tmem_base(ctx)
+        out = [converge(tids)]
+        for name, key, off_fn, size in smem_parts:
+            if key not in env:
+                raise NotModelled("tcgen05.mma descriptor used before initialize_tcgen05_descriptor")
+            start = per_thread(env[key], issuer) + per_thread(off_fn(env), issuer)
+            out.append(Access(AccessKind.ASYNC_READ, issuer, start, start + size,
+                              f"tcgen05.mma {name.upper()} operand", 0, 1, via,
+                              group_kind="tcgen05", proxy=Proxy.ASYNC))
+        if tmem_a is not None:   # A in tensor memory: 128 lanes x 32 bytes of K at its column
+            a_base, a_cols, col_fn = tmem_a
+            col = per_thread(col_fn(env), issuer)
+            if (col < 0).any() or (col + K_BYTES // 4 > a_cols).any():
+                raise NotModelled(f"{via}: A operand beyond its {a_cols}-column allocation")
+            lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
+            lo = at + a_base + lanes * a_cols * 4 + np.repeat(col, LANES) * 4
+            out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, LANES), lo, lo + K_BYTES,
+                              "tensor memory", at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
+        lo = np.full(len(issuer), at + base, dtype=np.int64)
+        out.append(Access(AccessKind.ASYNC_WRITE, issuer, lo, lo + d_bytes, "tensor memory", at + base, 4,
+                          via, group_kind="tcgen05", proxy=Proxy.ASYNC))
+        return out
+    return run
+
+
+@op("T.ptx_tcgen05_mma_ss")
+def mma_ss(ctx, call):
+    """(kind, desc_a, a_off, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, ws, 2cta)"""
+    single_cta(ctx, call)
+    if len(call.args) != 15:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    if ctx.literal(call.args[14]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2: clusters are not modelled yet)")
+    if ctx.literal(call.args[13]) not in (False, 0):
+        raise NotModelled(f"{call.name}: weight-stationary form")
+    acc = _accumulator(ctx, call, 7, 5)
+    parts = [_smem_operand(ctx, "a", call.args[1], call.args[2], LANES),
+             _smem_operand(ctx, "b", call.args[3], call.args[4], acc[1])]
+    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc)
+
+
+@op("T.ptx_tcgen05_mma_ts")
+def mma_ts(ctx, call):
+    """(kind, A, a_col, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, 2cta): A is read from
+    tensor memory (the word names its allocation, a_col its first 32-bit column; 32 bytes of K per
+    lane), B from shared memory."""
+    single_cta(ctx, call)
+    if len(call.args) != 14:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    if ctx.literal(call.args[13]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2: clusters are not modelled yet)")
+    acc = _accumulator(ctx, call, 7, 5)
+    a_base, a_cols = _tmem(ctx, _word(ctx, call.args[1]), call.name)
+    parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[1])]
+    return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc)
+
+
+@op("T.tcgen05_mma_arrive")
+def mma_arrive(ctx, call):
+    single_cta(ctx, call)
+    if len(call.args) != 1:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bar = ctx.barrier_ref(call.args[0])
+    if bar is None:
+        raise NotModelled(f"{call.name}: barrier is not an element of a shared.barrier buffer")
+
+    def run(env, tids):
+        issuer = elected(tids)
+        return [converge(tids), MbarArrive(issuer, per_thread(bar(env), issuer), copies="tcgen05")]
+    return run
+
+
+def _tmem_rows(ctx, call, kind: AccessKind, via: str):
+    """tcgen05_ld / tcgen05_st (bits, n, pack, tmem_word, col, dp, regs), 32 datapaths x 32 bits:
+    thread t's lane is (warp % 4) * 32 + lane id, and it moves columns col..col+n of that lane.
+    The templates wait (tcgen05.wait::ld / wait::st) before returning, so the access is done at
+    issue, by each thread."""
+    if len(call.args) not in (6, 7):
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bits, chunks = ctx.literal(call.args[0]), ctx.literal(call.args[1])
+    datapaths = ctx.literal(call.args[5]) if len(call.args) == 7 else 32
+    if bits != 32 or datapaths != 32 or not isinstance(chunks, int):
+        raise NotModelled(f"{call.name}: {datapaths}dp{bits}b form")
+    if ctx.literal(call.args[2]) not in (False, 0):
+        raise NotModelled(f"{call.name}: 16-bit packed form")
+    word = _word(ctx, call.args[3])
+    base, ncols = _tmem(ctx, word, call.name)
+    col_fn = ctx.compile(call.args[4])
+
+    def run(env, tids):
+        col = per_thread(col_fn(env), tids)
+        if (col < 0).any() or (col + chunks > ncols).any():
+            raise NotModelled(f"{call.name} of columns beyond the {ncols}-column allocation")
+        lane = (tids // WARP % 4) * WARP + tids % WARP
+        at = tmem_base(ctx) + base
+        lo = at + lane * ncols * 4 + col * 4
+        return [_word_access(AccessKind.READ, word, tids, via),
+                Access(kind, tids, lo, lo + chunks * 4, "tensor memory", at, 4, via)]
+    return run
+
+
+@op("T.tcgen05_ld")
+def tmem_load(ctx, call):
+    return _tmem_rows(ctx, call, AccessKind.READ, "tcgen05_ld")
+
+
+@op("T.tcgen05_st")
+def tmem_store(ctx, call):
+    return _tmem_rows(ctx, call, AccessKind.WRITE, "tcgen05_st")
