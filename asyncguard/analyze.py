@@ -9,6 +9,7 @@ from . import checks
 from .diagnostics import Finding, verdict
 from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch,
                             scope_line)
+from .engine.state.cluster import cta_stride
 from .engine.machine import Machine
 from .engine.program import elaborate
 from .checks.resources import KernelContext
@@ -157,6 +158,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 if program.launch.num_threads <= limits.max_threads:
                     need, loop = min_steps(program, dict(program.launch.base_env(block), **size),
                                            limits.max_steps)
+                    need *= program.launch.cluster_size   # every CTA of a cluster runs it
                     if need > limits.max_steps and loop is not None:   # certain to hit the limit
                         budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
                 machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
@@ -270,6 +272,12 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     grid_line = symbolic_grid_scope(program, getattr(sizes, "blocks", None))
     if grid_line:
         scope.insert(0, grid_line)
+    if program.launch.cluster_size > 1:   # engine/state/cluster.py: one machine runs the whole cluster
+        n = program.launch.num_threads
+        scope.insert(0, f"the {program.launch.cluster_size} CTAs of a cluster (cluster_dims "
+                        f"{list(program.launch.cluster)}) checked together: thread t is thread t % {n} "
+                        f"of the CTA with cluster rank t // {n}, and smem byte b is byte "
+                        f"b % {cta_stride(program.layout)} of that CTA's shared memory")
     if alike:
         scope.insert(0, f"block {blocks[0]} stands for every block: blocks differ only in which "
                         "data-dependent values they read, and every outcome pattern is checked")

@@ -38,6 +38,8 @@ class Access:
     proxy: Proxy = Proxy.GENERIC
     collective: bool = False       # one operation of all `tids` (wgmma): any thread's wait completes it
     same_value: bool = False       # a store whose value is the same in every thread (benign overlap)
+    cta: int | None = None         # cluster rank whose shared memory it touches (None: the thread's own)
+    mbarrier_cta: int | None = None  # cluster rank of the completion mbarrier (None: `cta`'s)
 
 
 @dataclass
@@ -75,7 +77,8 @@ class MbarArrive:
     bar: np.ndarray
     tx: int = 0
     arrive: bool = True
-    copies: str = ""
+    copies: str = ""     # which copies a completion tracks: "cp.async", "tcgen05" ("": none)
+    cta: int | None = None     # cluster rank of the barrier (mapa'd address; None: the thread's own)
 
 
 @dataclass
@@ -109,6 +112,21 @@ class Barrier:
 
 
 @dataclass
+class ClusterArrive:
+    """barrier.cluster.arrive: one arrival per thread on the cluster barrier (release unless
+    `relaxed`)."""
+    tids: np.ndarray
+    relaxed: bool = False
+
+
+@dataclass
+class ClusterWait:
+    """barrier.cluster.wait: blocks until every thread of the cluster arrived on the phase the
+    thread's own last arrival joined (acquire)."""
+    tids: np.ndarray
+
+
+@dataclass
 class WarpSync:
     tids: np.ndarray
 
@@ -121,4 +139,4 @@ class Unsupported:
 
 
 Event = (Access | CommitGroup | WaitGroup | Barrier | WarpSync | Unsupported | MbarInit | MbarFenceInit
-         | MbarArrive | MbarWait | ProxyFence | SetDescriptor)
+         | MbarArrive | MbarWait | ProxyFence | SetDescriptor | ClusterArrive | ClusterWait)

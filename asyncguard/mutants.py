@@ -24,6 +24,9 @@ _DROP = {  # whole-line statements whose removal is a classic Hopper bug
     "drop-fence-barrier-init": re.compile(r"^\s*T\.ptx_fence_barrier_init\(\)\s*$"),
     "drop-mbarrier-wait": re.compile(r"^\s*T\.mbarrier_wait_parity\(.*\)\s*$"),
     "drop-proxy-fence": re.compile(r"^\s*T\.fence_proxy_async\(\)\s*$"),
+    # thread-block clusters: the cluster barrier, an arrival on a peer CTA's mbarrier
+    "drop-cluster-sync": re.compile(r"^\s*T\.(cluster_sync\(\)|tvm_storage_sync\(\"cluster\"\))\s*$"),
+    "drop-remote-arrive": re.compile(r"^\s*T\.ptx_arrive_cluster_barrier\(.*\)\s*$"),
 }
 
 # What each mutation is expected to break, as rule codes a checker must report (any of them).
@@ -35,7 +38,8 @@ EXPECTED_RULES = {
     "drop-arrive": {"AG408", "AG406"},
     "drop-warpgroup-wait": {"AG402", "AG411"},
     "drop-fence-barrier-init": {"AG404"},
-    "drop-mbarrier-wait": {"AG401", "AG402", "AG103", "AG408", "AG410", "AG409"},
+    # (AG201: data a peer CTA stored remotely and released with an arrive; models/cluster.py)
+    "drop-mbarrier-wait": {"AG401", "AG402", "AG103", "AG408", "AG410", "AG409", "AG201"},
     "drop-proxy-fence": {"AG405"},
     "drop-wait": {"AG101", "AG104"},
     "raise-wait": {"AG101", "AG103"},
@@ -43,6 +47,8 @@ EXPECTED_RULES = {
     "drop-barrier-after-wait": {"AG102", "AG101"},
     "drop-loop-head-barrier": {"AG103", "AG201", "AG402"},
     "drop-barrier": {"AG102", "AG103", "AG201", "AG403", "AG401", "AG402", "AG405"},
+    "drop-cluster-sync": {"AG403", "AG430", "AG201", "AG103", "AG401", "AG402"},
+    "drop-remote-arrive": {"AG408", "AG406", "AG103", "AG402", "AG401"},
 }
 
 
@@ -84,6 +90,7 @@ EXPECTED_KINDS = {
     "expect-tx-plus-1024": {"hang"}, "drop-arrive": {"hang"}, "drop-warpgroup-wait": {"race"},
     "drop-fence-barrier-init": {"invalid"}, "drop-mbarrier-wait": {"race", "hang"},
     "drop-proxy-fence": {"race"},
+    "drop-cluster-sync": {"race", "invalid"}, "drop-remote-arrive": {"race", "hang"},
 }
 
 

@@ -191,7 +191,7 @@ def test_st_bulk_is_a_store():
     ("T.loop_break()", "loop_break"),
     ("T.ptx_tcgen05_cp_warpx4()", "shared-to-tensor-memory copy"),
     ("T.ptx_wgmma_sp_ss()", "sparse wgmma"),
-    ("T.cluster_arrive()", "barrier.cluster.arrive"),
+    ("T.clc_try_cancel_multicast()", "cluster launch control"),
 ])
 def test_unmodelled_builtins_are_named(call, named):
     text = kernel(f'mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")\n{call}')

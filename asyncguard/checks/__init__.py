@@ -1,8 +1,8 @@
 """One module per bug family. Each turns the machine's results into findings; none prints."""
-from . import barriers, cp_async, mbarrier, shared_race, unsupported
+from . import barriers, cluster, cp_async, mbarrier, shared_race, unsupported
 from . import resources
 
-FAMILIES = (unsupported, cp_async, shared_race, barriers, mbarrier)
+FAMILIES = (unsupported, cp_async, shared_race, barriers, mbarrier, cluster)
 
 
 def run_all(result, path: str, kernel=None, strict=()) -> list:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import ir
 from ..diagnostics import Finding, rule
+from ..engine.state.cluster import local_bytes
 from ..events import Access
 from ..models.arch import STATIC_CAP, Arch, lookup
 from ..models.memory import BARRIER_SCOPES
@@ -449,7 +450,7 @@ class KernelContext:
             return
         view = self.program.views.get(ev.buffer)
         if view is not None and view.region is not None and view.region.scope == "shared.dyn":
-            hi = int(ev.hi.max())
+            hi = int(local_bytes(ev, self.program.layout)[1].max())   # in its own CTA (clusters)
             if hi > self.dyn_hi:
                 self.dyn_hi, self.dyn_hi_where = hi, f"{ev.via} of {ev.buffer} at line {s.span.line}"
         if ev.via == "ptx_cp_async" and s.span.start not in self.cp_async_bad:

@@ -115,6 +115,8 @@ def launch_problem(launch) -> str | None:
         return f"threadIdx.z extent {z}: CUDA allows at most {MAX_Z_THREADS}"
     if min(launch.blocks) < 1:
         return f"grid {launch.blocks}: empty"
+    if launch.cluster_size > 1:
+        return f"cluster_dims {list(launch.cluster)}: the gate's launcher starts plain grids, not clusters"
     return None
 
 

@@ -32,6 +32,7 @@ from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
+from .state.cluster import Cluster, ExitProblem  # noqa: F401
 from .state.cp_async import AsyncGroups, PendingAtExit  # noqa: F401
 from .state.mbarrier import Mbarriers, MbarProblem, StuckWait, mbarrier_names  # noqa: F401
 from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group  # noqa: F401
@@ -41,12 +42,18 @@ from .taint import Taint, drop_dependent
 # The hardware features, as (attribute of the machine, state class): each owns its state and the
 # events named in its class's EVENTS (engine/state/__init__.py). Built in this order.
 FEATURES = (
+    ("cluster", Cluster),        # the CTAs of a cluster: layout, cluster barrier, exit check
     ("memory", Memory),          # shared-memory records, races, unwritten reads
     ("cp_async", AsyncGroups),   # cp.async / bulk / wgmma groups
     ("barriers", Barriers),      # block and named barriers, warp syncs
     ("mbarrier", Mbarriers),     # mbarriers, TMA completion
     ("proxy", Proxies),          # generic / async proxy fences
 )
+
+
+# The most threads one machine runs (every CTA of a cluster together): its vector clocks are a
+# square matrix of that many rows (2048: 32 MiB per clock matrix)
+MAX_MACHINE_THREADS = 2048
 
 
 # ---------------------------------------------------------------- results the checks read
@@ -72,6 +79,8 @@ class RunResult:
     accelerated: list = field(default_factory=list)   # (loop span, trips, skipped from, to, how)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     num_threads: int = 0
+    cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
+    cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
 
 
 # ---------------------------------------------------------------- scheduler state
@@ -96,17 +105,18 @@ class _Join:
 
 
 class _Task:
-    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending")
+    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending", "cta")
 
-    def __init__(self, mask, frames, env):
+    def __init__(self, mask, frames, env, cta: int = 0):
         self.mask, self.frames, self.env, self.state, self.where = mask, frames, env, "run", None
         self.tids = np.flatnonzero(mask)
         self.pending = []   # events of a multi-step operation left after a blocking barrier
+        self.cta = cta      # cluster rank of its threads: a task never spans CTAs
 
     def key(self):
         if self.pending:
             return (id(self),)  # mid-operation: never merged
-        return tuple((id(f.body), f.idx, f.it, id(f.join)) for f in self.frames)
+        return (self.cta,) + tuple((id(f.body), f.idx, f.it, id(f.join)) for f in self.frames)
 
     def loops(self) -> dict:
         return {f.loop.var: f.start + f.it for f in self.frames if f.loop is not None}
@@ -125,14 +135,20 @@ class Machine:
         # line -> (shift, warm, tail) chosen by the induction for those loops (prover/induction.py)
         self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
-        self.T = program.launch.num_threads
+        # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
+        self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
         self.max_steps = max_steps
-        self.result = RunResult(num_threads=self.T)
+        self.result = RunResult(num_threads=self.T, cta_threads=self.Tc)
         self.features: list = []
         self.handlers: dict = {}    # event class -> the handler of the feature that owns it
-        if self.T > max_threads:
-            self.result.limit_hit = (f"{self.T} threads per block: more than the {max_threads} "
+        if self.Tc > max_threads:
+            self.result.limit_hit = (f"{self.Tc} threads per block: more than the {max_threads} "
                                      "the concrete engine (and CUDA) allow")
+            return
+        if self.T > MAX_MACHINE_THREADS:
+            self.result.limit_hit = (f"a cluster of {program.launch.cluster_size} CTAs of {self.Tc} threads: "
+                                     f"more than the {MAX_MACHINE_THREADS} threads the concrete engine "
+                                     "runs together")
             return
         T = self.T
         self.NB = len(mbarrier_names(program))
@@ -171,9 +187,13 @@ class Machine:
     def run(self) -> RunResult:
         if self.result.limit_hit:
             return self.result
-        env = self.p.launch.base_env(self.block)
-        env.update(self.sizes)
-        self.tasks = [_Task(np.ones(self.T, dtype=bool), [_Frame(self.p.body)], env)]
+        self.tasks = []
+        for rank in range(self.p.launch.cluster_size):   # one task per CTA of the cluster
+            env = self.p.launch.base_env(self.block, rank)
+            env.update(self.sizes)
+            mask = np.zeros(self.T, dtype=bool)
+            mask[self.cluster.threads_of(rank)] = True
+            self.tasks.append(_Task(mask, [_Frame(self.p.body)], env, rank))
         while True:
             task = next((t for t in self.tasks if t.state == "run"), None)
             if task is None:
@@ -234,6 +254,7 @@ class Machine:
                     task.state = "done"
                     self.alive[task.tids] = False
                     self.retire()
+                    self.cluster.phase_check()   # exited threads no longer hold the cluster barrier
                 continue
             s = f.body[f.idx]
             f.idx += 1
@@ -346,7 +367,7 @@ class Machine:
                 task.frames.append(_Frame(s.other))
             return
         join = _Join()
-        other = _Task(m_else, [f.copy() for f in task.frames], dict(task.env))
+        other = _Task(m_else, [f.copy() for f in task.frames], dict(task.env), task.cta)
         other.frames.append(_Frame(s.other, join=join))
         task.mask, task.tids = m_then, np.flatnonzero(m_then)
         task.frames.append(_Frame(s.then, join=join))
@@ -376,6 +397,7 @@ class Machine:
 
     # ------------------------------------------------------------ events
     def _event(self, task: _Task, ev, s: POp) -> None:
+        ev = self.cluster.place(task, ev, s)   # what it names, in the task's CTA or a peer's
         handler = self.handlers.get(type(ev))
         if handler is not None:
             handler(task, ev, s)
@@ -398,7 +420,7 @@ class Machine:
     # and the vector clocks `vc`, `T`, `tasks`, `result`, `seen_pairs`, `taint`.
     def fork(self, task: _Task, mask: np.ndarray) -> _Task:
         """A copy of `task` for the threads of `mask`, scheduled right after it."""
-        other = _Task(mask, [f.copy() for f in task.frames], dict(task.env))
+        other = _Task(mask, [f.copy() for f in task.frames], dict(task.env), task.cta)
         self.tasks.insert(self.tasks.index(task) + 1, other)
         return other
 

@@ -14,6 +14,7 @@ import numpy as np
 from .. import ir
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
+from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
@@ -427,17 +428,18 @@ class Elaborator:
     def _call_hook(self, call: ir.Call):
         if call.name == "T.tl_shuffle_elect" and len(call.args) == 1:
             n_fn, nthreads = self.compile(call.args[0]), self.launch.num_threads
+            ctas = self.launch.cluster_size
 
             def elect(env):
                 n = n_fn(env)
                 if isinstance(n, np.ndarray):
                     raise NotConcrete("tl_shuffle_elect with a thread-dependent size", call.span)
                 try:
-                    return shuffle_elect(nthreads, n)
+                    return shuffle_elect(nthreads, n, ctas)
                 except NotModelled as err:   # a value, not a statement: reported where it is used
                     raise NotConcrete(str(err), call.span) from None
             return elect
-        return None
+        return cluster_value(self, call)
 
     def thread_x(self) -> np.ndarray:
         """threadIdx.x of every linear thread id (what device templates call threadIdx.x)."""
@@ -866,6 +868,8 @@ class Elaborator:
                 return 1 if v is None else self._extent(axis, v, span)
             self.launch.threads = tuple(extent(f"threadIdx.{a}") for a in "xyz")
             self.launch.blocks = tuple(extent(f"blockIdx.{a}") for a in "xyz")
+        if "cluster_dims" in attrs:
+            cluster_launch(self, attrs["cluster_dims"], span)
 
     def _assign(self, s: ir.Assign) -> list:
         tgt, val = s.target, s.value

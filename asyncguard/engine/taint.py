@@ -52,15 +52,18 @@ class Taint:
         self.threads(machine, task.tids)
         if note.barriers:
             self.reached.add((note.span.line, note.span.col))
+        per_cta = machine.cluster.per_cta   # ids name the task's own CTA's barriers
         for ref in note.barriers:
             try:
                 ids = np.asarray(ref(task.env)).ravel()
+                ids = ids[(ids >= 0) & (ids < per_cta)] + task.cta * per_cta
             except Exception:  # noqa: BLE001 -- an index the engine cannot evaluate: every barrier
                 ids = np.arange(machine.NB)
             self.barriers.update(int(b) for b in ids if 0 <= int(b) < machine.NB)
+        shift = task.cta * machine.cluster.stride   # the task's own CTA's copy of the buffers
         for view in note.views:   # copies in flight into the buffers it names
-            lo = view.flat_base
-            hi = view.region.base + view.region.nbytes
+            lo = view.flat_base + shift
+            hi = view.region.base + view.region.nbytes + shift
             for r in machine.async_live:
                 if (r.lo < hi).any() and (r.hi > lo).any():
                     self.records.add(r.id)
@@ -109,8 +112,9 @@ def drop_dependent(machine) -> None:
     res.races = [r for r in res.races if not (rec_bad(r.first) or rec_bad(r.second))]
     res.proxy_problems = [p for p in res.proxy_problems if not (rec_bad(p.write) or rec_bad(p.read))]
     res.pending = [p for p in res.pending if not (rec_bad(p.record) or threads_bad(p.tids))]
-    res.mbar_problems = [p for p in res.mbar_problems
-                         if p.barrier not in names and not threads_bad(p.tids)]
+    res.mbar_problems = [p for p in res.mbar_problems   # (tainted: judged when it happened)
+                         if (p.tainted is False if p.tainted is not None else
+                             p.barrier not in names and not threads_bad(p.tids))]
     res.stuck = [s for s in res.stuck if not hang_uncertain]
     res.barrier_problems = [
         p for p in res.barrier_problems

@@ -7,16 +7,13 @@ the 3-argument form `(scope, id, n)` is `bar.sync id, n`; `T.named_barrier_arriv
 `T.sync_warp()` (`__syncwarp()`, full mask) is `WarpSync`. `T.sync_grid()` is
 `cooperative_groups::this_grid().sync()`, which inside the block is `bar.sync 0` before and
 after the grid-wide handshake (CUDA's cooperative_groups sync_grids): two block barriers.
-`T.cluster_sync()` is `barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned`
-(tl::cluster_sync): every thread of the cluster, so every thread of this block, arrives before
-any returns, with release/acquire ordering -- inside one block, a block barrier (other blocks
-of the cluster are not modelled; their shared memory is reached only through ops that are
-`unsupported`).
+`T.cluster_sync()` and the cluster barrier's halves are in models/cluster.py.
 """
 from __future__ import annotations
 
 from ..events import Barrier, WarpSync
 from . import NotModelled, constant, op
+from .cluster import cluster_storage_sync
 
 
 @op("T.tvm_storage_sync")
@@ -26,8 +23,8 @@ def storage_sync(ctx, call):
     scope = ctx.literal(call.args[0])
     if scope == "warp":
         return None  # TVM's CUDA codegen emits nothing for it: no ordering at all
-    if scope == "cluster":   # TileLang's codegen prints tl::cluster_sync(): see cluster_sync below
-        return lambda env, tids: [Barrier(tids, 0, None)]
+    if scope == "cluster":   # TileLang's codegen prints tl::cluster_sync() (models/cluster.py)
+        return cluster_storage_sync
     if scope not in ("shared", "shared.dyn", "global"):
         raise NotModelled(f"T.tvm_storage_sync({scope!r})")
     if scope == "global":
@@ -78,7 +75,3 @@ def sync_warp(ctx, call):
 def sync_grid(ctx, call):
     return lambda env, tids: [Barrier(tids, 0, None), Barrier(tids, 0, None)]
 
-
-@op("T.cluster_sync")
-def cluster_sync(ctx, call):
-    return lambda env, tids: [Barrier(tids, 0, None)]

@@ -1,4 +1,5 @@
-"""Proxy fences, and what is not modelled yet: clusters, some tcgen05 forms, sparse wgmma.
+"""Proxy fences, and what is not modelled yet: cluster launch control, some tcgen05 forms,
+sparse wgmma.
 
 `T.fence_proxy_async()` is `fence.proxy.async.shared::cta`: it orders the executing thread's
 generic-proxy view of shared memory with its async-proxy operations (TMA, wgmma). The other
@@ -11,15 +12,7 @@ from ..events import ProxyFence
 from . import NotModelled, op
 
 NOT_MODELLED = {
-    # clusters: other blocks' shared memory and barriers (DSMEM, remote arrives, cluster barrier
-    # phases split into arrive and wait)
-    "T.tma_store_cluster": "clusters are not modelled yet: a bulk copy into a peer block's shared "
-                           "memory that arrives on the peer's mbarrier",
-    "T.ptx_cluster_store": "clusters are not modelled yet: a store into a peer block's shared memory",
-    "T.ptx_arrive_cluster_barrier": "clusters are not modelled yet: an arrive on a peer block's mbarrier",
-    "T.cluster_arrive": "clusters are not modelled yet: barrier.cluster.arrive without its wait",
-    "T.cluster_arrive_relaxed": "clusters are not modelled yet: barrier.cluster.arrive.relaxed",
-    "T.cluster_wait": "clusters are not modelled yet: barrier.cluster.wait",
+    # (thread-block clusters: models/cluster.py)
     "T.clc_try_cancel": "cluster launch control is not modelled: writes its response to shared memory "
                         "and completes on an mbarrier",
     "T.clc_try_cancel_multicast": "cluster launch control is not modelled",

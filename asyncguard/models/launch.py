@@ -1,4 +1,9 @@
-"""Threads of one block: extents, thread-id arrays, warps, and TileLang's elected lanes."""
+"""Threads of one block (or of one thread-block cluster): extents, thread-id arrays, warps, and
+TileLang's elected lanes.
+
+A kernel launched with `cluster_dims` runs its CTAs in one machine (models/cluster.py): machine
+thread `t` is thread `t % num_threads` of the CTA with cluster rank `t // num_threads`, so every
+per-thread array the models build spans `machine_threads` threads."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -6,9 +11,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import NotModelled
+from ..ir import Call, Const
 
 WARP = 32
 LIMIT = 1 << 31   # the size is a thread count (an unsigned template argument)
+CLUSTER_RANK = "%cluster_ctarank"   # environment key of the task's CTA rank (never a TIR name)
 
 
 @dataclass
@@ -21,25 +28,48 @@ class Launch:
     # `(M + 31) // 32`); their entry in `blocks` is 1: which blocks run is decided per size value
     symbolic_blocks: dict = field(default_factory=dict)
     symbolic_spans: dict = field(default_factory=dict)   # axis -> the launch_thread's source span
+    cluster: tuple = (1, 1, 1)        # cluster_dims: CTAs per cluster along x, y, z
 
     @property
     def num_threads(self) -> int:
+        """Threads of one CTA (what `__syncthreads` waits for, the per-block limit)."""
         x, y, z = self.threads
         return x * y * z
 
+    @property
+    def cluster_size(self) -> int:
+        cx, cy, cz = self.cluster
+        return cx * cy * cz
+
+    @property
+    def machine_threads(self) -> int:
+        """Threads the machine runs at once: every CTA of one cluster."""
+        return self.num_threads * self.cluster_size
+
     def tid(self) -> np.ndarray:
-        return np.arange(self.num_threads, dtype=np.int64)
+        return np.arange(self.machine_threads, dtype=np.int64)
 
     def axis_values(self, axis: str) -> np.ndarray:
         """threadIdx.{x,y,z} for every linear thread id (x fastest, as CUDA numbers warps)."""
         x, y, _ = self.threads
-        t = self.tid()
+        t = self.tid() % self.num_threads
         return {"threadIdx.x": t % x, "threadIdx.y": t // x % y, "threadIdx.z": t // (x * y)}[axis]
 
-    def base_env(self, block: dict | None = None) -> dict:
-        """Thread ids for every thread; block indices from `block` (axis -> value), default 0."""
+    def cta_coords(self, rank: int) -> tuple:
+        """%cluster_ctaid of cluster rank `rank` (%cluster_ctarank numbers CTAs x fastest)."""
+        cx, cy, _ = self.cluster
+        return rank % cx, rank // cx % cy, rank // (cx * cy)
+
+    def base_env(self, block: dict | None = None, rank: int = 0) -> dict:
+        """Thread ids for every thread; block indices of the CTA with cluster rank `rank` in the
+        cluster that holds block `block` (axis -> value, default 0)."""
         env = {name: self.axis_values(axis) for name, axis in self.thread_vars.items()}
-        env.update({name: (block or {}).get(axis, 0) for name, axis in self.block_vars.items()})
+        coords = self.cta_coords(rank)
+        for name, axis in self.block_vars.items():
+            k = "xyz".index(axis[-1])
+            first = (block or {}).get(axis, 0) // self.cluster[k] * self.cluster[k]
+            env[name] = first + coords[k]
+        env[CLUSTER_RANK] = rank
         return env
 
     def block_range(self, axis: str) -> tuple | None:
@@ -57,21 +87,36 @@ class Launch:
         for _, n in axes:
             total *= n
         for axis, n in axes:
-            picks.append((axis, list(range(n)) if total <= limit else sorted({0, 1, n // 2, n - 1})))
+            c = self.cluster["xyz".index(axis[-1])]   # one block stands for its whole cluster
+            values = list(range(n)) if total <= limit else sorted({0, 1, n // 2, n - 1})
+            picks.append((axis, sorted({v // c * c for v in values})))
         out = [{}]
         for axis, values in picks:
             out = [dict(b, **{axis: v}) for b in out for v in values]
         return out
 
 
-def shuffle_elect(num_threads: int, n: int) -> np.ndarray:
+def shuffle_elect(num_threads: int, n: int, ctas: int = 1) -> np.ndarray:
     """`T.tl_shuffle_elect(n)`: lane 0 of each warp whose warp id is a multiple of ceil(n/32);
-    n == 0 means lane 0 of warp 0 only (tilelang src/tl_templates/cuda/intrin.h)."""
+    n == 0 means lane 0 of warp 0 only (tilelang src/tl_templates/cuda/intrin.h). Thread ids are
+    CTA-local (`ctas` CTAs of `num_threads` threads each: the same lanes in every CTA)."""
     if not isinstance(n, (int, np.integer)) or not 0 <= n < LIMIT:   # 1e308, 2**70, -1
         raise NotModelled(f"T.tl_shuffle_elect({n!r:.30}): size out of range or not an integer")
-    t = np.arange(num_threads)
+    t = np.arange(num_threads * ctas) % num_threads
     lane, warp = t % WARP, t // WARP
     if n == 0:
         return (lane == 0) & (warp == 0)
     group = -(-n // WARP)
     return (lane == 0) & (warp % group == 0)
+
+
+def two_cta_leader(call) -> bool:
+    """`use_2cta=1` on a TMA load: its bytes complete on the leader (even) CTA's mbarrier."""
+    flag = call.kwarg("use_2cta") if hasattr(call, "kwarg") else None
+    return isinstance(flag, Const) and bool(flag.value) or \
+        isinstance(flag, Call) and flag.args and isinstance(flag.args[0], Const) and bool(flag.args[0].value)
+
+
+def leader_rank(env) -> int:
+    """The CTA whose mbarrier a `cta_group::2` TMA completes on: the peer bit cleared."""
+    return int(env.get(CLUSTER_RANK, 0)) & ~1

@@ -16,6 +16,7 @@ from __future__ import annotations
 from .. import ir
 from ..events import Access, AccessKind, CommitGroup, Proxy, WaitGroup
 from . import NotModelled, constant, op, per_thread
+from .launch import leader_rank, two_cta_leader
 
 
 def _box(ctx, call, ptr_arg):
@@ -25,7 +26,7 @@ def _box(ctx, call, ptr_arg):
     return ptr
 
 
-@op("T.tma_load", "T.tma_load_multicast", "T.tma_load_im2col", "T.tma_load_gather4")
+@op("T.tma_load", "T.tma_load_im2col", "T.tma_load_gather4")
 def tma_load(ctx, call):
     if len(call.args) >= 4 and ctx.access_ptr_or_none(call.args[0]) is not None:
         # 1-D bulk form: (smem_ptr, gmem_ptr, mbar, bytes[, policy])
@@ -40,6 +41,7 @@ def tma_load(ctx, call):
         if invalid is None:
             raise NotModelled(f"{call.name}: completion barrier is not a shared.barrier element")
     name = call.name.removeprefix("T.")
+    pair = two_cta_leader(call)   # cta_group::2: completes on the leader CTA's mbarrier (models/cluster.py)
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA box size") * unit
@@ -47,7 +49,7 @@ def tma_load(ctx, call):
         return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
                        ptr.elem_size, name, group_kind="mbarrier",
                        mbarrier=invalid if invalid is not None else per_thread(bar(env), tids),
-                       proxy=Proxy.ASYNC)]
+                       proxy=Proxy.ASYNC, mbarrier_cta=leader_rank(env) if pair else None)]
     return run
 
 

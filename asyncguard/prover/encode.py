@@ -109,6 +109,9 @@ class Encoder:
             return z3.If(a <= b, a, b) if name == "T.min" else z3.If(a >= b, a, b)
         if name in ("T.Select", "T.if_then_else") and len(args) == 3:
             return z3.If(self.expr(args[0]), self.expr(args[1]), self.expr(args[2]))
+        if name == "T.block_rank_in_cluster" and not args:
+            # the CTA's cluster rank: fixed for the whole run of its threads, like a block index
+            return self.env.get("%cluster_ctarank", z3.Int("cluster_ctarank"))
         if name == "T.ceildiv" and len(args) == 2:
             return -self.floordiv(-self.expr(args[0]), self._const(args[1]))
         raise Unencodable(f"call {name or '?'}")

@@ -12,6 +12,9 @@ here, as one class built with the machine (`Feature(machine)`):
 - `mbarrier.py`: mbarriers (init, arrive, expect_tx, phases, parity waits, lapped waiters,
   run-ahead) and the TMA bytes that complete on them.
 - `proxy.py`: the generic and async proxies, `fence.proxy.async` and its checks.
+- `cluster.py`: the CTAs of a thread-block cluster run together: where each CTA's shared memory
+  and mbarriers lie, the cluster barrier (`barrier.cluster.arrive` / `wait`), and the remote uses
+  a CTA's exit must follow.
 
 A feature class has:
 - `EVENTS`: {event class (asyncguard/events.py): name of its handler method}; each handler is

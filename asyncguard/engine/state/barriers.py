@@ -35,7 +35,9 @@ class Barriers:
 
     def __init__(self, machine):
         self.machine = machine
-        self.barriers: dict[int, _BarrierGen] = {}   # barrier id -> its generation in progress
+        # (cluster rank, barrier id) -> its generation in progress: bar.sync is per CTA, and each
+        # CTA of a cluster (state/cluster.py) has its own
+        self.barriers: dict[tuple, _BarrierGen] = {}
 
     def signature(self):
         return None
@@ -45,21 +47,23 @@ class Barriers:
             self.machine.sync(ev.tids[ev.tids // WARP == w], np.array([], dtype=np.int64))
 
     def barrier(self, task, ev: Barrier, s) -> None:
-        gen = self.barriers.setdefault(ev.barrier_id, _BarrierGen())
+        key = (task.cta, ev.barrier_id)
+        gen = self.barriers.setdefault(key, _BarrierGen())
         gen.arrivals.append((task, ev.tids, s.span, ev.arrive_only))
         gen.count += len(ev.tids)
         if not ev.arrive_only:
             task.state = "barrier"
             task.where = (ev.barrier_id, s.span)
-        expected = self.machine.T if ev.count is None else ev.count
+        expected = self.machine.Tc if ev.count is None else ev.count
         if ev.count is not None and (ev.count % WARP or ev.count <= 0):
             self.machine.result.barrier_problems.append(BarrierProblem(
                 "warp-multiple", ev.barrier_id, ev.count, [(s.span, ev.tids)], np.array([]), []))
         if gen.count >= expected:
-            self._complete_barrier(ev.barrier_id, gen, expected)
+            self._complete_barrier(key, gen, expected)
 
-    def _complete_barrier(self, bid: int, gen: _BarrierGen, expected: int) -> None:
-        del self.barriers[bid]
+    def _complete_barrier(self, key: tuple, gen: _BarrierGen, expected: int) -> None:
+        del self.barriers[key]
+        bid = key[1]
         spans = {(sp.line, sp.col) for _, _, sp, ao in gen.arrivals if not ao}
         arrivals = [(sp, tids) for _, tids, sp, _ in gen.arrivals]
         if gen.count > expected:
@@ -84,9 +88,9 @@ class Barriers:
 
     def finish(self, result) -> None:
         machine = self.machine
-        for bid, gen in self.barriers.items():
+        for (cta, bid), gen in self.barriers.items():
             arrived = np.concatenate([tids for _, tids, _, _ in gen.arrivals])
-            missing = np.setdiff1d(np.arange(machine.T), arrived)
+            missing = np.setdiff1d(machine.cluster.threads_of(cta), arrived)
             where = []
             for t in machine.tasks:
                 sel = np.intersect1d(t.tids, missing)

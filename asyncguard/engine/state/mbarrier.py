@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ... import ir
-from ...events import Access, MbarArrive, MbarFenceInit, MbarInit, MbarWait
+from ...events import Access, AccessKind, MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from ...models.launch import WARP
 from .memory import PENDING, Record
 
@@ -26,6 +26,7 @@ class MbarProblem:
     span: ir.Span
     tids: np.ndarray
     detail: dict
+    tainted: bool | None = None   # known when it happened: its threads' progress rested on an unmodelled op
 
 
 @dataclass
@@ -42,8 +43,11 @@ class StuckWait:
 
 
 def mbarrier_names(program) -> list:
-    """One name per mbarrier of the program's barrier regions: "region[i]", 8 bytes each."""
-    return [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
+    """One name per mbarrier of the program's barrier regions: "region[i]", 8 bytes each; in a
+    cluster, one set per CTA, "region[i] (CTA r)", rank-major (state/cluster.py)."""
+    local = [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
+    ctas = program.launch.cluster_size
+    return local if ctas == 1 else [f"{n} (CTA {r})" for r in range(ctas) for n in local]
 
 
 class _Mbar:
@@ -121,6 +125,17 @@ class Mbarriers:
     def _check_init(self, tids: np.ndarray, b: int, s) -> None:
         m = self.mbars[b]
         if m.init is None:
+            cluster = self.machine.cluster
+            owner, user = b // max(cluster.per_cta, 1), cluster.rank(tids)
+            if owner != user:
+                # a peer CTA's barrier its own threads have not initialized yet: nothing orders
+                # the init before this use (a cluster barrier after the init would). What the
+                # barrier does from now on is undefined: findings on it are not definite.
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "peer-uninitialized", m.name, s.span, tids, {"barrier_cta": owner, "user_cta": user},
+                    tainted=bool(self.machine.vc[tids, self.machine.taint.column].any())))
+                self.machine.taint.barriers.add(b)
+                return
             self.machine.result.mbar_problems.append(MbarProblem(
                 "uninitialized", m.name, s.span, tids, {}))
             return
@@ -280,9 +295,18 @@ class Mbarriers:
         self._check_init(rec.tids, b, s)
         rec.owner = np.full(len(rec.tids), self.machine.T + b, dtype=np.int64)
         rec.mbarrier = b
-        nbytes = int((rec.hi - rec.lo).sum())
-        m.tx -= nbytes
-        m.bytes_in += nbytes
+        if rec.kind == AccessKind.ASYNC_WRITE:   # a bulk copy's source read completes with it, uncounted
+            nbytes = int((rec.hi - rec.lo).sum())
+            m.tx -= nbytes
+            m.bytes_in += nbytes
+        cluster = self.machine.cluster
+        if cluster.rank(rec.tids) != b // max(cluster.per_cta, 1):
+            # completing on a peer CTA's barrier: the copy was issued after every mbarrier phase its
+            # issuer had observed, so whoever observes this phase knows those phases completed
+            # (phase columns only: no data of the issuer is published; state/cluster.py)
+            cols = slice(self.machine.T, self.machine.T + self.NB)
+            issuer = self.machine.vc[rec.tids, cols].max(axis=0)
+            m.rel_vc[cols] = np.maximum(m.rel_vc[cols], issuer)
         m.delivered.append(rec)
         if m.count is not None and m.pending == 0 and m.tx == 0:
             self._complete_phase(m, b)

@@ -275,6 +275,8 @@ class Memory:
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
                      collective=ev.collective, tainted=bool(vc[tids, machine.taint.column].any()),
                      same_value=ev.same_value)
+        if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
+            self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
