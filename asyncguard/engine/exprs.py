@@ -251,3 +251,36 @@ def free_names(e) -> set[str]:
                 if f != "span":
                     stack.append(getattr(x, f))
     return out
+
+
+# ---------------------------------------------------------------- what decides shared bytes
+# TMA coordinates and similar arguments name global memory: they never decide shared bytes.
+# So do cp.async's zero-fill predicate (a false predicate still writes the bytes) and the
+# element offsets of register operands.
+_GLOBAL_ARGS = {"T.tma_load": 3, "T.tma_load_multicast": 4, "T.tma_load_im2col": 3, "T.tma_store": 2,
+                "T.ptx_cp_async": 3}
+
+
+def shared_index_exprs(node, views, out: list) -> None:
+    """Sub-expressions of `node` that can decide shared bytes or synchronization."""
+    if isinstance(node, ir.Call):
+        if node.name == "T.tvm_access_ptr" and len(node.args) == 5:
+            data = node.args[1]
+            name = data.value.name if isinstance(data, ir.Attr) and isinstance(data.value, ir.Var) \
+                else data.name if isinstance(data, ir.Var) else None
+            v = views.get(name)
+            if v is not None and (v.is_shared or v.is_barrier):
+                out.extend(node.args[2:4])
+            return
+        limit = _GLOBAL_ARGS.get(node.name, len(node.args))
+        for a in node.args[:limit]:
+            shared_index_exprs(a, views, out)
+        return
+    if isinstance(node, ir.Subscript):
+        v = views.get(node.value.name) if isinstance(node.value, ir.Var) else None
+        if v is not None and (v.is_shared or v.is_barrier):
+            for i in node.indices:
+                out.extend(x for x in ((i.lo, i.hi) if isinstance(i, ir.Slice) else (i,)) if x is not None)
+        return
+    if isinstance(node, (ir.BinOp, ir.UnaryOp, ir.IfExp, ir.Const, ir.Var)):
+        out.append(node)

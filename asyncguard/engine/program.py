@@ -1248,7 +1248,7 @@ def _same_accesses(a, b) -> bool:
 def _numeric_pass(el: Elaborator, program: Program) -> None:
     """Find where numbers loaded from read-only global memory decide anything the machine runs,
     and prepare what engine/inputs.py enumerates (its module text says the cases)."""
-    from .accelerate import _shared_exprs
+    from .exprs import shared_index_exprs as _shared_exprs
     numeric_roots = {r for r, t in el.truth_only.items() if not t and r not in el.written_roots}
     if not numeric_roots:
         return
@@ -1747,7 +1747,7 @@ def _live_control(el: Elaborator, program: Program) -> None:
     not reduced away, register stores, shared addresses and synchronization arguments, and the
     lets they read. Loaded numbers that only address global memory drop out of it (with them
     the block indices that only pick which cell is read)."""
-    from .accelerate import _shared_exprs
+    from .exprs import shared_index_exprs as _shared_exprs
     names: set = set()
     let_srcs: dict = {}
     reduced_lines = {line for line, _ in program.numeric.reduced}

@@ -66,7 +66,7 @@ def _all_sites(program) -> tuple:
     selection: global addresses, TMA coordinates and cp.async's zero-fill predicate left out),
     with the ranges of the loops around it. Branches and loops that touch nothing relevant
     (`relevant` False) are left out: their outcome changes no shared byte and no barrier."""
-    from ..engine.accelerate import _shared_exprs
+    from ..engine.exprs import shared_index_exprs as _shared_exprs
     from ..engine.program import PIf, PLet, PLoop, POp, PStore
     out: list = []
     lets: list = []     # (name, Site)
