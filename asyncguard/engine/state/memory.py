@@ -18,37 +18,6 @@ from ...events import Access, AccessKind, Proxy
 PENDING = -1
 
 
-DENSE_PAIRS = 1 << 14   # below this many (new, old) interval pairs, one dense comparison is cheaper
-
-
-def overlapping_pairs(new_lo, new_hi, old_lo, old_hi) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, cols): every i, j with [new_lo[i], new_hi[i]) and [old_lo[j], old_hi[j])
-    overlapping, in np.nonzero's order (rows, then cols, ascending) -- what
-    np.nonzero((new_lo[:, None] < old_hi) & (old_lo < new_hi[:, None])) gives. Large records
-    (a TMA box, a wgmma footprint: thousands of intervals) are matched through the old intervals
-    sorted by start: only those starting in (lo - longest, hi) can overlap [lo, hi), so the work
-    follows the overlapping bytes, not the product of the two records' sizes."""
-    n, m = len(new_lo), len(old_lo)
-    if n * m <= DENSE_PAIRS:
-        return np.nonzero((new_lo[:, None] < old_hi[None, :]) & (old_lo[None, :] < new_hi[:, None]))
-    order = np.argsort(old_lo, kind="stable")
-    starts = old_lo[order]
-    longest = max(int((old_hi - old_lo).max()), 0)
-    first = np.searchsorted(starts, new_lo - longest, side="right")
-    cnt = np.maximum(np.searchsorted(starts, new_hi, side="left") - first, 0)
-    total = int(cnt.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    if total * 8 > n * m:   # most pairs are candidates: the dense comparison is cheaper
-        return np.nonzero((new_lo[:, None] < old_hi[None, :]) & (old_lo[None, :] < new_hi[:, None]))
-    rows = np.repeat(np.arange(n), cnt)
-    cols = order[np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt) + np.repeat(first, cnt)]
-    keep = (new_lo[rows] < old_hi[cols]) & (old_lo[cols] < new_hi[rows])
-    rows, cols = rows[keep], cols[keep]
-    by_row_then_col = np.lexsort((cols, rows))
-    return rows[by_row_then_col], cols[by_row_then_col]
-
-
 def thread_table(tids: np.ndarray, T: int) -> np.ndarray:
     """A boolean table over the block's T threads, True at `tids`: `table[r.tids]` is
     np.isin(r.tids, tids), without isin's sorting (~20x slower on a few hundred thread ids,
@@ -371,9 +340,10 @@ class Memory:
         key = (old.span.start, new.span.start, old.via, new.via)
         if key in self.machine.seen_pairs:
             return   # reported already: nothing below has another effect
-        rows, cols = overlapping_pairs(new.lo, new.hi, old.lo, old.hi)
-        if rows.size == 0:
+        ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
+        if not ov.any():
             return
+        rows, cols = np.nonzero(ov)
         t_new, t_old = new.tids[rows], old.owner[cols]
         known = self.machine.vc[t_new, t_old]
         if old.collective:

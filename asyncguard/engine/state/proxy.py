@@ -13,7 +13,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, overlapping_pairs, thread_table
+from .memory import _READS, PENDING, Record, thread_table
 
 
 @dataclass
@@ -119,9 +119,10 @@ class Proxies:
         key = ("proxy", old.span.start, new.span.start)
         if key in self.machine.seen_pairs:
             return
-        rows, cols = overlapping_pairs(new.lo, new.hi, old.lo, old.hi)
-        if rows.size == 0:
+        ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
+        if not ov.any():
             return
+        rows, cols = np.nonzero(ov)
         t_new, t_old = new.tids[rows], old.owner[cols]
         when = old.done[cols] if old.done is not None else old.clk[cols]
         if (when == PENDING).any():
