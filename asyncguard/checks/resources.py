@@ -548,6 +548,12 @@ class KernelContext:
 
     # ---- static address checks over the syntax tree
     def _calls(self):
+        return self._all_calls
+
+    @functools.cached_property
+    def _all_calls(self) -> list:
+        """Every call in the function's syntax tree, walked once per kernel (the checks run
+        after every machine run: per sampled block and size)."""
         def walk(node):
             if isinstance(node, ir.Call):
                 yield node
@@ -557,8 +563,7 @@ class KernelContext:
             elif isinstance(node, tuple):
                 for x in node:
                     yield from walk(x)
-        for s in self.func.body:
-            yield from walk(s)
+        return [c for s in self.func.body for c in walk(s)]
 
     def _view(self, e):
         if isinstance(e, ir.Var):

@@ -88,9 +88,11 @@ def _wrapping(op, name):
     sign differs from both operands' for +, from a's and not b's for -) and refuse the value."""
     def f(a, b):
         r = op(a, b)
-        if isinstance(r, (np.ndarray, np.integer)) and np.issubdtype(np.asarray(r).dtype, np.signedinteger):
+        if type(r) is int or type(r) is float:   # Python numbers do not wrap: skip numpy's checks
+            return r
+        if isinstance(r, (np.ndarray, np.integer)) and np.asarray(r).dtype.kind == "i":
             bb = b if name == "+" else ~np.asarray(b)
-            if np.any((np.asarray(a) ^ r) & (bb ^ r) < 0):
+            if ((np.asarray(a) ^ r) & (bb ^ r) < 0).any():
                 raise NotConcrete(f"'{name}' out of the int64 range (the result would wrap)")
         return r
     return f
@@ -142,12 +144,120 @@ def _select(c, a, b):
 def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = None,
                  load_hook: Callable[[ir.Subscript], Fn | None] | None = None) -> Fn:
     """Closure computing `e`; `call_hook` compiles calls the models know (elect, ...), `load_hook`
-    loads the engine can evaluate (per-thread registers, unknown inputs the analysis enumerates)."""
+    loads the engine can evaluate (per-thread registers, unknown inputs the analysis enumerates).
+
+    A subexpression built only from names, constants and the pure operators here remembers its
+    last result (`memoize`): the engine re-evaluates each statement's expressions at every loop
+    iteration, and the parts that do not depend on the loop variable (the per-thread address
+    terms, the heavy numpy work) then cost one lookup. The returned closure carries
+    `pure_names`: the names its value depends on, or None when a hook reads the environment in a
+    way the names do not show (registers, inputs, model calls)."""
+    fn, names = _compile(e, call_hook, load_hook)
+    if names and not isinstance(e, (ir.Var, ir.Const)):
+        fn = memoize(fn, names)
+    try:
+        fn.pure_names = names
+    except AttributeError:   # a hook's callable that takes no attributes (a bound method)
+        pass
+    return fn
+
+
+_MISSING = object()
+MEMO_ENTRIES = 32   # results one subexpression keeps: an unrolled loop of up to 32 iterations
+
+
+def _same(key, old) -> bool | list:
+    """Whether the names hold the same values in `key` as in `old`: True, False, or the list of
+    (new, old) array pairs that differ only by identity (compare their contents)."""
+    arrays = None
+    for x, y in zip(key, old):
+        if x is y:
+            continue
+        if type(x) is np.ndarray:
+            if type(y) is not np.ndarray:
+                return False
+            if arrays is None:
+                arrays = []
+            arrays.append((x, y))
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True if arrays is None else arrays
+
+
+def memoize(fn: Fn, names) -> Fn:
+    """`fn`, remembering its results for the last few distinct inputs: reused while every name
+    in `names` (all `fn` reads) holds the same value: an equal Python number, or an array with
+    the same contents. Arrays are looked up by identity (the environment binds a new array on
+    every update, never changing one in place; an entry holds its arrays, so their ids stay
+    theirs) and compared by contents only against the latest entry (a new run's thread ids, a
+    merge that rebuilt an equal array), which then takes the new arrays. A result is made
+    read-only so no caller can change a remembered value. Threads sharing a program may lose
+    an entry (the table is replaced whole, never mixed), never see a wrong one."""
+    names = tuple(sorted(names))
+    state: list = [{}, None]   # {hash key: (key, value)}, the latest (hash key, key, value)
+
+    def memo(env):
+        key = tuple([env.get(n, _MISSING) for n in names])
+        hkey = tuple([id(x) if type(x) is np.ndarray else x for x in key])
+        table = state[0]
+        try:
+            hit = table.get(hkey)
+        except TypeError:   # an unhashable value: evaluate
+            return fn(env)
+        if hit is not None and _same(key, hit[0]) is True:
+            return hit[1]
+        latest = state[1]
+        if latest is not None:
+            same = _same(key, latest[1])
+            if same is not True and same and all(
+                    x.shape == y.shape and x.dtype == y.dtype and np.array_equal(x, y) for x, y in same):
+                v = latest[2]
+                _remember(state, hkey, key, v)
+                return v
+        v = fn(env)
+        for x in key:
+            if x is _MISSING:   # fn raised or read a name a hook supplies: nothing to remember
+                return v
+        if type(v) is np.ndarray:
+            v.flags.writeable = False
+        _remember(state, hkey, key, v)
+        return v
+    memo.pure_names = frozenset(names)
+    return memo
+
+
+def _remember(state: list, hkey, key, v) -> None:
+    table = state[0]
+    if len(table) >= MEMO_ENTRIES:
+        table = state[0] = {}
+    table[hkey] = (key, v)
+    state[1] = (hkey, key, v)
+
+
+def _compile(e: ir.Expr, call_hook, load_hook) -> tuple[Fn, frozenset | None]:
+    """(closure, the names it reads or None when impure); see compile_expr. A pure node whose
+    names are fewer than its parent's is memoized here, so a loop-invariant part of a
+    loop-variant expression is computed once."""
     def sub(x):
-        return compile_expr(x, call_hook, load_hook)
+        return _compile(x, call_hook, load_hook)
+
+    def parts(xs):
+        """The children's closures (each memoized where it reads fewer names than the node), and
+        the node's names (None if any child is impure)."""
+        compiled = [sub(x) for x in xs]
+        names: frozenset | None = frozenset()
+        for _, n in compiled:
+            names = None if n is None or names is None else names | n
+        out = []
+        for f, n in compiled:
+            if names is not None and n and n != names:
+                f = memoize(f, n)
+            out.append(f)
+        return out, names
+
     if isinstance(e, ir.Const):
         v = e.value
-        return lambda env: v
+        return (lambda env: v), frozenset()
     if isinstance(e, ir.Var):
         name, span = e.name, e.span
 
@@ -156,12 +266,16 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
                 return env[name]
             except KeyError:
                 raise NotConcrete(f"'{name}' has no concrete value (symbolic or unknown)", span) from None
-        return var
+        return var, frozenset((name,))
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        grouped = _grouped_sum(e, sub)
+        if grouped is not None:
+            return grouped
     if isinstance(e, ir.BinOp):
         op = BINOPS.get(e.op)
         if op is None:
-            return _fail(f"operator '{e.op}'", e.span)
-        left, right = sub(e.left), sub(e.right)
+            return _fail(f"operator '{e.op}'", e.span), frozenset()
+        (left, right), names = parts((e.left, e.right))
         span = e.span
 
         def binop(env):
@@ -169,65 +283,177 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
                 return op(left(env), right(env))
             except (OverflowError, TypeError, ValueError) as err:   # huge constants, bad operands
                 raise NotConcrete(f"cannot evaluate '{e.op}': {err}", span) from None
-        return binop
+        return binop, names
     if isinstance(e, ir.UnaryOp):
-        inner = sub(e.operand)
+        inner, names = sub(e.operand)
         if e.op == "-":
-            return lambda env: -inner(env)
+            return (lambda env: -inner(env)), names
         if e.op == "+":
-            return inner
+            return inner, names
         if e.op == "~":
-            return lambda env: ~inner(env)
+            return (lambda env: ~inner(env)), names
 
         def not_(env):   # evaluate the operand once: nested `not`s must stay linear, not 2^depth
             v = inner(env)
             return ~np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else (not v)
-        return not_
+        return not_, names
     if isinstance(e, ir.IfExp):
-        c, a, b = (sub(x) for x in (e.cond, e.then, e.other))
-        return lambda env: _select(c(env), a(env), b(env))
+        (c, a, b), names = parts((e.cond, e.then, e.other))
+        return (lambda env: _select(c(env), a(env), b(env))), names
     if isinstance(e, ir.Call):
         name = e.name
         if call_hook is not None:
             hooked = call_hook(e)
             if hooked is not None:
-                return hooked
+                return hooked, None
         if name in CALLS:
             fn = CALLS[name]
-            args = [sub(a) for a in e.args]
+            args, names = parts(e.args)
             if len(args) != _arity(fn):
-                return _fail(f"{name} with {len(args)} argument(s)", e.span)
-            return lambda env: fn(*(a(env) for a in args))
+                return _fail(f"{name} with {len(args)} argument(s)", e.span), frozenset()
+            if len(args) == 1:
+                a0 = args[0]
+                return (lambda env: fn(a0(env))), names
+            if len(args) == 2:
+                a0, a1 = args
+                return (lambda env: fn(a0(env), a1(env))), names
+            return (lambda env: fn(*(a(env) for a in args))), names
         if name in SELECTS and len(e.args) == 3:
-            c, a, b = (sub(x) for x in e.args)
-            return lambda env: _select(c(env), a(env), b(env))
+            (c, a, b), names = parts(e.args)
+            return (lambda env: _select(c(env), a(env), b(env))), names
         if name in INT_CASTS and len(e.args) == 1:
-            inner = sub(e.args[0])
+            inner, names = sub(e.args[0])
             if name == "T.bool":
                 def to_bool(env):   # one evaluation of the operand (nested casts stay linear)
                     v = inner(env)
                     return np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else bool(v)
-                return to_bool
-            return inner
+                return to_bool, names
+            return inner, names
         if name == "T.Cast" and len(e.args) == 2 and isinstance(e.args[0], ir.Const) \
                 and str(e.args[0].value).startswith(("int", "uint")):
             return sub(e.args[1])
         if name == "T.Cast" and len(e.args) == 2 and isinstance(e.args[0], ir.Const) \
                 and str(e.args[0].value) == "bool":
-            inner = sub(e.args[1])
+            inner, names = sub(e.args[1])
 
             def cast_bool(env):
                 v = inner(env)
                 return np.asarray(v, dtype=bool) if isinstance(v, np.ndarray) else bool(v)
-            return cast_bool
-        return _fail(f"value of {name or 'call'}(...)", e.span)
+            return cast_bool, names
+        return _fail(f"value of {name or 'call'}(...)", e.span), frozenset()
     if isinstance(e, ir.Subscript):
         if load_hook is not None:
             hooked = load_hook(e)
             if hooked is not None:
-                return hooked
-        return _fail("a value loaded from memory (data-dependent)", e.span)
-    return _fail(type(e).__name__, getattr(e, "span", ir.NO_SPAN))
+                return hooked, None
+        return _fail("a value loaded from memory (data-dependent)", e.span), frozenset()
+    return _fail(type(e).__name__, getattr(e, "span", ir.NO_SPAN)), frozenset()
+
+
+def _sum_terms(e) -> list:
+    """A left-nested chain `((t0 ± t1) ± t2) ...` (how TVMScript prints a sum) as (op, term,
+    node) triples, t0 first with op '+'; `node` is the BinOp that adds the term (its span and
+    operator name an error there, as the unregrouped closure's would)."""
+    out = []
+    while isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        out.append((e.op, e.right, e))
+        e = e.left
+    out.append(("+", e, None))
+    return out[::-1]
+
+
+def _grouped_sum(e: ir.BinOp, sub):
+    """A chain of + and - whose terms read different names, summed per group of terms that read
+    the same names, each group remembered (memoize) on its own: an address such as
+    `k % 2 * 4096 + tx // 32 * 512 + i * 16 + tx % 8` then adds the per-thread terms once per
+    run instead of once per loop iteration. Integer addition is associative, so the value is the
+    one left-to-right evaluation gives; anything else (a float, a bool, an unsigned value, an
+    error, a group sum that would wrap) is evaluated left to right exactly as written, with the
+    written order's errors. None when there is nothing to regroup (or a term is impure)."""
+    terms = _sum_terms(e)
+    if len(terms) < 3:
+        return None
+    compiled = []
+    for op, t, node in terms:
+        fn, names = sub(t)
+        if names is None:
+            return None
+        compiled.append((op, fn, names, node))
+    groups: dict = {}
+    for op, fn, names, node in compiled:
+        groups.setdefault(names, []).append((op, fn, node))
+    if len(groups) < 2:
+        return None
+    all_names = frozenset().union(*groups)
+    # the written order, for every case regrouping does not cover
+    in_order = [(op, memoize(fn, names) if names and names != all_names else fn, node)
+                for op, fn, names, node in compiled]
+
+    def left_to_right(env):
+        acc = in_order[0][1](env)
+        for op, fn, node in in_order[1:]:
+            acc = _checked(op, acc, fn(env), node)
+        return acc
+
+    parts = []
+    for names, members in sorted(groups.items(), key=lambda kv: (len(kv[0]), sorted(kv[0]))):
+        part = _group_fn(members)
+        if names and names != all_names:
+            part = memoize(part, names)
+        parts.append(part)
+    add = BINOPS["+"]
+
+    def grouped(env):
+        try:
+            acc, bound = parts[0](env)
+            for part in parts[1:]:
+                v, b = part(env)
+                acc, bound = add(acc, v), bound + b
+        except (NotConcrete, OverflowError, TypeError, ValueError):
+            return left_to_right(env)
+        if bound >= _NO_WRAP:   # some order of these additions might wrap: the written one decides
+            return left_to_right(env)
+        return acc
+    return grouped, all_names
+
+
+# below this sum of the terms' magnitudes no partial sum of them, in any order, leaves int64
+_NO_WRAP = 2.0 ** 62
+
+
+def _group_fn(members: list) -> Fn:
+    """(signed sum of one group's terms, sum of their largest magnitudes); NotConcrete (the
+    caller then evaluates the written order) on a term that is not an exact integer."""
+    def group(env):
+        acc, bound = 0, 0.0
+        for op, fn, node in members:
+            v = fn(env)
+            if not _exact_int(v):
+                raise NotConcrete("not an integer sum")
+            bound += _magnitude(v)
+            acc = BINOPS[op](acc, v)
+        if type(acc) is np.ndarray:
+            acc.flags.writeable = False
+        return acc, bound
+    return group
+
+
+def _exact_int(v) -> bool:
+    """An integer whose sums numpy or Python compute exactly (wrap aside): a Python int (not a
+    bool), a signed numpy integer or an array of them."""
+    t = type(v)
+    if t is int:
+        return True
+    if t is np.ndarray or isinstance(v, np.integer):
+        return v.dtype.kind == "i"
+    return False
+
+
+def _checked(op: str, a, b, node):
+    try:
+        return BINOPS[op](a, b)
+    except (OverflowError, TypeError, ValueError) as err:
+        raise NotConcrete(f"cannot evaluate '{node.op}': {err}", node.span) from None
 
 
 def _fail(what: str, span: ir.Span) -> Fn:

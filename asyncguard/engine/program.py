@@ -19,7 +19,7 @@ from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
-from .exprs import NotConcrete, compile_expr, free_names
+from .exprs import NotConcrete, compile_expr, free_names, memoize
 from .inputs import INPUTS, LENGTH_ASSUMPTION, NumericInputs
 
 
@@ -697,7 +697,11 @@ class Elaborator:
 
             def lo_fn(env, fns=fns, strides=strides):
                 return sum(f(env) * s for f, s in zip(fns, strides))
-            hi_fn = lambda env, lo_fn=lo_fn: lo_fn(env) + 1  # noqa: E731
+            names = [getattr(f, "pure_names", None) for f in fns]
+            if all(n is not None for n in names):   # the flat index, once per distinct input
+                lo_fn = memoize(lo_fn, frozenset().union(*names))
+            hi_fn = memoize(lambda env, lo_fn=lo_fn: lo_fn(env) + 1, lo_fn.pure_names) \
+                if getattr(lo_fn, "pure_names", None) else (lambda env, lo_fn=lo_fn: lo_fn(env) + 1)
         else:
             return PNote("multi-dimensional slice of a shared buffer", sub.span, access_only=True)
         esize, bits = view.elem_size, view.elem_bits

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...events import CommitGroup, WaitGroup
-from .memory import PENDING, Record
+from .memory import PENDING, Record, thread_table
 
 
 @dataclass
@@ -41,10 +41,11 @@ class AsyncGroups:
 
     def commit(self, task, ev: CommitGroup, s) -> None:
         committed = self.committed[ev.kind]
+        issuing = thread_table(ev.tids, self.machine.T)
         for r in self.live:
             if r.group_kind != ev.kind:
                 continue
-            sel = np.isin(r.tids, ev.tids) & (r.group == -1)
+            sel = issuing[r.tids] & (r.group == -1)
             if sel.any():
                 r.group[sel] = committed[r.tids[sel]]
         committed[ev.tids] += 1
@@ -56,11 +57,12 @@ class AsyncGroups:
         keep = []
         committed = self.committed[ev.kind]
         vc = self.machine.vc
+        waiting = thread_table(ev.tids, self.machine.T)
         for r in self.live:
             if r.group_kind != ev.kind:
                 keep.append(r)
                 continue
-            sel = np.isin(r.tids, ev.tids) & (r.done == PENDING) & (r.group >= 0)
+            sel = waiting[r.tids] & (r.done == PENDING) & (r.group >= 0)
             if sel.any():
                 issuers = r.tids[sel]
                 landed = r.group[sel] < committed[issuers] - ev.n

@@ -14,7 +14,7 @@ import numpy as np
 from ... import ir
 from ...events import Access, AccessKind, MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from ...models.launch import WARP
-from .memory import PENDING, Record
+from .memory import PENDING, Record, thread_table
 
 
 @dataclass
@@ -254,9 +254,10 @@ class Mbarriers:
         issued and have not waited for completes on the mbarrier phase their arrival joins (like
         a TMA load's bytes)."""
         keep = []
+        arriving = thread_table(tids, self.machine.T)
         for r in self.machine.cp_async.live:
             pending = (r.done == PENDING) if r.group_kind == kind else np.zeros(len(r.tids), bool)
-            mine = pending & np.isin(r.tids, tids)
+            mine = pending & arriving[r.tids]
             if not mine.any():
                 keep.append(r)
             elif (mine == pending).all() and pending.all():

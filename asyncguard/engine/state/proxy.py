@@ -13,7 +13,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record
+from .memory import _READS, PENDING, Record, thread_table
 
 
 @dataclass
@@ -153,13 +153,14 @@ class Proxies:
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
         self.fence_vc[tids] = vc[tids]
+        fencing = thread_table(tids, self.machine.T)
         for r in self.machine.memory.live + self.unfenced + self.unfenced_reads:
             if r.fence_clk is None:
                 continue
             # covers the thread's generic accesses issued before the fence, cp.async still in
             # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the strict
             # reading, the first fence after a copy landed is kept apart
-            mine = np.isin(r.tids, tids)
+            mine = fencing[r.tids]
             sel = mine & (r.fence_clk == PENDING)
             if sel.any():
                 r.fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
