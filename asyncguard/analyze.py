@@ -188,6 +188,23 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     result = _run_machine(machine, clock, limits.max_seconds)
                     result.accelerated = first + result.accelerated
                     size_skip_failed = True   # only short sizes are run from now on (size_cases)
+                if not size and any(a is not None for _, _, a, _, _ in result.accelerated) and \
+                        any(a is None for _, _, a, _, _ in result.accelerated):
+                    # one loop skipped periods while another, run by other threads beside it,
+                    # could not (e.g. a consumer loop with a first-iteration branch): the skipped
+                    # producer never makes the arrivals the consumer still waits for, a false hang.
+                    # Run the block again with no loop skipping.
+                    first = result.accelerated
+                    machine = Machine(program, max_steps=limits.max_steps, max_threads=limits.max_threads,
+                                      block=block, sizes=dict(size, **{INPUTS: inputs}),
+                                      accelerate_above=1 << 62)
+                    for reason, span in program.notes + getattr(sizes, "notes", []):
+                        machine._note(reason, span)
+                    kernel.observe(machine)
+                    result = _run_machine(machine, clock, limits.max_seconds)
+                    result.accelerated = [(span, n, None, None, "not skipped: another loop beside it "
+                                           "could not skip (run again without skipping)")
+                                          for span, n, _, _, _ in first]
                 if budget < limits.max_steps and result.limit_hit and result.steps > budget:
                     result.limit_hit = (
                         f"at least {need:,} statement instances (the loop at line {loop.line}, not "

@@ -129,13 +129,17 @@ class Proxies:
         if (when == PENDING).any():
             return  # unordered: the race check reports it
         ordered = (t_new == t_old) | (self.machine.vc[t_new, t_old] >= when)
-        writer_fenced = (old.fence_clk[cols] != PENDING) & (self.machine.vc[t_new, t_old] >= old.fence_clk[cols])
+        # a fence is the issuing thread's, at its own clock: compare it with what the reader knows
+        # of that thread (a copy handed to an mbarrier by cp.async.mbarrier.arrive.noinc is owned
+        # by the barrier, whose clock column is another one)
+        t_issuer = old.tids[cols]
+        writer_fenced = (old.fence_clk[cols] != PENDING) & (self.machine.vc[t_new, t_issuer] >= old.fence_clk[cols])
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
         if bad.size == 0 and old.landed_fence_clk is not None:
             # the strict reading: only a fence the writer ran after its cp.async landed counts
             landed = old.landed_fence_clk[cols]
-            strict = (landed != PENDING) & (self.machine.vc[t_new, t_old] >= landed)
+            strict = (landed != PENDING) & (self.machine.vc[t_new, t_issuer] >= landed)
             bad = np.flatnonzero(ordered & ~strict & ~reader_fenced)
             direction = "in-flight"
             key = ("proxy-in-flight", old.span.start, new.span.start)
