@@ -11,6 +11,7 @@ from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, I
                             scope_line)
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine
+from .engine.exprs import free_names
 from .engine.program import elaborate
 from .checks.resources import KernelContext
 from .parse import parse
@@ -86,11 +87,22 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
     return report
 
 
+def _deciding_block_axes(program) -> set:
+    """The blockIdx axes whose index reaches control flow, a shared address or a barrier (the
+    sites of prover/behaviours.py); the blocks sampled vary only these."""
+    from .prover import behaviours
+    names = set(program.control_names)
+    for st in behaviours.sites(program):
+        names |= free_names(st.expr)
+    return {axis for var, axis in program.launch.block_vars.items() if var in names}
+
+
 def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     clock: "_Clock | None" = None) -> KernelReport:
     program = elaborate(func)
     kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
-    blocks = program.launch.sample_blocks() if program.block_dependent else [{}]
+    deciding = _deciding_block_axes(program) if program.block_dependent else set()
+    blocks = program.launch.sample_blocks(deciding=deciding) if program.block_dependent else [{}]
     alike = program.block_dependent and program.blocks_alike and len(blocks) > 1
     if alike:   # every outcome pattern of one block is one of every block (engine/program.py)
         blocks = blocks[:1]

@@ -78,10 +78,14 @@ class Launch:
             return None
         return (0, self.blocks["xyz".index(axis[-1])])
 
-    def sample_blocks(self, limit: int = 8) -> list[dict]:
+    def sample_blocks(self, limit: int = 8, deciding: set | None = None) -> list[dict]:
         """Blocks to check when control flow depends on blockIdx: all of them when there are at
-        most `limit`, else the first, second, middle and last index of each axis."""
-        axes = [(f"blockIdx.{a}", n) for a, n in zip("xyz", self.blocks) if n > 1]
+        most `limit`, else the first, second, middle and last index of each axis. `deciding`:
+        the axes whose index decides something the machine runs (engine/program.py's control
+        names); an axis outside it runs as index 0, which stands for every index of it, the same
+        argument that lets a kernel whose control never reads blockIdx run one block."""
+        axes = [(f"blockIdx.{a}", n) for a, n in zip("xyz", self.blocks)
+                if n > 1 and (deciding is None or f"blockIdx.{a}" in deciding)]
         picks = []
         total = 1
         for _, n in axes:
