@@ -73,7 +73,8 @@ def test_any_executor_and_a_lost_unit_is_an_input_error(tmp_path):
     ok = CORPUS / "handwritten" / "neighbour_exchange.tir"
     with ThreadPoolExecutor(2) as pool:
         results, errors = check_paths([str(ok), str(FILES[0])], Limits(), Resolver(), executor=pool)
-    assert errors == [] and [r.report.verdict for r in results] == ["clean", "clean"]
+    assert errors == [] and [r.error for r in results] == [None, None]
+    assert [r.report.verdict for r in results] == ["clean", "clean"]
 
     class Lost(Executor):
         def submit(self, fn, *args, **kwargs):

@@ -28,11 +28,17 @@ ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ROOT / "corpus" / "variants"
 
 
+# a dropped remote arrive (on a peer CTA's mbarrier) would need the peer's rank back: repair
+# offers local statements and the cluster barrier only (README, "Repairs")
+NOT_REPAIRED = {"drop-remote-arrive"}
+
+
 def _sample(per_kind: int = 3) -> list[Path]:
     by = collections.defaultdict(list)
     for p in sorted(VARIANTS.glob("*.tir")):
         meta = json.loads(p.with_suffix(".expect.json").read_text())
-        by[meta["mutation"]].append(p)
+        if meta["mutation"] not in NOT_REPAIRED:
+            by[meta["mutation"]].append(p)
     out = []
     for kind in sorted(by):
         out += sorted(by[kind], key=lambda p: (p.stat().st_size, p.name))[:per_kind]
@@ -44,7 +50,7 @@ SAMPLE = _sample()
 
 def test_sample_covers_every_mutation_kind():
     kinds = {json.loads(p.with_suffix(".expect.json").read_text())["mutation"] for p in SAMPLE}
-    every = {json.loads(p.read_text())["mutation"] for p in VARIANTS.glob("*.expect.json")}
+    every = {json.loads(p.read_text())["mutation"] for p in VARIANTS.glob("*.expect.json")} - NOT_REPAIRED
     assert kinds == every and len(SAMPLE) >= 40
 
 

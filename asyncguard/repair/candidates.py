@@ -14,6 +14,7 @@ from .edits import Edit, body
 from .tree import Gap, Tree, call_of, calls_in, last_line
 
 BARRIER = 'T.tvm_storage_sync("shared")'
+CLUSTER_BARRIER = "T.cluster_sync()"   # barrier.cluster.arrive + wait: orders the CTAs of a cluster
 COMMIT = "T.ptx_commit_group()"
 WG_WAIT = "T.warpgroup_wait(0)"
 FENCE_PROXY = "T.fence_proxy_async()"
@@ -100,6 +101,8 @@ class Generator:
         w, code = f.witness, f.rule.code
         first = w.get("first") or w.get("copy") or w.get("operation") or {}
         second = w.get("second") or {}
+        first = first if isinstance(first, dict) else {}    # AG430 names its operation in words
+        second = second if isinstance(second, dict) else {}
         A = self.L(first.get("line") or w.get("init_line") or 0)
         B = self.L(second.get("line") or f.line)
         t = self.t
@@ -161,6 +164,16 @@ class Generator:
         elif code in ("AG410", "AG413"):
             out += self.wait_into_elected_branch(f.line)
             out += self.every_waiter_releases(f)
+        if "cluster_dims" in t.text and code in ("AG103", "AG201", "AG401", "AG402", "AG403", "AG408",
+                                                 "AG430"):
+            # the CTAs of a cluster are ordered by the cluster barrier only (a remote store, a
+            # peer's barrier init, a CTA that must not exit before its peer is done with it)
+            lo, hi = sorted((A or B, B or A))
+            gaps = t.gaps_between(lo, hi) if hi > lo else t.gaps_after(lo)
+            if code == "AG430":
+                body_ = t.blocks[0].stmts
+                gaps = [Gap(0, len(body_))] + t.gaps_after(A or B)
+            out += self.insert(gaps, CLUSTER_BARRIER, "order the CTAs of the cluster", uniform=True)
         tma = "tma" in str(first.get("op", "")) + str(second.get("op", ""))
         if code.startswith("AG4") or tma:
             out += self.mbarrier_candidates(f, A, B)
