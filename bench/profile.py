@@ -2,7 +2,7 @@
 
     python bench/profile.py [PATH ...] [--top N] [--profile NAME] [--json OUT] [--sample K]
 
-PATH: files or directories of *.tir (default: corpus/real, and /work/field-out style corpora
+PATH: files or directories of *.tir (default: corpus/real, and corpora like corpus/field
 when named). Each file is checked in this process, after one warm-up file, so the figure is the
 per-kernel work without interpreter start-up and imports; the import time of `asyncguard.cli`
 (measured in a fresh interpreter) is printed once and must be added for a whole-process figure.
