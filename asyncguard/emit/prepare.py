@@ -92,7 +92,14 @@ def gate_sizes(program) -> list[dict]:
     if not values:     # no size the checker runs (e.g. a launch extent it cannot read): emit says why
         return [{}]
     picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
-    return [values[i] for i in picks if i < len(values)][:GATE_SIZES]
+    # a size the checker needs no value for (it decides nothing the machine runs: e.g. a grid
+    # extent whose block index only addresses global memory) still needs one for a launch: 1
+    fill = {s: 1 for s in program.symbols}
+    # a symbolic grid's block index is a size to the prover (prover/sizes.py); the gate launches
+    # blocks through its block map, so it is not a kernel parameter here
+    blocks = set(program.launch.block_vars)
+    return [{k: v for k, v in dict(fill, **values[i]).items() if k not in blocks}
+            for i in picks if i < len(values)][:GATE_SIZES]
 
 
 def kernel_name(index: int, ordinal: str, path: str, label: str) -> str:
