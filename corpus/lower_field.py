@@ -512,6 +512,19 @@ def run_one(rel, archs, examples, tmproot, timeout):
     return r
 
 
+def read_events(tmp: str) -> list:
+    """The child's results.jsonl (one JSON object a line; a line cut by a kill is skipped)."""
+    events = []
+    rp = os.path.join(tmp, "results.jsonl")
+    if os.path.exists(rp):
+        for line in open(rp):
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+    return events
+
+
 def run_child(rel, archs, examples, tmproot, timeout, device):
     tmp = os.path.join(tmproot, sanitize(rel))
     if os.path.isdir(tmp):
@@ -530,14 +543,7 @@ def run_child(rel, archs, examples, tmproot, timeout, device):
         rc, tail = "timeout", ((e.stdout or b"")[-1000:].decode("utf8", "replace") if isinstance(e.stdout, bytes)
                                else str(e.stdout or "")[-1000:])
     wall = round(time.time() - t0, 1)
-    events = []
-    rp = os.path.join(tmp, "results.jsonl")
-    if os.path.exists(rp):
-        for line in open(rp):
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                pass
+    events = read_events(tmp)
     return {"rel": rel, "archs": archs, "rc": rc, "wall_s": wall, "events": events, "tail": tail}
 
 

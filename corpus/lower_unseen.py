@@ -333,14 +333,7 @@ def run_file(rel, archs, tmproot, timeout):
         rc, tail = p.returncode, (p.stdout + p.stderr)[-1500:]
     except subprocess.TimeoutExpired:
         rc, tail = "timeout", ""
-    events = []
-    rp = os.path.join(tmp, "results.jsonl")
-    if os.path.exists(rp):
-        for line in open(rp):
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                pass
+    events = lower_field.read_events(tmp)
     return {"archs": archs, "rc": rc, "wall_s": round(time.time() - t0, 1), "events": events,
             "tail": tail if rc not in (0, "timeout") else ""}
 
