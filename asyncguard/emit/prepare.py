@@ -69,7 +69,10 @@ def deadline(seconds: float, what: str):
         yield
         return
 
+    fired = []
+
     def _alarm(signum, frame):
+        fired.append(True)
         raise PrepareTimeout(f"{what}: more than {seconds:g} s")
 
     old = signal.signal(signal.SIGALRM, _alarm)
@@ -79,6 +82,8 @@ def deadline(seconds: float, what: str):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+    if fired:   # the alarm's exception was swallowed where it fired (e.g. inside a gc callback)
+        raise PrepareTimeout(f"{what}: more than {seconds:g} s")
 
 
 def gate_sizes(program) -> list[dict]:
