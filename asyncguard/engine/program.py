@@ -1450,7 +1450,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.symbols.append(sym)
         program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
         program.size_lowest[sym] = 0
-        info.lengths.append((sym, f"{_show(bare[end])} - {_show(bare[start])}"))
+        info.lengths.append((sym, f"{flat_text(bare[end])} - {flat_text(bare[start])}"))
     # a single cell at a block-uniform address that decides a trip count by itself (a paged
     # kernel's cache_seqlens[bx]): its own symbolic size, read by the run from the size's value
     block_vars = set(el.launch.block_vars)
@@ -1473,7 +1473,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                     singles.append(sub)
     sub_map = []
     for sub in singles:
-        sym = _show(sub)
+        sym = flat_text(sub)
         sub_map.append((sub, ir.Var(sym)))
         program.symbols.append(sym)
         program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
@@ -1648,11 +1648,13 @@ def _loops_left(el, loops, lets, replaced: set, numeric_roots, problems) -> None
                             "block-uniform address, or end - start of a cu_seqlens-like pair)")
 
 
-def _show(e) -> str:
+def flat_text(e) -> str:
+    """A TIR expression as text without parentheses, subscripts kept (symbol names of loaded
+    values, 'cache_seqlens[bx]'; scope lines' assumptions); anything else is '...'."""
     if isinstance(e, ir.Subscript):
-        return f"{_show(e.value)}[{', '.join(_show(i) for i in e.indices)}]"
+        return f"{flat_text(e.value)}[{', '.join(flat_text(i) for i in e.indices)}]"
     if isinstance(e, ir.BinOp):
-        return f"{_show(e.left)} {e.op} {_show(e.right)}"
+        return f"{flat_text(e.left)} {e.op} {flat_text(e.right)}"
     if isinstance(e, ir.Var):
         return e.name
     if isinstance(e, ir.Const):

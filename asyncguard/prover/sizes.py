@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..engine.exprs import NotConcrete, compile_expr, free_names
+from ..engine.program import flat_text as _text
 from . import periodic
 from .encode import Unencodable, encode
 
@@ -280,16 +281,6 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
         return None if clean_stop else {}
     _, shift, warm = found[0]
     return {line: (shift, warm, induction.tail_for(shift, len(loops))) for line in lines}
-
-
-def _text(e) -> str:
-    if isinstance(e, ir.BinOp):
-        return f"{_text(e.left)} {e.op} {_text(e.right)}"
-    if isinstance(e, ir.Var):
-        return e.name
-    if isinstance(e, ir.Const):
-        return str(e.value)
-    return "..."
 
 
 def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
