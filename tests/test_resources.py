@@ -95,6 +95,14 @@ def test_sm89_limit_and_arch_override():
     assert (f.witness["arch"], f.witness["required"], f.witness["limit"]) == ("sm_89", 232448, 101376)
 
 
+def test_sm120_and_sm103_have_their_own_limits():
+    # consumer Blackwell (CC 12.0) has the 8.6/8.9 shared memory, not the data-center 10.x one
+    f = _only(_check("static16_dyn_fits_sm90", arch="sm_120"), "AG503")
+    assert (f.witness["arch"], f.witness["required"], f.witness["limit"]) == ("sm_120", 232448, 101376)
+    ok = _check("static16_dyn_fits_sm90", arch="sm_103a")
+    assert ok.verdict == "clean" and ok.kernels[0].resources["total"] == 232448
+
+
 def test_sm80_limit_exact_boundary():
     text = (RES / "static16_dyn_fits_sm90.tir").read_text().replace('"sm_90"', '"sm_80"')
     at = text.replace("232432", str(166912 - 16))

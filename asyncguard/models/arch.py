@@ -23,6 +23,10 @@ Sources (cited per field below):
             of dynamic shared memory and fails ("invalid argument") with 49153; static > 48 KiB is
             rejected by ptxas for sm_75/86/89/90/100 ("uses too much shared data (0xc010 bytes,
             0xc000 max)") and accepted for the architecture-specific targets sm_90a and sm_100a.
+  [DQ-120]  deviceQuery on a CC 12.0 GPU (RTX 5060 Laptop, CUDA 13.1 driver, published at
+            wingedge777.com "A Deep Dive into DeviceQuery"): "Total shared memory per
+            multiprocessor: 102400 bytes", "Maximum number of threads per multiprocessor: 1536",
+            registers per block 65536: the same figures as CC 8.6/8.9.
   Cross-checked against /work/notes/semantics-check.md item 10.
 """
 from __future__ import annotations
@@ -147,7 +151,23 @@ SM100 = Arch(
     smem_alloc_unit=128,             # [OCC] assumed as for 9.0
 )
 
-ARCHS = {a.name: a for a in (SM75, SM80, SM86, SM89, SM90, SM100)}
+# CC 10.3 (B300) shares every figure of the 10.x column with 10.0 [PG-T30/T31/T32].
+SM103 = Arch(**{**SM100.__dict__, "name": "sm_103", "cc": (10, 3)})
+SM120 = Arch(
+    "sm_120", (12, 0),
+    smem_per_sm=100 * KIB,           # [PG-T31] 12.0: 100 KB per SM; [DQ-120] 102400
+    smem_per_block_optin=99 * KIB,   # [PG-T31] 12.0: 99 KB = 101376 B per block (opt-in): the SM's
+                                     # 100 KB less the 1 KB reserve, as for 8.6/8.9
+    reserved_per_block=KIB,          # [PG-1KB] (the 12.0 section)
+    carveouts_kib=(0, 8, 16, 32, 64, 100),             # [PG-T32] 12.0, as 8.6/8.9
+    max_threads_per_block=1024,      # [PG-T30]; [DQ-120]
+    max_threads_per_sm=1536,         # [PG-T30] 12.0; [DQ-120] 1536
+    max_blocks_per_sm=32,            # [PG-T30] 12.0
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]; [DQ-120]
+    smem_alloc_unit=128,             # [OCC] assumed as for 8.x/9.0
+)
+
+ARCHS = {a.name: a for a in (SM75, SM80, SM86, SM89, SM90, SM100, SM103, SM120)}
 
 
 def lookup(name) -> Arch | None:
