@@ -33,3 +33,31 @@ def test_a_loop_that_cannot_skip_keeps_the_loop_beside_it_from_skipping():
     r = _check("corpus/field/attention_sink__example_mha_sink_bwd_bhsd__flashattn_bwd.flash_bwd__sm_90a.tir")
     assert r.verdict == "clean", [f.message for f in r.findings]
     assert any("another loop beside it could not skip" in line for k in r.kernels for line in k.scope)
+
+
+SM120_NVFP4 = "corpus/field/gemm_sm120__sm120_nvfp4_blockscaled_gemm__sm120_nvfp4_blockscaled_gemm__sm_120.tir"
+
+
+def test_sub_byte_tma_boxes_count_half_bytes():
+    # TileLang's sm_120 nvfp4 GEMM: `tvm_access_ptr(float4_e2m1fn, A_shared, ko % 2 * 32768, 32768)`
+    # names 32768 fp4 elements = 16384 bytes per stage (the expect_tx says 16384). The pointer's
+    # element width was read after being rebound to 8 bits, doubling every box: false AG103 races
+    # between stages, a false AG407 (expect_tx short by 16384 bytes) and a false AG408 hang.
+    r = _check(SM120_NVFP4)
+    assert r.verdict == "clean", [f.message for f in r.findings]
+
+
+def test_sub_byte_tma_kernel_single_bug_variants_are_flagged():
+    from asyncguard.analyze import check_text
+    from asyncguard.mutants import EXPECTED_RULES, mutations
+
+    text = (ROOT / SM120_NVFP4).read_text()
+    seen = set()
+    for m in mutations(text):
+        if m.kind not in ("drop-arrive", "flip-parity", "drop-mbarrier-wait", "expect-tx-halved") or m.kind in seen:
+            continue
+        seen.add(m.kind)
+        r = check_text(m.apply(text), f"{SM120_NVFP4}:{m.kind}@{m.line}")
+        rules = {f.rule.code for f in r.findings}
+        assert rules & EXPECTED_RULES[m.kind], (m.kind, m.line, rules)
+    assert seen == {"drop-arrive", "flip-parity", "drop-mbarrier-wait", "expect-tx-halved"}

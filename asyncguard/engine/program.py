@@ -459,11 +459,12 @@ class Elaborator:
         extent = self.compile(extent_expr) if extent_expr is not None else zero
         bits = elem_bits or (elem_size * 8 if elem_size else view.elem_bits)
         if bits % 8:   # sub-byte elements: a byte-granular pointer over the bytes they cover
-            def byte_offset(env, offset=offset):
-                return byte_span(offset(env), 0, bits)[0]
+            # (the element width is bound now: `bits` is rebound to 8 below)
+            def byte_offset(env, offset=offset, elem_bits=bits):
+                return byte_span(offset(env), 0, elem_bits)[0]
 
-            def byte_extent(env, offset=offset, extent=extent):
-                lo, hi = byte_span(offset(env), extent(env), bits)
+            def byte_extent(env, offset=offset, extent=extent, elem_bits=bits):
+                lo, hi = byte_span(offset(env), extent(env), elem_bits)
                 return hi - lo
             offset, extent, bits = byte_offset, byte_extent, 8
         return AccessPtr(view, bits // 8, offset, extent,

@@ -3,7 +3,9 @@ from . import PURE
 
 PURE.update({
     # register-only tensor-core math and fences on register operands
-    "T.ptx_mma", "T.ptx_mma_sp", "T.mma_store", "T.mma_fill", "T.warpgroup_fence_operand",
+    # (ptx_mma_block_scale: sm_120's mma.sync ... kind::mxf4nvf4.block_scale, whose A/B/C and
+    # scale-factor operands are all registers: TileLang passes `local` buffers)
+    "T.ptx_mma", "T.ptx_mma_sp", "T.ptx_mma_block_scale", "T.mma_store", "T.mma_fill", "T.warpgroup_fence_operand",
     # scheduling / register-allocation hints
     "T.set_max_nreg", "T.prefetch_tma_descriptor", "T.attr", "T.func_attr", "T.evaluate",
     "T.assume", "T.tvm_tuple", "T.annotate_layout",
