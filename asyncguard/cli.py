@@ -205,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "doubt reruns a kernel alone (default 1: one process per kernel and tool)")
     z.add_argument("--gpus", type=int, default=0, metavar="N",
                    help="launch on the first N visible GPUs, one launcher process each (default: all)")
+    z.add_argument("--launchers-per-gpu", type=int, default=2, metavar="N",
+                   help="launcher processes per GPU, each its own CUDA context (default 2)")
     z.add_argument("--replay", action="store_true",
                    help="also replay each static finding's witness schedule on the GPU (delay the warps it names)")
     z.add_argument("--prepare-timeout", type=float, default=60.0, metavar="S",

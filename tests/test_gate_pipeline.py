@@ -36,7 +36,7 @@ def fake_gpu(monkeypatch):
         seen.update({c.id: c for c in cases})
         return cases
 
-    def run_isolated(plans, work, gpus, timeout, progress=None, command=None):
+    def run_isolated(plans, work, gpus, timeout, progress=None, command=None, per_gpu=1):
         out = {}
         for i, p in enumerate(plans):
             base = p["id"].split("#replay")[0]

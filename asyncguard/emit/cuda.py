@@ -35,6 +35,13 @@ from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, operand_bytes
 
 SPIN_LIMIT = 200_000       # try_wait polls before a wait gives up and records a timeout
+# A kernel already shown to hang (a wait of the launch gave up, flags[0] > 0) polls this many
+# times per later wait: its verdict is settled, and a deadlocked pipeline otherwise spins every
+# one of its waits to SPIN_LIMIT (seconds per kernel, most of a variants run's launch time)
+SPIN_AFTER_TIMEOUT = 256
+# Waits of a kernel whose reference run stopped in an mbarrier deadlock (engine: stuck waits):
+# the hang is predicted, so the first wait need not spin as long to show it
+SPIN_LIMIT_PREDICTED_HANG = 20_000
 MAX_WAIT_N = 15            # wait_group counts computed at run time: 0..15 by switch
 KERNEL_PREFIX = "ag_"
 
@@ -50,6 +57,7 @@ class OpInfo:
     trans: bool = False
     num: int = 0
     pred: object = None            # cp.async predicate: fn(env) -> bool or array (None: always)
+    site: int | None = None        # a store of one value in every thread: its site number
 
 
 @dataclass
@@ -169,12 +177,23 @@ __device__ __noinline__ void ag_read(AgState& s, i64 addr, i64 n) {
   else { for (i64 i = 0; i < n; ++i) h = ag_fnv_byte(h, p[i]); }
   ag_record(s, h); }
 
-__device__ __noinline__ void ag_write(AgState& s, i64 addr, i64 n) {
-  u32 seed = ag_seed(s.tid, s.w++); unsigned char* p = ag_smem + addr;
+__device__ __forceinline__ u32 ag_useed(u32 site, u32 k) { return ag_fmix(site * 16777619u + k * 2654435761u + 0x5bd1e995u); }
+
+__device__ __noinline__ void ag_write_seed(i64 addr, i64 n, u32 seed) {
+  unsigned char* p = ag_smem + addr;
   if (((addr | n) & 3) == 0) {
     for (i64 i = 0; i < n; i += 4) { u32 a = (u32)(addr + i);
       *(u32*)(p + i) = ag_pat(seed, a) | (ag_pat(seed, a + 1) << 8) | (ag_pat(seed, a + 2) << 16) | (ag_pat(seed, a + 3) << 24); }
   } else { for (i64 i = 0; i < n; ++i) p[i] = (unsigned char)ag_pat(seed, (u32)(addr + i)); } }
+
+// a store: a pattern of the writing thread and its write count
+__device__ __forceinline__ void ag_write(AgState& s, i64 addr, i64 n) { ag_write_seed(addr, n, ag_seed(s.tid, s.w++)); }
+
+// a store whose value is the same in every thread (built from uniform names and read-only global
+// loads at uniform addresses: engine/program.py same_in_every_thread): a pattern of the store
+// site and how often this thread executed it, so the threads of one instance write one value
+__device__ __forceinline__ void ag_write_uniform(i64 addr, i64 n, u32 site, u32& count) {
+  ag_write_seed(addr, n, ag_useed(site, count++)); }
 
 __device__ __forceinline__ u32 ag_saddr(const void* p) {
   u64 a; asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p)); return (u32)a; }
@@ -247,7 +266,9 @@ __device__ __forceinline__ void ag_mbar_cp_async_arrive(u64* b) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(ag_saddr(b)) : "memory"); }
 __device__ __noinline__ void ag_mbar_wait(AgState& s, u64* b, i64 parity) {
   u32 a = ag_saddr(b), ok = 0;
-  for (u32 spin = 0; spin < AG_SPIN_LIMIT && !ok; ++spin) {
+  // once a wait of this launch gave up the kernel is shown to hang: later waits poll briefly
+  u32 limit = *(volatile u32*)&s.flags[0] ? AG_SPIN_AFTER_TIMEOUT : AG_SPIN_LIMIT;
+  for (u32 spin = 0; spin < limit && !ok; ++spin) {
     asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
                  : "=r"(ok) : "r"(a), "r"((u32)(parity & 1)) : "memory");
   }
@@ -334,6 +355,7 @@ class _Emitter:
         self.registers: dict = {}         # per-thread integer register region -> element count
         self.unknown_registers: dict = {} # region -> why a store into it has no C value
         self.delays: list = []            # witness replay: [{line, warp, loops, us}]
+        self.uniform_sites = 0            # stores of one value in every thread (ag_write_uniform)
 
     # ---- output
     def out(self, line: str) -> None:
@@ -642,6 +664,19 @@ class _Emitter:
             value = f"(({value}) != 0)"
         self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  // line {s.span.line}: register store")
 
+    def uniform_store(self, assign) -> bool:
+        """Does every thread store one value here (the engine's `same_value` store: whole-byte
+        elements, a value built from uniform names and read-only global loads at uniform
+        addresses)? Threads storing one value into one element are no race (docs/model.md): the
+        skeleton writes one pattern from all of them, as the kernel writes one value."""
+        view = self.el.view_of(assign.target.value) if isinstance(assign.target, ir.Subscript) else None
+        if view is None or not (view.elem_bits or 0) >= 8:
+            return False
+        try:
+            return bool(self.el.same_in_every_thread(assign.value))
+        except Exception:  # noqa: BLE001 -- an expression the test does not know: a per-thread store
+            return False
+
     def delay(self, s) -> None:
         """Witness replay: before the op (or branch) at a delayed line, the named warp (at the witness's
         loop iteration, for the loop variables in scope here) waits `us` microseconds."""
@@ -667,6 +702,13 @@ class _Emitter:
         if name == "store":
             a = self.node("assign", span)
             _, addr, n = self.subscript_range(a.target)
+            if self.uniform_store(a):
+                site = self.uniform_sites
+                self.uniform_sites += 1
+                self.info[id(s)] = OpInfo("store", site=site)
+                self.out(f"ag_write_uniform({addr}, {n}, {site}u, ag_ucount[{site}]);  "
+                         f"// line {span.line}: store, one value in every thread")
+                return
             self.info[id(s)] = OpInfo("store")
             self.out(f"ag_write(ag, {addr}, {n});  // line {span.line}: store")
             return
@@ -845,7 +887,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     # helper function (`ag_read(AgState&, ...)+0x..`), and in one process running several
     # skeletons a hazard must never look like one already reported in another kernel
     head = [f"// asyncguard sanitize: synchronization skeleton of {func.name}",
-            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", f"#define AG_SMEM_BYTES {total}LL",
+            f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", f"#define AG_SPIN_AFTER_TIMEOUT {SPIN_AFTER_TIMEOUT}u",
+            f"#define AG_SMEM_BYTES {total}LL",
             f"namespace agns_{kernel} {{", PRELUDE]
     if hopper:
         head.append(HOPPER_PRELUDE)
@@ -870,6 +913,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     ]
     pre += [f"  i64 {d} = 0;" for d in sorted(em.descriptors)]
     pre += [f"  i64 {register_c(r)}[{n}] = {{0}}; (void){register_c(r)};" for r, n in sorted(em.registers.items())]
+    if em.uniform_sites:
+        pre.append(f"  u32 ag_ucount[{em.uniform_sites}] = {{0}};")
     if n_mbar:
         pre.append(f"  __shared__ __align__(8) u64 ag_mbar[{n_mbar}];")
     pre.append(f"  for (u32 i = ag_tid * 4u; i < {total}u; i += {launch.num_threads * 4}u) {{")

@@ -21,7 +21,7 @@ import xml.sax.saxutils as xs
 from pathlib import Path
 
 from .launcher import MARK, Gpu, GpuError, compile_job, run_isolated, visible_gpus  # noqa: F401
-from .prepare import Case, compare, gate_sizes, prepare, skeleton_key, stderr_progress  # noqa: F401
+from .prepare import Case, compare, gate_sizes, launch_limit, prepare, skeleton_key, stderr_progress  # noqa: F401
 
 # ---------------------------------------------------------------- sanitizer
 # One sanitizer process per kernel and tool: racecheck's report lines cannot be attributed to a
@@ -266,23 +266,27 @@ def main(args) -> int:
     extra = replay_jobs(todo, work, gpu.arch) if getattr(args, "replay", False) else []
     compiled = []
     tick = stderr_progress("compiled")
+    # the replays are compiled after the plain launches, only for the kernels that need one
     with ProcessPoolExecutor(jobs) as pool:
-        for i, r in enumerate(pool.map(compile_job, compile_jobs + [j for _, j in extra], chunksize=1), 1):
+        for i, r in enumerate(pool.map(compile_job, compile_jobs, chunksize=1), 1):
             compiled.append(r)
-            tick(i, len(compile_jobs) + len(extra))
+            tick(i, len(compile_jobs))
     plans = []
     for c, (cubin, how, err) in zip(todo, compiled):
         if err is not None:
             c.result["status"], c.result["error"] = "compile failed", err
             continue
         c.plan["cubin"] = cubin
+        c.plan["launch_timeout"] = launch_limit(c.plan, args.launch_timeout)
         c.result["compiler"] = how
         plans.append(c.plan)
-    _log(f"{len(todo)} distinct skeleton(s) and {len(extra)} replay(s) compiled in {time.time() - t0:.1f}s "
+    _log(f"{len(todo)} distinct skeleton(s) compiled in {time.time() - t0:.1f}s "
          f"({sum(c.same_as is not None for c in cases)} kernel(s) share one of them)")
     t0 = time.time()
     by_id = {c.id: c for c in cases}
-    runs = run_isolated(plans, work, gpus, args.launch_timeout, progress=stderr_progress(f"launched on {len(gpus)} GPU(s)"))
+    per_gpu = max(1, getattr(args, "launchers_per_gpu", 1) or 1)
+    runs = run_isolated(plans, work, gpus, args.launch_timeout, per_gpu=per_gpu,
+                        progress=stderr_progress(f"launched on {len(gpus)} GPU(s) x {per_gpu} launcher(s)"))
     for kid, run in runs.items():
         c = by_id[kid]
         if "error" in run:
@@ -294,9 +298,28 @@ def main(args) -> int:
                         not_taken=run["not_taken"], seconds=round(run["seconds"], 4), trace=compare(c, run),
                         gpu=run.get("gpu"))
     _log(f"{len(plans)} launch(es) in {time.time() - t0:.1f}s")
+    replays = None
     if extra:
+        # a finding whose plain run already shows (trace, timeout, fault) is 'confirmed by plain
+        # run' whatever a replay does: only kernels whose plain launch showed nothing are
+        # replayed (in the variants most launches fail, and each replay is another launch),
+        # beside the sanitizer runs
+        import threading
         from .replay import run_replays
-        run_replays(extra, compiled[len(compile_jobs):], work, gpus, args.launch_timeout, compare)
+        wanted = [i for i, ((c, _), _) in enumerate(extra)
+                  if c.result.get("status") == "ran" and not plain_run_shows(c.result)]
+        sel = [extra[i] for i in wanted]
+        for (c, entry), _ in extra:
+            if plain_run_shows(c.result):
+                entry.setdefault("why", "not run: the plain run already shows it")
+        t1 = time.time()
+        with ProcessPoolExecutor(jobs) as pool:
+            sel_compiled = list(pool.map(compile_job, [j for _, j in sel], chunksize=1)) if sel else []
+        _log(f"{len(sel)} of {len(extra)} replay(s) to run, compiled in {time.time() - t1:.1f}s "
+             "(the others' plain runs already show the bug)")
+        replays = threading.Thread(target=run_replays, daemon=True,
+                                   args=(sel, sel_compiled, work, gpus, args.launch_timeout, compare))
+        replays.start()
     plans = [p for p in plans if by_id[p["id"]].result.get("status") == "ran"]
     if plans and not args.no_sanitizer:
         from concurrent.futures import ThreadPoolExecutor
@@ -321,6 +344,8 @@ def main(args) -> int:
                     by_id[kid].result[tool] = res
                 tick(n, len(futs))
         _log(f"{2 * len(quick)} sanitizer checks ({len(jobs_)} batches of up to {size}) in {time.time() - t0:.1f}s")
+    if replays is not None:
+        replays.join()
     for c in cases:
         if c.same_as is not None:
             c.result = dict(c.same_as.result, same_as=c.same_as.id)
@@ -344,6 +369,16 @@ def main(args) -> int:
 
 
 HANG_SHOWN = "not run: the plain run's mbarrier waits timed out (the hang is shown without the tools)"
+
+
+def plain_run_shows(result: dict) -> bool:
+    """The plain launch already failed on its own evidence: a fault or hang, a trace or sink
+    that differs from the reference, or a wait that gave up."""
+    if result.get("status") != "ran":
+        return result.get("status") == "launch failed"
+    tr = result.get("trace") or {}
+    return bool(tr.get("mismatches") or tr.get("count_mismatches") or tr.get("sink_mismatches")
+                or result.get("timeouts"))
 
 ARRIVE_NOTE = ("not counted: racecheck reports accesses ordered by bar.arrive -> bar.sync as hazards; PTX: "
                "barrier.cta.arrive guarantees that when the barrier completes, the arriving thread's prior "
@@ -450,7 +485,8 @@ def _row(c: Case) -> dict:
             "attrs": r.get("attrs"), "not_taken": r.get("not_taken"), "agree": agree(c),
             "not_emitted": c.skip, "hang": c.hang, "error": r.get("error"),
             "same_as": r.get("same_as"), "gpu": r.get("gpu"), "racecheck_discounted": r.get("racecheck_discounted"),
-            "replay": r.get("replay"), "prepare_seconds": c.seconds}
+            "replay": r.get("replay"), "prepare_seconds": c.seconds,
+            "launch_seconds": r.get("seconds"), "launch_limit": (c.plan or {}).get("launch_timeout")}
 
 
 def _cell(t):

@@ -255,24 +255,41 @@ def serve(trace_dir: str) -> int:
 
 
 class _Launcher:
-    """One launcher process on one GPU, restarted after a fault or a hang."""
+    """One launcher process on one GPU, restarted after a fault or a hang. A spare process is
+    started beside it, so a restart takes the spare (already past its Python and CUDA start-up,
+    a second or more each) instead of waiting for a fresh one: the faulting variants of a run no
+    longer cost a start-up each."""
 
-    def __init__(self, gpu: str, work: Path, command: list | None = None):
+    def __init__(self, gpu: str, work: Path, command: list | None = None, spare: bool = True):
         self.gpu, self.work, self.proc, self.lines = gpu, work, None, None
         self.command = command or [sys.executable, "-m", "asyncguard.emit.launcher", "serve"]
         self.started = 0
+        self.keep_spare = spare
+        self.spare = None               # (process, its line queue), started ahead
 
-    def start(self, timeout: float) -> str | None:
+    def _spawn(self):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=self.gpu)
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "") if env.get("PYTHONPATH") else root
-        self.proc = subprocess.Popen(self.command + [str(self.work)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, env=env, bufsize=1)
+        proc = subprocess.Popen(self.command + [str(self.work)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, env=env, bufsize=1)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, args=(proc, lines), daemon=True).start()
+        return proc, lines
+
+    def start(self, timeout: float) -> str | None:
+        if self.spare is not None and self.spare[0].poll() is None:
+            self.proc, self.lines = self.spare
+        else:
+            if self.spare is not None:
+                self._kill(self.spare[0])
+            self.proc, self.lines = self._spawn()
+        self.spare = None
         self.started += 1
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, args=(self.proc, self.lines), daemon=True).start()
         kind, text = self._answer(timeout, ("READY", "NOGPU"))
+        if kind == "READY" and self.keep_spare:
+            self.spare = self._spawn()
         return None if kind == "READY" else f"{kind}: {text or '(nothing printed)'}"
 
     @staticmethod
@@ -298,11 +315,22 @@ class _Launcher:
                     return kind, (rest if kind != "NOGPU" else "no GPU: " + rest) if kind != "READY" else None
             other.append(line)
 
+    @staticmethod
+    def _kill(proc) -> None:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self._kill(self.proc)
         self.proc = None
+
+    def close(self) -> None:
+        """The end of the run: the launcher and its spare go."""
+        self.stop()
+        if self.spare is not None:
+            self._kill(self.spare[0])
+            self.spare = None
 
     def run(self, plan: dict, timeout: float) -> dict:
         """One kernel: its run, or {'error': the fault / timeout / crash}."""
@@ -333,11 +361,15 @@ class _Launcher:
 
 
 def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progress=None,
-                 command: list | None = None) -> dict:
-    """Every plan launched once, spread over `gpus` (one launcher each): id -> run or {'error'}.
+                 command: list | None = None, per_gpu: int = 1) -> dict:
+    """Every plan launched once, spread over `gpus` with `per_gpu` launchers each (separate
+    processes, so separate CUDA contexts: a fault in one changes nothing in another; the host
+    side of one -- loading a module, copying buffers, saving the trace -- overlaps another's
+    kernel): id -> run or {'error'}. A plan's own `launch_timeout` (prepare.launch_limit)
+    overrides `timeout`. Longest-limit plans go first, so a slow one does not form the tail.
     `command`: the launcher program (its last argument is the trace directory; tests)."""
     todo: queue.Queue = queue.Queue()
-    for p in plans:
+    for p in sorted(plans, key=lambda p: -float(p.get("launch_timeout") or 0)):
         todo.put(p)
     out: dict = {}
     lock = threading.Lock()
@@ -350,15 +382,16 @@ def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progr
                     p = todo.get_nowait()
                 except queue.Empty:
                     return
-                r = lau.run(p, timeout)
+                r = lau.run(p, float(p.get("launch_timeout") or timeout))
                 with lock:
                     out[p["id"]] = r
                     if progress:
                         progress(len(out), len(plans))
         finally:
-            lau.stop()
+            lau.close()
 
-    threads = [threading.Thread(target=worker, args=(g,), daemon=True) for g in gpus]
+    slots = [g for _ in range(max(1, per_gpu)) for g in gpus]
+    threads = [threading.Thread(target=worker, args=(g,), daemon=True) for g in slots[:max(1, len(plans))]]
     for t in threads:
         t.start()
     for t in threads:

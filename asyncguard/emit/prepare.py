@@ -25,6 +25,11 @@ MAX_Z_THREADS = 64                # CUDA's limit on blockDim.z
 GATE_SIZES = 4                    # symbolic kernels run at this many of the sizes the checker lists
 GATE_BLOCKS = 4                   # blocks traced and launched, at most (of the checker's sample)
 PREPARE_SECONDS = 60.0            # default budget per file (static check, then each instance)
+# Launch time per mbarrier wait of the busiest thread: the warp-specialized field GEMMs (256 TMA
+# stages, 2 x 256 waits per thread) took 86 s on the H200, past the 60 s default limit. A plan's
+# limit is the larger of --launch-timeout and this times its waits (launch_limit).
+SECONDS_PER_WAIT = 0.4
+MAX_LAUNCH_SECONDS = 400.0        # no plan waits longer than this (a device command runs 600 s)
 
 
 @dataclass
@@ -359,15 +364,32 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
             return
     maxr = max((len(x) for r in c.refs for x in r.reads), default=0)
     per = int(max((int(r.src_bytes.max()) for r in c.refs), default=0))
+    if any(r.stuck_waits for r in c.refs):
+        # the engine's run deadlocked on an mbarrier: the GPU's waits will spin out; a shorter
+        # limit shows the same hang sooner (and each later wait polls briefly: emit/cuda.py)
+        e.source = predicted_hang_source(e.source)
     c.plan = {"id": c.id, "kernel": e.kernel, "grid": list(e.grid), "block": list(e.threads),
               "launch_grid": [len(blocks), 1, 1], "blocks": bmap,
               "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks), "maxr": maxr, "per": -(-per // 16) * 16 or 16,
-              "hopper": "hopper" in e.features}
+              "hopper": "hopper" in e.features, "waits": max((r.max_waits for r in c.refs), default=0)}
     e.info = {}           # op id -> model closures: used by the reference only, not picklable
     c.emitted = e
     if replay and c.findings and not c.hang:
         from .replay import prepare_replays
         prepare_replays(c, func, program, size, kname)
+
+
+def predicted_hang_source(source: str) -> str:
+    """The skeleton with the shorter first-wait limit of a kernel whose hang the engine predicts."""
+    from .cuda import SPIN_LIMIT, SPIN_LIMIT_PREDICTED_HANG
+    return source.replace(f"#define AG_SPIN_LIMIT {SPIN_LIMIT}u", f"#define AG_SPIN_LIMIT {SPIN_LIMIT_PREDICTED_HANG}u", 1)
+
+
+def launch_limit(plan: dict, default: float) -> float:
+    """Seconds a launch of `plan` may take before it counts as a hang: the default, or more for a
+    long pipeline (SECONDS_PER_WAIT per mbarrier wait of its busiest thread), at most
+    MAX_LAUNCH_SECONDS."""
+    return max(float(default), min(MAX_LAUNCH_SECONDS, SECONDS_PER_WAIT * int(plan.get("waits") or 0)))
 
 
 def traced_blocks(program) -> list[dict]:
@@ -401,58 +423,84 @@ def run_shape(plan: dict) -> tuple:
     return max(plan["nslots"], 1), plan["threads_total"], max(plan["maxr"], 1)
 
 
+def expected_arrays(case: Case) -> tuple:
+    """The reference as arrays in the launch's shape: (trace, counts, known, lines) with
+    trace / known / lines (slots, threads, reads) -- `known` False where the reference has no
+    checksum -- and counts (slots, threads). Built once per case (compare runs per launch)."""
+    cached = getattr(case, "_expected", None)
+    if cached is not None:
+        return cached
+    S, T, R = run_shape(case.plan)
+    trace = np.zeros((S, T, R), dtype=np.uint32)
+    known = np.zeros((S, T, R), dtype=bool)
+    lines = np.zeros((S, T, R), dtype=np.int32)
+    counts = np.zeros((S, T), dtype=np.int64)
+    for s, ref in enumerate(case.refs[:S]):
+        for t, reads in enumerate(ref.reads[:T]):
+            counts[s, t] = len(reads)
+            if not reads:
+                continue
+            k = min(len(reads), R)
+            hs = [h for h, _ in reads[:k]]
+            trace[s, t, :k] = [0 if h is None else h for h in hs]
+            known[s, t, :k] = [h is not None for h in hs]
+            lines[s, t, :k] = [ln or 0 for _, ln in reads[:k]]
+    out = (trace, counts, known, lines)
+    try:
+        case._expected = out
+    except AttributeError:
+        pass
+    return out
+
+
 def expected_run(case: Case) -> dict:
     """The run a correct GPU would return for this case: the reference's trace in the launch's
     buffers (tests, and the shape every real run is checked against)."""
     S, T, R = run_shape(case.plan)
-    trace = np.zeros((S, T, R), dtype=np.uint32)
-    counts = np.zeros((S, T), dtype=np.uint32)
+    trace, counts, _, _ = expected_arrays(case)
     smem = max(case.plan["smem"], 16)
     sink = np.zeros((S, smem), dtype=np.uint8)
     for s, ref in enumerate(case.refs):
-        for t, reads in enumerate(ref.reads):
-            counts[s, t] = len(reads)
-            for i, (h, _) in enumerate(reads[:R]):
-                trace[s, t, i] = 0 if h is None else h
         if ref.sink is not None:
             sink[s, : len(ref.sink)] = ref.sink
-    return {"trace": trace, "counts": counts, "sink": sink, "timeouts": 0, "overruns": 0}
+    return {"trace": trace.copy(), "counts": counts.astype(np.uint32), "sink": sink, "timeouts": 0, "overruns": 0}
 
 
 def compare(case: Case, run: dict) -> dict:
-    """Every traced read against the reference. A run whose buffers do not have the launch's
-    shape (a different kernel's run) is reported as such, never indexed past its end."""
+    """Every traced read against the reference (numpy, over the whole trace at once). A run whose
+    buffers do not have the launch's shape (a different kernel's run) is reported as such, never
+    indexed past its end."""
     S, T, R = run_shape(case.plan)
     trace, counts = np.asarray(run["trace"]), np.asarray(run["counts"])
     if trace.shape != (S, T, R) or counts.shape != (S, T) or len(case.refs) > S:
         return {"mismatches": 0, "count_mismatches": 0, "sink_mismatches": 0, "reads": 0,
                 "shape_error": f"trace {trace.shape} / counts {counts.shape}, expected {(S, T, R)} / {(S, T)}",
                 "first": ["the run's buffers do not have this kernel's launch shape"]}
-    mism, count_bad, sink_bad, first, where = 0, 0, 0, [], []
+    want, want_counts, known, lines = expected_arrays(case)
+    n = len(case.refs)
+    first, where = [], []
+    bad_counts = np.argwhere(counts[:n].astype(np.int64) != want_counts[:n])
+    for s, t in bad_counts[:5].tolist():
+        first.append(f"block {case.refs[s].block or 0} thread {t}: {int(counts[s, t])} reads, "
+                     f"reference {int(want_counts[s, t])}")
+    differ = known[:n] & (trace[:n] != want[:n])
+    bad = np.argwhere(differ)            # (slot, thread, read) in row-major order, as the old loop
+    for s, t, i in bad[:64].tolist():
+        where.append((t, int(lines[s, t, i])))
+    for s, t, i in bad[:max(0, 5 - len(first))].tolist():
+        first.append(f"block {case.refs[s].block or 0} thread {t} read #{i} (line {int(lines[s, t, i])}): "
+                     f"got {int(trace[s, t, i]):08x}, reference {int(want[s, t, i]):08x}")
+    sink_bad = 0
     for slot, ref in enumerate(case.refs):
-        tr, cn = trace[slot], counts[slot]
-        for t, reads in enumerate(ref.reads[:T]):
-            if int(cn[t]) != len(reads):
-                count_bad += 1
-                if len(first) < 5:
-                    first.append(f"block {ref.block or 0} thread {t}: {int(cn[t])} reads, reference {len(reads)}")
-            for i, (h, line) in enumerate(reads[:R]):
-                if h is not None and int(tr[t, i]) != h:
-                    mism += 1
-                    if len(where) < 64:
-                        where.append((t, line))
-                    if len(first) < 5:
-                        first.append(f"block {ref.block or 0} thread {t} read #{i} (line {line}): "
-                                     f"got {int(tr[t, i]):08x}, reference {h:08x}")
         if ref.sink is not None and "sink" in run:
             got = np.asarray(run["sink"])[slot][: len(ref.sink)]
-            bad = np.flatnonzero(got != ref.sink[: len(got)])
-            sink_bad += len(bad)
-            if len(bad) and len(first) < 5:
-                first.append(f"block {ref.block or 0} TMA-store sink: {len(bad)} byte(s) differ from the "
-                             f"reference, the first at shared offset {int(bad[0])}")
-    return {"mismatches": mism, "count_mismatches": count_bad, "sink_mismatches": sink_bad, "first": first,
-            "reads": sum(len(x) for r in case.refs for x in r.reads), "where": where}
+            badb = np.flatnonzero(got != ref.sink[: len(got)])
+            sink_bad += len(badb)
+            if len(badb) and len(first) < 5:
+                first.append(f"block {ref.block or 0} TMA-store sink: {len(badb)} byte(s) differ from the "
+                             f"reference, the first at shared offset {int(badb[0])}")
+    return {"mismatches": int(len(bad)), "count_mismatches": int(len(bad_counts)), "sink_mismatches": sink_bad,
+            "first": first, "reads": sum(len(x) for r in case.refs for x in r.reads), "where": where}
 
 
 def stderr_progress(what: str, every: float = 5.0):

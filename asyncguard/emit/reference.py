@@ -31,7 +31,7 @@ from ..engine.inputs import INPUTS, Inputs
 from ..engine.machine import Machine
 from ..engine.state.memory import Memory
 from ..engine.state.proxy import Proxies
-from ..events import Access, AccessKind, CommitGroup, MbarArrive, WaitGroup
+from ..events import Access, AccessKind, CommitGroup, MbarArrive, MbarWait, WaitGroup
 
 M32 = np.uint64(0xFFFFFFFF)
 INIT_SEED = 0xC0FFEE11
@@ -130,6 +130,12 @@ class Reference:
     # they return the initial fill pattern when the trace equals this reference (AG417)
     unwritten_reads: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    # mbarrier waits the engine found never complete (a deadlock the checker predicts): the
+    # skeleton's waits will spin out, so a shorter spin limit shows the hang as well
+    stuck_waits: int = 0
+    # the most mbarrier waits one thread executes: the launch's work, which scales its time limit
+    # (warp-specialized GEMMs of 256 TMA stages ran 86 s on the H200)
+    max_waits: int = 0
 
 
 def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000,
@@ -149,8 +155,11 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
     if hangs:
         b = hangs[0]
         ref.hang = f"named/block barrier {b.barrier_id}: {b.kind} (expected {b.expected} arrivals)"
+    ref.stuck_waits = len(res.stuck)
+    waits = np.zeros(T, dtype=np.int64)
     size = emitted.smem_bytes
     smem = pattern(INIT_SEED, np.arange(size))
+    ucount: dict = {}                # store site of one value in every thread -> per-thread count
     written = _Written(size)   # bytes some write (store, landed copy) has reached
     ref.sink = np.zeros(size, dtype=np.uint8)
     w = np.zeros(T, dtype=np.int64)
@@ -178,6 +187,20 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 _note_unwritten(ref, written, lo, hi, s.span.line)
                 for t, h in zip(tids.tolist(), _checksums(smem, slo, shi)):
                     ref.reads[t].append((h, s.span.line))
+            elif ev.kind == AccessKind.WRITE and inf is not None and inf.site is not None:
+                # one value in every thread (ag_write_uniform): the site's pattern at this
+                # thread's count of executions of the site; threads of one instance agree
+                written.mark(lo, hi)
+                cnt = ucount.setdefault(inf.site, np.zeros(T, dtype=np.int64))
+                if _distinct(tids):
+                    seeds = useed_array(inf.site, cnt[tids])
+                    cnt[tids] += 1
+                    for a, b, sd in zip(lo.tolist(), hi.tolist(), seeds.tolist()):
+                        _put(smem, a, pattern(int(sd), np.arange(a, b)))
+                else:
+                    for t, a, b in zip(tids.tolist(), lo.tolist(), hi.tolist()):
+                        _put(smem, a, pattern(int(useed_array(inf.site, cnt[t:t + 1])[0]), np.arange(a, b)))
+                        cnt[t] += 1
             elif ev.kind == AccessKind.WRITE:
                 written.mark(lo, hi)
                 seeds = seed_array(tids, w[tids])
@@ -210,6 +233,8 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                     written.mark(lo, hi)
                     for a, d in zip(lo.tolist(), data):
                         _put(smem, a, d)
+        elif isinstance(ev, MbarWait):
+            waits[ev.tids] += 1
         elif isinstance(ev, CommitGroup) and ev.kind == "cp.async":
             for t in ev.tids.tolist():
                 for p in pend.get(t, ()):
@@ -235,6 +260,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 pend[t] = keep
             if landed_lo:
                 written.mark(landed_lo, landed_hi)
+    ref.max_waits = int(waits.max()) if T else 0
     return ref
 
 
@@ -244,6 +270,13 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
 def seed_array(tids: np.ndarray, ws: np.ndarray) -> np.ndarray:
     x = (np.asarray(tids, dtype=np.uint64) * np.uint64(65599) + np.asarray(ws, dtype=np.uint64) * np.uint64(2654435761)
          + np.uint64(12345)) & M32
+    return fmix(x)
+
+
+def useed_array(site: int, counts: np.ndarray) -> np.ndarray:
+    """ag_useed(site, k) for every k of `counts`: the seed of a store of one value in every thread."""
+    x = (np.uint64(site) * np.uint64(16777619) + np.asarray(counts, dtype=np.uint64) * np.uint64(2654435761)
+         + np.uint64(0x5BD1E995)) & M32
     return fmix(x)
 
 
