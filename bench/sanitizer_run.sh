@@ -13,6 +13,8 @@
 #   variantsKofN every N-th file of corpus/variants starting at the K-th (variants1of4 ...
 #                variants4of4), --replay
 #   repaired     every variant repaired by `fix` (gate-repaired/, made by bench/repair_variants.py --out)
+#   PART@1       any part on one GPU (--gpus 1), written as gate_PART_gpus1.*: the one-GPU figure
+#                of issues 15/17 is gpus1 (the corpus on one GPU) plus variants1of2@1 and variants2of2@1
 #
 # Each part is one `asyncguard sanitize` run, cut at PART_LIMIT seconds (default 540: a device
 # command may run 600). Its JSON, JUnit and printed report go to $GATE_DIR/gate_PART.{json,xml,log}
@@ -22,7 +24,10 @@
 # off keeps the parts already packed). GPUS (default 0: all visible) sets --gpus (gpus1: 1);
 # JOBS (default nproc) the preparing and compiling processes; SAN_JOBS (default 16) the
 # compute-sanitizer processes at once; BATCH (default 8) kernels per compute-sanitizer
-# process; SAN_TIMEOUT (default 60) the seconds per kernel under a tool. The tables:
+# process; SAN_TIMEOUT (default 60) the seconds per kernel under a tool; LAUNCHERS (default 2)
+# the launcher processes per GPU. END_BY (seconds, default 0: none) cuts every part so that the
+# whole command ends that many seconds after it started (several parts in one device command of
+# 600 s: END_BY=570). The tables:
 #   python3 bench/sanitizer_table.py --doc $GATE_DIR
 DIR=${GATE_DIR:-gate-results}
 JOBS=${JOBS:-$(nproc)}
@@ -31,20 +36,31 @@ BATCH=${BATCH:-8}
 GPUS=${GPUS:-0}
 FIELD=${FIELD:-corpus/field}
 PART_LIMIT=${PART_LIMIT:-540}
+LAUNCHERS=${LAUNCHERS:-2}
+END_BY=${END_BY:-0}
+T0=$(date +%s)
 mkdir -p "$DIR"
 if [ -n "$PACK" ]; then mkdir -p "$PACK" && PACK=$(cd "$PACK" && pwd); fi
 gate() {   # name, GPUs, then arguments
     name=$1; gpus=$2; shift 2
+    if [ "$ONE_GPU" = 1 ]; then name="${name}_gpus1"; gpus=1; fi
     start=$(date +%s)
-    PYTHONUNBUFFERED=1 timeout -k 15 "$PART_LIMIT" python3 -m asyncguard sanitize --jobs "$JOBS" \
+    limit=$PART_LIMIT
+    if [ "$END_BY" -gt 0 ]; then
+        left=$((END_BY - (start - T0)))
+        if [ "$left" -lt "$limit" ]; then limit=$left; fi
+        if [ "$limit" -lt 30 ]; then echo "$name not run: END_BY=$END_BY s reached" | tee "$DIR/gate_$name.skipped"; return; fi
+    fi
+    PYTHONUNBUFFERED=1 timeout -k 15 "$limit" python3 -m asyncguard sanitize --jobs "$JOBS" \
         --sanitizer-jobs "$SAN_JOBS" --sanitizer-batch "$BATCH" --sanitizer-timeout "${SAN_TIMEOUT:-60}" \
+        --launchers-per-gpu "$LAUNCHERS" \
         --gpus "$gpus" --json "$DIR/gate_$name.json" --junit "$DIR/gate_$name.xml" "$@" \
         > "$DIR/gate_$name.log" 2>&1
     rc=$?
     end=$(date +%s)
     cut=""
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then cut=" (cut at PART_LIMIT=$PART_LIMIT s)"; fi
-    echo "$name $((end - start)) s, exit $rc$cut, GPUS=$gpus JOBS=$JOBS SAN_JOBS=$SAN_JOBS BATCH=$BATCH" \
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then cut=" (cut at PART_LIMIT=$limit s)"; fi
+    echo "$name $((end - start)) s, exit $rc$cut, GPUS=$gpus JOBS=$JOBS SAN_JOBS=$SAN_JOBS BATCH=$BATCH LAUNCHERS=$LAUNCHERS" \
         | tee "$DIR/gate_$name.time"
     grep -E "prepared in|kernel\(s\) in|FAULT|Traceback" "$DIR/gate_$name.log" | head -20
     if [ -n "$PACK" ]; then
@@ -57,9 +73,11 @@ every() {   # every N-th of the files on stdin, starting at the K-th
 }
 CORPUS="corpus/real corpus/handwritten corpus/resources tests/gate_kernels"
 for part in "$@"; do
+    ONE_GPU=0
+    case "$part" in *@1) ONE_GPU=1; part=${part%@1} ;; esac
     case "$part" in
     corpus)    gate corpus "$GPUS" --replay $CORPUS ;;
-    gpus1)     gate corpus_gpus1 1 --replay $CORPUS ;;
+    gpus1)     ONE_GPU=1; gate corpus 1 --replay $CORPUS ;;
     ag417)     files=$(grep -l '"AG417"' corpus/*/*.expect.json | sed 's/\.expect\.json$/.tir/')
                gate ag417 "$GPUS" --replay --keep "$DIR/gate_ag417_keep" $files ;;
     field)     gate field "$GPUS" --replay --prepare-timeout 120 "$FIELD" ;;
@@ -70,7 +88,7 @@ for part in "$@"; do
         k=${part#variants}; k=${k%of*}; n=${part#*of}
         gate "$part" "$GPUS" --replay $(ls corpus/variants/*.tir | every "$k" "$n") ;;
     repaired)  gate repaired "$GPUS" gate-repaired ;;
-    *) echo "usage: sh bench/sanitizer_run.sh corpus|gpus1|ag417|field|fieldKofN|variantsKofN|repaired ..." >&2
+    *) echo "usage: sh bench/sanitizer_run.sh corpus|gpus1|ag417|field|fieldKofN|variantsKofN|repaired[@1] ..." >&2
        exit 2 ;;
     esac
 done

@@ -172,6 +172,8 @@ def doc(d: Path, out=print) -> None:
         total += secs
         out(f"| {line[0]} | {n} | {secs} s | {' '.join(line[3:])} |")
     out(f"| all | | {total} s ({total / 60:.1f} min) | |\n")
+    for line in corpus_and_variants(d):
+        out(line)
     one, two = d / "gate_corpus_gpus1.json", d / "gate_corpus.json"
     if one.exists() and two.exists():   # issue 17: the corpus on one GPU and on all of them
         lines: list = []
@@ -199,6 +201,43 @@ def doc(d: Path, out=print) -> None:
         out(f"Witness replay ({part}):\n")
         replay_table(rows, out)
         out("")
+
+
+def corpus_and_variants(d: Path) -> list:
+    """Issue 15 item 4 / issue 17 item 5: the corpus plus every variant through the gate, on all
+    GPUs (gate_corpus + gate_variantsKofN) and on one (the same parts' _gpus1 runs): the summed
+    wall time of the parts, each one device command or part of one. A figure is printed only when
+    the corpus part and every variants part K = 1..N of one N ran to the end (no cut part)."""
+    out = []
+    for label, suffix in (("all GPUs", ""), ("one GPU", "_gpus1")):
+        corpus = d / f"gate_corpus{suffix}.time"
+        parts = {}
+        for t in d.glob(f"gate_variants*of*{suffix}.time"):
+            m = re.fullmatch(r"gate_variants(\d+)of(\d+)" + suffix, t.stem)
+            if m:
+                parts.setdefault(int(m.group(2)), {})[int(m.group(1))] = t
+        whole = [n for n, ks in parts.items() if set(ks) == set(range(1, n + 1))]
+        if not corpus.exists() or not whole:
+            continue
+        files = [corpus] + [parts[min(whole)][k] for k in sorted(parts[min(whole)])]
+        secs, kernels, cut, gpus = 0, 0, [], set()
+        for t in files:
+            line = t.read_text().split()
+            secs += int(line[1])
+            if "(cut" in t.read_text() or line[4] != "0," and line[4] != "1,":
+                cut.append(line[0])
+            js, log = t.with_suffix(".json"), t.with_suffix(".log")
+            kernels += len(json.load(open(js))) if js.exists() else 0
+            if log.exists():
+                m = re.search(r"\) x (\d+);", log.read_text(errors="replace"))
+                if m:
+                    gpus.add(m.group(1))
+        where = f"{'/'.join(sorted(gpus)) or '?'} GPU(s)"
+        verdict = "within 10 minutes" if secs <= 600 and not cut else "NOT within 10 minutes"
+        out.append(f"Corpus plus every variant on {label} ({where}): {kernels} kernels in {secs} s "
+                   f"({secs / 60:.1f} min, {len(files)} parts: {', '.join(t.stem[5:] for t in files)}): {verdict}"
+                   + (f"; parts cut or failed to run: {', '.join(cut)}" if cut else "") + "\n")
+    return out
 
 
 def same(a: Path, b: Path) -> int:

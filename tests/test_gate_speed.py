@@ -1,6 +1,7 @@
 """What the gate changed to fit the corpus plus every variant in ten minutes, and the naive-GEMV
 same-value store (issue 15 items 4 and 6, the fourth session's list). CPU only: the launcher is a
 stand-in process, nvcc compiles where present."""
+import json
 import shutil
 import subprocess
 import sys
@@ -166,3 +167,33 @@ def test_several_launchers_per_gpu_give_the_same_results(tmp_path, monkeypatch):
     two = run_isolated(plans, tmp_path / "2", ["0", "1"], timeout=20, command=[sys.executable, str(fake)],
                        per_gpu=2)
     assert {k: "error" in v for k, v in one.items()} == {k: "error" in v for k, v in two.items()}
+
+
+def _table():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sanitizer_table", ROOT / "bench" / "sanitizer_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_ten_minute_figure_sums_the_corpus_and_every_variants_part(tmp_path):
+    table = _table()
+    rows = [{"kernel": "k"}]
+
+    def part(name, secs, rc="1,", gpus=2):
+        (tmp_path / f"gate_{name}.time").write_text(f"{name} {secs} s, exit {rc} GPUS=0 JOBS=16\n")
+        (tmp_path / f"gate_{name}.json").write_text(json.dumps(rows * 3))
+        (tmp_path / f"gate_{name}.log").write_text(f"asyncguard sanitize: NVIDIA H200 (sm_90a) x {gpus}; 3 kernel(s)\n")
+    part("corpus", 60)
+    part("variants1of2", 200)
+    part("variants2of2", 210)
+    part("corpus_gpus1", 90, gpus=1)
+    part("variants1of2_gpus1", 300, gpus=1)
+    part("variants2of2_gpus1", 280, "124", gpus=1)
+    two, one = table.corpus_and_variants(tmp_path)
+    assert "on all GPUs (2 GPU(s)): 9 kernels in 470 s" in two and ": within 10 minutes" in two
+    assert "on one GPU (1 GPU(s)): 9 kernels in 670 s" in one and "NOT within 10 minutes" in one
+    assert "cut or failed to run: variants2of2_gpus1" in one
+    (tmp_path / "gate_variants2of2.time").unlink()          # a part missing: no figure for it
+    assert len(table.corpus_and_variants(tmp_path)) == 1
