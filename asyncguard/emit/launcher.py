@@ -191,7 +191,7 @@ def pool_for(plan: dict) -> np.ndarray:
     """The global source of the skeleton's copies: each thread's `per`-byte slice (what the
     reference reads), then the shared size plus 16 bytes of padding, so a copy that `ag_src`
     restarts at its slice's start (a block that copies more than the traced ones) stays inside."""
-    from .reference import make_pool
+    from .patterns import make_pool
     return np.concatenate([make_pool(plan["threads_total"], plan["per"]),
                            np.zeros(max(plan["smem"], 16) + 16, np.uint8)])
 

@@ -33,39 +33,10 @@ from ..engine.state.memory import Memory
 from ..engine.state.proxy import Proxies
 from ..events import Access, AccessKind, CommitGroup, MbarArrive, MbarWait, WaitGroup
 
-M32 = np.uint64(0xFFFFFFFF)
+from .patterns import M32, fmix, make_pool, pattern, pool_bytes, seed  # noqa: F401 -- shared with the launcher
+
 INIT_SEED = 0xC0FFEE11
 HANG_KINDS = ("stuck", "count", "warp-multiple")
-
-
-def fmix(h: np.ndarray) -> np.ndarray:
-    h = np.asarray(h, dtype=np.uint64) & M32
-    h ^= h >> np.uint64(16)
-    h = (h * np.uint64(0x85EBCA6B)) & M32
-    h ^= h >> np.uint64(13)
-    h = (h * np.uint64(0xC2B2AE35)) & M32
-    h ^= h >> np.uint64(16)
-    return h
-
-
-def seed(tid: int, w: int) -> int:
-    return int(fmix(np.uint64((tid * 65599 + w * 2654435761 + 12345) & 0xFFFFFFFF)))
-
-
-def pattern(s: int, addrs: np.ndarray) -> np.ndarray:
-    a = (np.asarray(addrs, dtype=np.uint64) * np.uint64(0x9E3779B1)) & M32
-    return (fmix(np.uint64(s) ^ a) & np.uint64(0xFF)).astype(np.uint8)
-
-
-def pool_bytes(tid: int, offs: np.ndarray) -> np.ndarray:
-    x = (np.uint64(tid) * np.uint64(0x27D4EB2F) + np.asarray(offs, dtype=np.uint64) * np.uint64(0x9E3779B1)
-         + np.uint64(0x51ED270B)) & M32
-    return (fmix(x) & np.uint64(0xFF)).astype(np.uint8)
-
-
-def make_pool(threads: int, per: int) -> np.ndarray:
-    offs = np.arange(per, dtype=np.uint64)
-    return np.concatenate([pool_bytes(t, offs) for t in range(threads)]) if per else np.zeros(16, np.uint8)
 
 
 def fnv(data: np.ndarray) -> int:
