@@ -36,7 +36,7 @@ def fake_gpu(monkeypatch):
         seen.update({c.id: c for c in cases})
         return cases
 
-    def run_isolated(plans, work, gpus, timeout, progress=None, command=None, per_gpu=1):
+    def run_isolated(plans, work, gpus, timeout, progress=None, command=None, per_gpu=1, on_result=None):
         out = {}
         for i, p in enumerate(plans):
             base = p["id"].split("#replay")[0]
@@ -49,6 +49,8 @@ def fake_gpu(monkeypatch):
                 run["trace"][0, t, 0] ^= 1
             run.update(attrs={}, not_taken=[], seconds=0.001, gpu=gpus[i % len(gpus)])
             out[p["id"]] = run
+            if on_result is not None:
+                on_result(p["id"], run)
             if progress:
                 progress(len(out), len(plans))
         return out

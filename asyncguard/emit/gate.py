@@ -136,6 +136,50 @@ def _sanitize_batch(san, tool, plans, work, timeout, gpu) -> dict:
     return results
 
 
+class _SanitizerFeed:
+    """compute-sanitizer runs fed while the plain launches go on: kernels are added as their plain
+    runs come in, and every `--sanitizer-batch` of them start one racecheck and one synccheck
+    process (spread over the GPUs round-robin, at most `--sanitizer-jobs` at once)."""
+
+    def __init__(self, san, work, gpus, args, by_id):
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+        self.san, self.work, self.gpus, self.by_id = san, work, gpus, by_id
+        self.timeout = args.sanitizer_timeout
+        self.size = max(1, getattr(args, "sanitizer_batch", 1) or 1)
+        self.ex = ThreadPoolExecutor(max(1, args.sanitizer_jobs))
+        self.lock = threading.Lock()
+        self.pending: list = []
+        self.futs: list = []
+        self.kernels = 0
+
+    def add(self, plan: dict) -> None:
+        with self.lock:
+            self.pending.append(plan)
+            self.kernels += 1
+            if len(self.pending) >= self.size:
+                self._submit()
+
+    def _submit(self) -> None:
+        batch, self.pending = self.pending, []
+        for tool in ("racecheck", "synccheck"):
+            gpu = self.gpus[len(self.futs) % len(self.gpus)]
+            self.futs.append((tool, self.ex.submit(_sanitize_batch, self.san, tool, batch, self.work,
+                                                   self.timeout, gpu)))
+
+    def finish(self, tick) -> int:
+        """Wait for every run and record each kernel's reports: the number of checks."""
+        with self.lock:
+            if self.pending:
+                self._submit()
+        for n, (tool, f) in enumerate(self.futs, 1):
+            for kid, res in f.result().items():
+                self.by_id[kid].result[tool] = res
+            tick(n, len(self.futs))
+        self.ex.shutdown()
+        return 2 * self.kernels
+
+
 def parse_delay(text: str) -> dict:
     """`LINE:WARP[@US]` (e.g. `23:1@50`): hold warp WARP back US microseconds (default: the
     replay's phase delay) before the statement at LINE, at every instance."""
@@ -285,18 +329,37 @@ def main(args) -> int:
     t0 = time.time()
     by_id = {c.id: c for c in cases}
     per_gpu = max(1, getattr(args, "launchers_per_gpu", 1) or 1)
-    runs = run_isolated(plans, work, gpus, args.launch_timeout, per_gpu=per_gpu,
-                        progress=stderr_progress(f"launched on {len(gpus)} GPU(s) x {per_gpu} launcher(s)"))
-    for kid, run in runs.items():
+    # the tools start on a kernel as soon as its plain launch is in (they used to wait for the
+    # last launch): a batch of --sanitizer-batch kernels per process, racecheck and synccheck at once
+    feed = _SanitizerFeed(san, work, gpus, args, by_id) if san and not args.no_sanitizer else None
+    done: set = set()
+
+    def take(kid, run):
+        if kid in done:
+            return
+        done.add(kid)
         c = by_id[kid]
         if "error" in run:
             c.result["status"], c.result["error"] = "launch failed", run["error"]
             c.result["gpu"] = run.get("gpu")
             _log(f"FAULT {kid} (GPU {run.get('gpu')}): {run['error']}")
-            continue
+            return
         c.result.update(status="ran", timeouts=run["timeouts"], overruns=run.get("overruns", 0), attrs=run["attrs"],
                         not_taken=run["not_taken"], seconds=round(run["seconds"], 4), trace=compare(c, run),
                         gpu=run.get("gpu"))
+        if run["timeouts"]:
+            # a kernel whose plain run had waits give up already fails (a hang shown on the GPU);
+            # under the tools every wait would spin to its limit (up to --sanitizer-timeout each,
+            # most of a variants run's time), so the tools are not run on it
+            for tool in ("racecheck", "synccheck"):
+                c.result[tool] = {"hazards": None, "not_run": HANG_SHOWN}
+        elif feed is not None:
+            feed.add(c.plan)
+
+    runs = run_isolated(plans, work, gpus, args.launch_timeout, per_gpu=per_gpu, on_result=take,
+                        progress=stderr_progress(f"launched on {len(gpus)} GPU(s) x {per_gpu} launcher(s)"))
+    for kid, run in runs.items():
+        take(kid, run)
     _log(f"{len(plans)} launch(es) in {time.time() - t0:.1f}s")
     replays = None
     if extra:
@@ -320,30 +383,10 @@ def main(args) -> int:
         replays = threading.Thread(target=run_replays, daemon=True,
                                    args=(sel, sel_compiled, work, gpus, args.launch_timeout, compare))
         replays.start()
-    plans = [p for p in plans if by_id[p["id"]].result.get("status") == "ran"]
-    if plans and not args.no_sanitizer:
-        from concurrent.futures import ThreadPoolExecutor
-        t0 = time.time()
-        size = max(1, getattr(args, "sanitizer_batch", 1) or 1)
-        # a kernel whose plain run had waits give up already fails (a hang shown on the GPU);
-        # under the tools every wait would spin to its limit (up to --sanitizer-timeout each,
-        # most of a variants run's time), so the tools are not run on it
-        quick = [p for p in plans if not by_id[p["id"]].result.get("timeouts")]
-        for p in plans:
-            if by_id[p["id"]].result.get("timeouts"):
-                for tool in ("racecheck", "synccheck"):
-                    by_id[p["id"]].result[tool] = {"hazards": None, "not_run": HANG_SHOWN}
-        groups = [quick[i:i + size] for i in range(0, len(quick), size)]
-        jobs_ = [(tool, g) for tool in ("racecheck", "synccheck") for g in groups]
-        tick = stderr_progress("sanitizer processes")
-        with ThreadPoolExecutor(max(1, args.sanitizer_jobs)) as ex:
-            futs = [(tool, ex.submit(_sanitize_batch, san, tool, batch, work, args.sanitizer_timeout, gpus[i % len(gpus)]))
-                    for i, (tool, batch) in enumerate(jobs_)]
-            for n, (tool, f) in enumerate(futs, 1):
-                for kid, res in f.result().items():
-                    by_id[kid].result[tool] = res
-                tick(n, len(futs))
-        _log(f"{2 * len(quick)} sanitizer checks ({len(jobs_)} batches of up to {size}) in {time.time() - t0:.1f}s")
+    if feed is not None:
+        n_checks = feed.finish(stderr_progress("sanitizer processes"))
+        _log(f"{n_checks} sanitizer checks ({len(feed.futs)} processes of up to {feed.size} kernels) "
+             f"done {time.time() - t0:.1f}s after the first launch")
     if replays is not None:
         replays.join()
     for c in cases:

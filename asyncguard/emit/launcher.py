@@ -361,13 +361,14 @@ class _Launcher:
 
 
 def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progress=None,
-                 command: list | None = None, per_gpu: int = 1) -> dict:
+                 command: list | None = None, per_gpu: int = 1, on_result=None) -> dict:
     """Every plan launched once, spread over `gpus` with `per_gpu` launchers each (separate
     processes, so separate CUDA contexts: a fault in one changes nothing in another; the host
     side of one -- loading a module, copying buffers, saving the trace -- overlaps another's
     kernel): id -> run or {'error'}. A plan's own `launch_timeout` (prepare.launch_limit)
     overrides `timeout`. Longest-limit plans go first, so a slow one does not form the tail.
-    `command`: the launcher program (its last argument is the trace directory; tests)."""
+    `command`: the launcher program (its last argument is the trace directory; tests).
+    `on_result(id, run)` is called as each result comes in (one at a time)."""
     todo: queue.Queue = queue.Queue()
     for p in sorted(plans, key=lambda p: -float(p.get("launch_timeout") or 0)):
         todo.put(p)
@@ -385,6 +386,8 @@ def run_isolated(plans: list, work: Path, gpus: list[str], timeout: float, progr
                 r = lau.run(p, float(p.get("launch_timeout") or timeout))
                 with lock:
                     out[p["id"]] = r
+                    if on_result is not None:
+                        on_result(p["id"], r)
                     if progress:
                         progress(len(out), len(plans))
         finally:
