@@ -197,3 +197,29 @@ def test_the_ten_minute_figure_sums_the_corpus_and_every_variants_part(tmp_path)
     assert "cut or failed to run: variants2of2_gpus1" in one
     (tmp_path / "gate_variants2of2.time").unlink()          # a part missing: no figure for it
     assert len(table.corpus_and_variants(tmp_path)) == 1
+
+
+def test_the_tools_start_during_the_launches_but_after_the_long_ones(monkeypatch):
+    from types import SimpleNamespace
+
+    from asyncguard.emit import gate
+    calls = []
+
+    def fake_batch(san, tool, batch, work, timeout, gpu):
+        calls.append((tool, tuple(p["id"] for p in batch), gpu))
+        return {p["id"]: {"hazards": 0, "finished": True} for p in batch}
+    monkeypatch.setattr(gate, "_sanitize_batch", fake_batch)
+    by_id = {k: SimpleNamespace(result={}) for k in "abcde"}
+    args = SimpleNamespace(sanitizer_timeout=60, sanitizer_batch=2, sanitizer_jobs=4)
+    feed = gate._SanitizerFeed("cs", Path("."), ["0", "1"], args, by_id, hold=["long"])
+    for k in "abc":
+        feed.add({"id": k})
+    assert not feed.futs                       # the long launch is still running
+    feed.launched("long")
+    assert len(feed.futs) == 2                 # a and b: one racecheck and one synccheck process
+    feed.add({"id": "d"})
+    feed.add({"id": "e"})
+    assert feed.finish(lambda n, total: None) == 10
+    assert sorted(ids for _, ids, _ in calls) == sorted([("a", "b")] * 2 + [("c", "d")] * 2 + [("e",)] * 2)
+    assert {g for _, _, g in calls} == {"0", "1"}
+    assert all(set(by_id[k].result) == {"racecheck", "synccheck"} for k in "abcde")

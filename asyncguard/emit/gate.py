@@ -141,10 +141,14 @@ class _SanitizerFeed:
     runs come in, and every `--sanitizer-batch` of them start one racecheck and one synccheck
     process (spread over the GPUs round-robin, at most `--sanitizer-jobs` at once)."""
 
-    def __init__(self, san, work, gpus, args, by_id):
+    def __init__(self, san, work, gpus, args, by_id, hold=()):
         import threading
         from concurrent.futures import ThreadPoolExecutor
         self.san, self.work, self.gpus, self.by_id = san, work, gpus, by_id
+        # plans with a long launch limit (long pipelines: 86 s on the H200) run first; kernels of
+        # other CUDA contexts time-slice the GPU with them and would stretch their wall time past
+        # the limit, so no tool process starts until these have launched
+        self.hold = set(hold)
         self.timeout = args.sanitizer_timeout
         self.size = max(1, getattr(args, "sanitizer_batch", 1) or 1)
         self.ex = ThreadPoolExecutor(max(1, args.sanitizer_jobs))
@@ -157,11 +161,18 @@ class _SanitizerFeed:
         with self.lock:
             self.pending.append(plan)
             self.kernels += 1
-            if len(self.pending) >= self.size:
+            while not self.hold and len(self.pending) >= self.size:
+                self._submit()
+
+    def launched(self, kid: str) -> None:
+        """A plain launch is in (whatever its result): it no longer holds the tools back."""
+        with self.lock:
+            self.hold.discard(kid)
+            while not self.hold and len(self.pending) >= self.size:
                 self._submit()
 
     def _submit(self) -> None:
-        batch, self.pending = self.pending, []
+        batch, self.pending = self.pending[:self.size], self.pending[self.size:]
         for tool in ("racecheck", "synccheck"):
             gpu = self.gpus[len(self.futs) % len(self.gpus)]
             self.futs.append((tool, self.ex.submit(_sanitize_batch, self.san, tool, batch, self.work,
@@ -170,7 +181,8 @@ class _SanitizerFeed:
     def finish(self, tick) -> int:
         """Wait for every run and record each kernel's reports: the number of checks."""
         with self.lock:
-            if self.pending:
+            self.hold.clear()
+            while self.pending:
                 self._submit()
         for n, (tool, f) in enumerate(self.futs, 1):
             for kid, res in f.result().items():
@@ -331,7 +343,9 @@ def main(args) -> int:
     per_gpu = max(1, getattr(args, "launchers_per_gpu", 1) or 1)
     # the tools start on a kernel as soon as its plain launch is in (they used to wait for the
     # last launch): a batch of --sanitizer-batch kernels per process, racecheck and synccheck at once
-    feed = _SanitizerFeed(san, work, gpus, args, by_id) if san and not args.no_sanitizer else None
+    feed = _SanitizerFeed(san, work, gpus, args, by_id,
+                          hold=[p["id"] for p in plans if p["launch_timeout"] > args.launch_timeout]) \
+        if san and not args.no_sanitizer else None
     done: set = set()
 
     def take(kid, run):
@@ -339,6 +353,8 @@ def main(args) -> int:
             return
         done.add(kid)
         c = by_id[kid]
+        if feed is not None:
+            feed.launched(kid)
         if "error" in run:
             c.result["status"], c.result["error"] = "launch failed", run["error"]
             c.result["gpu"] = run.get("gpu")
