@@ -27,7 +27,7 @@
 # process; SAN_TIMEOUT (default 60) the seconds per kernel under a tool; LAUNCHERS (default 2)
 # the launcher processes per GPU. END_BY (seconds, default 0: none) cuts every part so that the
 # whole command ends that many seconds after it started (several parts in one device command of
-# 600 s: END_BY=570). The tables:
+# 600 s: END_BY=550). The tables:
 #   python3 bench/sanitizer_table.py --doc $GATE_DIR
 DIR=${GATE_DIR:-gate-results}
 JOBS=${JOBS:-$(nproc)}
