@@ -166,8 +166,11 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                 if _distinct(tids):
                     seeds = useed_array(inf.site, cnt[tids])
                     cnt[tids] += 1
-                    for a, b, sd in zip(lo.tolist(), hi.tolist(), seeds.tolist()):
-                        _put(smem, a, pattern(int(sd), np.arange(a, b)))
+                    if len(np.unique(seeds)) == 1 or _disjoint(lo, hi):   # one value, or no overlap
+                        _fill(smem, lo, hi, lambda rows, addrs: pattern_rows(seeds[rows], addrs))
+                    else:
+                        for a, b, sd in zip(lo.tolist(), hi.tolist(), seeds.tolist()):
+                            _put(smem, a, pattern(int(sd), np.arange(a, b)))
                 else:
                     for t, a, b in zip(tids.tolist(), lo.tolist(), hi.tolist()):
                         _put(smem, a, pattern(int(useed_array(inf.site, cnt[t:t + 1])[0]), np.arange(a, b)))
