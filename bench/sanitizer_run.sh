@@ -62,7 +62,10 @@ gate() {   # name, GPUs, then arguments
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then cut=" (cut at PART_LIMIT=$limit s)"; fi
     echo "$name $((end - start)) s, exit $rc$cut, GPUS=$gpus JOBS=$JOBS SAN_JOBS=$SAN_JOBS BATCH=$BATCH LAUNCHERS=$LAUNCHERS" \
         | tee "$DIR/gate_$name.time"
-    grep -E "prepared in|kernel\(s\) in|FAULT|Traceback" "$DIR/gate_$name.log" | head -20
+    # the phases' times (what the output tail of a device command shows), and the faults
+    grep -E "prepared in|compiled in|launch\(es\) in|replay\(s\) to run|sanitizer checks|kernel\(s\) in|Traceback" \
+        "$DIR/gate_$name.log" | head -20
+    echo "$name: $(grep -c FAULT "$DIR/gate_$name.log") launch fault(s)"
     if [ -n "$PACK" ]; then
         (cd "$DIR" && tar czf "$PACK/gate_$name.tgz" $(ls -d "gate_$name.json" "gate_$name.xml" \
             "gate_$name.log" "gate_$name.time" "gate_${name}_keep" 2>/dev/null))
