@@ -5,15 +5,18 @@ corpus/field). Its tests use the cluster vocabulary directly; this script lowers
 testing/python/cuda/test_tma_dsmem.py and test_tma_multicast_demo.py (TileLang mirror, commit
 a35008a) for sm_90a, as written there (sizes of the tests):
 
-    . /work/tl-venv/bin/activate && nice python corpus/lower_cluster.py [--out corpus/real]
+    . /work/tl-venv/bin/activate && nice python corpus/lower_cluster.py [--out corpus/real] [--only NAME ...]
 """
 import argparse
+import ast
 import os
+import runpy
 import subprocess
 import sys
 
-MIRROR = "/work/.mirror/tile-ai+tilelang/repo"
-COMMIT = "a35008a42531c62b976ae4cec3855d4383db0f3c"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lowering import lower_device, show_from_mirror  # noqa: E402
+
 # (test file, factory, arguments, output name)
 KERNELS = [
     ("testing/python/cuda/test_tma_dsmem.py", "make_store_cluster_kernel", (128,), "dsmem_tma_store_cluster"),
@@ -27,33 +30,33 @@ KERNELS = [
      (1024, 1024, 128, 64, 0b0011), "tma_multicast_demo"),
 ]
 
-# One kernel per child process (TileLang's global state stays out of the next lowering). The test
-# module is run as a plain module (not __main__): only its factories are defined.
-CHILD = r"""
-import ast, runpy, sys
-import tilelang
-from tvm.target import Target
-src, factory, args, out = sys.argv[1], sys.argv[2], ast.literal_eval(sys.argv[3]), sys.argv[4]
-func = runpy.run_path(src, run_name="lowered")[factory](*args)
-target = Target({"kind": "cuda", "arch": "sm_90a"})
-with target:
-    text = str(tilelang.lower(func, target=target).device_mod)
-open(out, "w").write(text)
-"""
+
+def child(src, factory, args, out):
+    """One kernel per child process (TileLang's global state stays out of the next lowering). The test
+    module is run as a plain module (not __main__): only its factories are defined."""
+    func = runpy.run_path(src, run_name="lowered")[factory](*args)
+    with open(out, "w") as f:
+        f.write(lower_device(func, "sm_90a").tir)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "real"))
+    ap.add_argument("--child", nargs=4, metavar=("SRC", "FACTORY", "ARGS", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--only", nargs="*", default=[], help="output names containing one of these")
     a = ap.parse_args()
+    if a.child:
+        src, factory, args, out = a.child
+        return child(src, factory, ast.literal_eval(args), out)
     os.makedirs(a.out, exist_ok=True)
     for path, factory, args, name in KERNELS:
+        if a.only and not any(o in name for o in a.only):
+            continue
         src = f"/tmp/lower_cluster_{os.path.basename(path)}"
         with open(src, "w") as f:
-            f.write(subprocess.run(["git", "-C", MIRROR, "show", f"{COMMIT}:{path}"], check=True,
-                                   capture_output=True, text=True).stdout)
+            f.write(show_from_mirror(path))
         out = os.path.join(a.out, f"cluster_{name}_sm90a.tir")
-        r = subprocess.run([sys.executable, "-c", CHILD, src, factory, repr(args), out],
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", src, factory, repr(args), out],
                            capture_output=True, text=True, timeout=900)
         print(name, "ok" if r.returncode == 0 else "FAILED\n" + r.stderr[-3000:])
 

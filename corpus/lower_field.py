@@ -20,7 +20,8 @@ How a kernel is obtained, per example file (one subprocess each, with a time lim
     here for each arch of the file, under the PassContext the example asked for (its pass_configs), with
     `tilelang.lower(func, target=Target(...))`; `str(artifact.device_mod)` is saved. When CUDA codegen fails
     after the TIR pipeline succeeded, the device module of `lower_to_host_device_ir` is saved instead
-    ("tir-only"). The example gets back a stand-in kernel object whose every use stops the example, so
+    ("tir-only"). (That lowering is asyncguard's own, shared by every corpus script: corpus/lowering.py.)
+    The example gets back a stand-in kernel object whose every use stops the example, so
     nothing runs on a device. Calling the stand-in returns zero tensors of the output shapes (when static),
     so an example that feeds one kernel's outputs to the next (forward, then backward) keeps compiling;
     get_kernel_source returns the CUDA source lowered here; any other use (profiler, benchmark) stops it.
@@ -34,7 +35,6 @@ Hopper). AMD and sm_120 examples are skipped. Byte-identical TIR is kept once.
 Output: NAME.tir with NAME = <exampledir>__<file-stem>__<kernel>__<arch>, MANIFEST.md, lowering.json.
 """
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -42,8 +42,9 @@ import subprocess
 import sys
 import time
 
-MIRROR = "/work/.mirror/tile-ai+tilelang/repo"
-COMMIT = "a35008a42531c62b976ae4cec3855d4383db0f3c"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lowering import COMMIT, extract_from_mirror, keep_distinct, last_line, lower_and_record  # noqa: E402
+
 DEFAULT_EXAMPLES = "/tmp/tl-examples/examples"
 ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}
 ARCH_GPU = {"sm_80": ("NVIDIA A100-SXM4-80GB", 108), "sm_90a": ("NVIDIA H100 80GB HBM3", 132),
@@ -363,8 +364,6 @@ def child(args):
     os.makedirs(args.tmp, exist_ok=True)
     results = open(os.path.join(args.tmp, "results.jsonl"), "a", buffering=1)
     _install_stubs(archs[0])
-    import tilelang
-    import tvm
     from tvm.target import Target
     import tilelang.cache  # noqa: F401
     import tilelang.jit.kernel  # noqa: F401
@@ -391,40 +390,12 @@ def child(args):
             if jn and sym and sym not in (jn, "main", "kernel", "func"):
                 kname = f"{jn}.{sym}"
             for arch in archs:
-                t = Target({"kind": "cuda", "arch": arch})
                 rec = {"event": "kernel", "jit": jn, "symbol": sym, "kernel": kname, "arch": arch,
                        "index": seen[key], "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
-                t0 = time.time()
-                tir = None
-                try:
-                    with tvm.transform.PassContext(opt_level=3, config=dict(pass_configs or {})), t:
-                        try:
-                            art = tilelang.lower(func, target=t)
-                            tir = str(art.device_mod)
-                            rec["status"] = "ok"
-                            sources.setdefault(key, art.kernel_source)
-                        except Exception as e:  # noqa: BLE001
-                            first = _last_line(e)
-                            from tilelang.engine.lower import lower_to_host_device_ir
-                            from tilelang.backend import create_backend_context
-                            try:
-                                ctx = create_backend_context(t, None, "auto")
-                                _, device_mod, _, _, _ = lower_to_host_device_ir(func, ctx)
-                                tir = str(device_mod)
-                                rec["status"] = "tir-only"
-                                rec["why"] = "CUDA codegen failed: " + first
-                            except Exception as e2:  # noqa: BLE001
-                                rec["status"] = "fail"
-                                rec["why"] = _last_line(e2)
-                except Exception as e:  # noqa: BLE001
-                    rec["status"] = "fail"
-                    rec["why"] = _last_line(e)
-                rec["seconds"] = round(time.time() - t0, 2)
-                if tir is not None:
-                    fn = os.path.join(args.tmp, f"k{seen[key]}_{arch}.tir")
-                    with open(fn, "w") as fh:
-                        fh.write(tir)
-                    rec["file"] = fn
+                tir_path = os.path.join(args.tmp, f"k{seen[key]}_{arch}.tir")
+                lowered = lower_and_record(func, arch, pass_configs, tir_path, rec)
+                if lowered is not None and lowered.cuda_source is not None:
+                    sources.setdefault(key, lowered.cuda_source)
                 results.write(json.dumps(rec) + "\n")
         return _KernelStandIn(kname, func, _out_idx(func, out_idx), sources.get(key))
 
@@ -466,18 +437,12 @@ def child(args):
     except BaseException as e:  # noqa: BLE001
         outcome = "error"
         tb = traceback.format_exception(type(e), e, e.__traceback__)
-        why = f"{type(e).__name__}: {_last_line(e)}"
+        why = f"{type(e).__name__}: {last_line(e)}"
         results.write(json.dumps({"event": "traceback", "text": "".join(tb[-6:])[-3000:]}) + "\n")
     results.write(json.dumps({"event": "end", "outcome": outcome, "why": why}) + "\n")
     results.close()
     sys.stdout.flush()
     os._exit(0)
-
-
-def _last_line(e):
-    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
-    msg = lines[-1] if lines else type(e).__name__
-    return msg[:300]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -486,11 +451,8 @@ def _last_line(e):
 
 
 def ensure_examples(examples):
-    if os.path.isdir(examples):
-        return examples
-    parent = os.path.dirname(os.path.abspath(examples))
-    os.makedirs(parent, exist_ok=True)
-    subprocess.run(f"git -C {MIRROR} archive {COMMIT} examples | tar -x -C {parent}", shell=True, check=True)
+    if not os.path.isdir(examples):
+        extract_from_mirror("examples", os.path.dirname(os.path.abspath(examples)))
     return examples
 
 
@@ -647,48 +609,17 @@ def summarize(r):
 
 
 def write_outputs(state, r, out):
-    """Copy lowered TIR of one run (or, with r None, re-derive names/dedup for all) into out."""
-    # Deterministic naming + dedup over the whole state.
-    by_hash = {}
-    names = {}
+    """Copy the lowered TIR of every run into out, byte-identical TIR once (names and dedup are derived over
+    the whole state, so they do not depend on the order files ran in); with r None (a whole run done), .tir
+    files no record keeps are removed."""
+    kernels = []
     for rel in sorted(state["files"]):
-        fr = state["files"][rel]
         d = rel.split("/")[0] if "/" in rel else "_top"
         stem = os.path.splitext(os.path.basename(rel))[0]
-        for k in fr["kernels"]:
-            if k["status"] == "fail" or not k.get("file"):
-                continue
-            if "sha" not in k:
-                if not os.path.exists(k["file"]):
-                    continue
-                text = open(k["file"]).read()
-                k["sha"] = hashlib.sha256(text.encode()).hexdigest()
-                k["bytes"] = len(text)
-            base = "__".join(sanitize(x) for x in (d, stem, k["kernel"] or "main", k["arch"]))
-            name = base
-            i = 2
-            while name in names and names[name] != k["sha"]:
-                name = f"{base}_{i}"
-                i += 1
-            if k["sha"] in by_hash:
-                k["name"] = None
-                k["duplicate_of"] = by_hash[k["sha"]]
-                continue
-            names[name] = k["sha"]
-            by_hash[k["sha"]] = name
-            k["name"] = name
-            k.pop("duplicate_of", None)
-            dst = os.path.join(out, name + ".tir")
-            if os.path.exists(k["file"]):
-                text = open(k["file"]).read()
-                if not os.path.exists(dst) or open(dst).read() != text:
-                    with open(dst, "w") as f:
-                        f.write(text)
-    keep = set(by_hash.values())
-    if r is None:
-        for f in os.listdir(out):
-            if f.endswith(".tir") and f[:-4] not in keep:
-                os.remove(os.path.join(out, f))
+        for k in state["files"][rel]["kernels"]:
+            if k["status"] != "fail" and k.get("file"):
+                kernels.append(("__".join(sanitize(x) for x in (d, stem, k["kernel"] or "main", k["arch"])), k))
+    keep_distinct(kernels, out, remove_stale=r is None)
 
 
 def write_manifest(state, out):

@@ -13,8 +13,9 @@ import traceback
 
 import tilelang
 import tilelang.language as T
-import tvm
-from tvm.target import Target
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lowering import lower_device, write_text  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # GEMM
@@ -680,38 +681,19 @@ reg("gemm_sm90a_cluster_multicast", "sm_90a",
 
 
 def lower_one(k, outdir):
-    """Returns "ok", or "tir-only: <why>" when TileLang lowered the kernel but its CUDA codegen failed."""
-    t = Target({"kind": "cuda", "arch": k["arch"]})
-    func = k["factory"]()
-    status = "ok"
-    with tvm.transform.PassContext(opt_level=3, config=k["cfg"]), t:
-        try:
-            art = tilelang.lower(func, target=t)
-            tir, cu = str(art.device_mod), art.kernel_source
-        except Exception as e:  # noqa: BLE001
-            # Codegen (TIR -> CUDA) can fail after the TIR pipeline succeeded; keep the lowered device TIR.
-            from tilelang.engine.lower import lower_to_host_device_ir
-            from tilelang.backend import create_backend_context
-            ctx = create_backend_context(t, None, "auto")
-            _, device_mod, _, _, _ = lower_to_host_device_ir(func, ctx)
-            tir, cu = str(device_mod), None
-            status = "tir-only: CUDA codegen failed: " + (str(e).strip().splitlines() or [""])[-1]
-    _write_if_changed(os.path.join(outdir, k["name"] + ".tir"), tir)
-    if cu is not None:
-        _write_if_changed(os.path.join(outdir, k["name"] + ".cu"), cu)
-    return status
+    """Returns "ok", or "tir-only: <why>" when TileLang lowered the kernel but its CUDA codegen failed (the
+    device TIR is then the one before codegen: corpus/lowering.py)."""
+    lowered = lower_device(k["factory"](), k["arch"], k["cfg"])
+    # The corpus is lowered once and never edited: an existing file is kept unless --overwrite is given
+    # (a few kernels differ run to run only in which of two aliasing AllReduce workspaces gets which name).
+    write_text(os.path.join(outdir, k["name"] + ".tir"), lowered.tir, overwrite=OVERWRITE)
+    if lowered.cuda_source is not None:
+        write_text(os.path.join(outdir, k["name"] + ".cu"), lowered.cuda_source, overwrite=OVERWRITE)
+        return "ok"
+    return "tir-only: CUDA codegen failed: " + (str(lowered.codegen_error).strip().splitlines() or [""])[-1]
 
 
 OVERWRITE = False
-
-
-def _write_if_changed(path, text):
-    # The corpus is lowered once and never edited: an existing file is kept unless --overwrite is given
-    # (a few kernels differ run to run only in which of two aliasing AllReduce workspaces gets which name).
-    if os.path.exists(path) and (not OVERWRITE or open(path).read() == text):
-        return
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def write_manifest(outdir, results):

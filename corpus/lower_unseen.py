@@ -26,7 +26,6 @@ Output: NAME.tir with NAME = <testdir>__<file-stem minus test_tilelang_>__<test 
 MANIFEST.md, lowering.json.
 """
 import argparse
-import hashlib
 import inspect
 import json
 import os
@@ -37,9 +36,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lower_field  # noqa: E402  (the field corpus's GPU stubs)
+from lowering import COMMIT, extract_from_mirror, keep_distinct, last_line, lower_and_record  # noqa: E402
 
-MIRROR = lower_field.MIRROR
-COMMIT = lower_field.COMMIT
 TESTING = "/tmp/tl-testing/testing/python"
 
 # test file (under testing/python) -> test functions to run ("*" = every test_ function, capped).
@@ -201,29 +199,15 @@ def child(args):
             raise Stop("test compiled a second kernel")
         current["done"] = True
         for arch in archs:
-            t = Target({"kind": "cuda", "arch": arch})
             rec = {"event": "kernel", "test": current["test"], "arch": arch,
                    "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
             try:
                 rec["symbol"] = str(func.attrs["global_symbol"])
             except Exception:  # noqa: BLE001
                 pass
-            t0 = time.time()
-            tir = None
-            try:
-                with tvm.transform.PassContext(opt_level=3, config=dict(pass_configs or {})), t:
-                    art = real_lower(func, target=t)
-                    tir = str(art.device_mod)
-                    rec["status"] = "ok"
-            except Exception as e:  # noqa: BLE001
-                rec["status"] = "fail"
-                rec["why"] = lower_field._last_line(e)
-            rec["seconds"] = round(time.time() - t0, 2)
-            if tir is not None:
-                fn = os.path.join(args.tmp, f"{current['test']}_{arch}.tir")
-                with open(fn, "w") as fh:
-                    fh.write(tir)
-                rec["file"] = fn
+            # tilelang.lower itself is intercepted below (tests call it): the real one lowers.
+            lower_and_record(func, arch, pass_configs, os.path.join(args.tmp, f"{current['test']}_{arch}.tir"), rec,
+                             lower=real_lower)
             results.write(json.dumps(rec) + "\n")
         raise Stop("kernel lowered")
 
@@ -259,7 +243,7 @@ def child(args):
         try:
             spec.loader.exec_module(mod)
         except BaseException as e:  # noqa: BLE001
-            results.write(json.dumps({"event": "import-error", "why": lower_field._last_line(e)}) + "\n")
+            results.write(json.dumps({"event": "import-error", "why": last_line(e)}) + "\n")
             os._exit(0)
         wanted = args.tests.split(",")
         names = [n for n in dir(mod) if n.startswith("test_") and callable(getattr(mod, n))]
@@ -282,7 +266,7 @@ def child(args):
             except Stop as e:
                 outcome = "stopped: " + str(e)
             except BaseException as e:  # noqa: BLE001
-                outcome = f"error: {type(e).__name__}: {lower_field._last_line(e)}"
+                outcome = f"error: {type(e).__name__}: {last_line(e)}"
                 results.write(json.dumps({"event": "traceback", "test": n,
                                           "text": "".join(traceback.format_exception(e)[-4:])[-1500:]}) + "\n")
             if current["done"]:
@@ -298,7 +282,7 @@ def child(args):
             except Stop as e:
                 outcome = "stopped: " + str(e)
             except BaseException as e:  # noqa: BLE001
-                outcome = f"error: {type(e).__name__}: {lower_field._last_line(e)}"
+                outcome = f"error: {type(e).__name__}: {last_line(e)}"
             results.write(json.dumps({"event": "test", "test": label, "outcome": outcome,
                                       "params": {"call": call}}) + "\n")
     results.close()
@@ -312,9 +296,7 @@ def child(args):
 
 def ensure_testing():
     if not os.path.isdir(TESTING):
-        os.makedirs("/tmp/tl-testing", exist_ok=True)
-        subprocess.run(f"git -C {MIRROR} archive {COMMIT} testing | tar -x -C /tmp/tl-testing", shell=True,
-                       check=True)
+        extract_from_mirror("testing", "/tmp/tl-testing")
 
 
 def run_file(rel, archs, tmproot, timeout):
@@ -340,32 +322,13 @@ def run_file(rel, archs, tmproot, timeout):
 
 def write_outputs(state, out):
     """Name, deduplicate (byte-identical TIR kept once) and copy every lowered kernel into out."""
-    by_hash, keep = {}, set()
+    kernels = []
     for rel in sorted(state["files"]):
         d, stem = short(rel)
         for k in state["files"][rel]["events"]:
-            if k["event"] != "kernel" or k["status"] != "ok":
-                continue
-            if "sha" not in k:
-                if not os.path.exists(k["file"]):
-                    continue
-                text = open(k["file"]).read()
-                k["sha"] = hashlib.sha256(text.encode()).hexdigest()
-            if k["sha"] in by_hash:
-                k["name"], k["duplicate_of"] = None, by_hash[k["sha"]]
-                continue
-            name = "__".join(lower_field.sanitize(x) for x in (d, stem, k["test"], k["arch"]))
-            by_hash[k["sha"]] = k["name"] = name
-            keep.add(name)
-            dst = os.path.join(out, name + ".tir")
-            if os.path.exists(k["file"]):
-                text = open(k["file"]).read()
-                if not os.path.exists(dst) or open(dst).read() != text:
-                    with open(dst, "w") as f:
-                        f.write(text)
-    for f in os.listdir(out):
-        if f.endswith(".tir") and f[:-4] not in keep:
-            os.remove(os.path.join(out, f))
+            if k["event"] == "kernel" and k["status"] != "fail":
+                kernels.append(("__".join(lower_field.sanitize(x) for x in (d, stem, k["test"], k["arch"])), k))
+    keep_distinct(kernels, out, remove_stale=True)
 
 
 def write_manifest(state, out):

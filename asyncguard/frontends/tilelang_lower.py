@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import traceback
+from typing import NamedTuple
 
 ARGS_COMMENT = re.compile(r"^\s*#\s*asyncguard:\s*args\((.*)\)\s*$")
 
@@ -73,22 +74,42 @@ def _where_in(err: BaseException, file: str) -> int:
     return line
 
 
-def lower_for(func, arch: str, pass_configs: dict | None):
-    """(device TIR text, note). CUDA codegen can fail after the TIR pipeline succeeded; the device
-    TIR is then taken from `lower_to_host_device_ir`, the step that produces `device_mod`."""
+class Lowered(NamedTuple):
+    """One PrimFunc lowered for one arch."""
+    tir: str                               # str(device_mod): the device TIR asyncguard reads
+    cuda_source: str | None                # the CUDA C++ TileLang printed; None when its codegen failed
+    codegen_error: BaseException | None    # why CUDA codegen failed (the TIR then comes from the step before)
+
+
+def lower_device(func, arch: str, pass_configs: dict | None = None, lower=None) -> Lowered:
+    """Lower `func` for `arch` the way TileLang's compile does, under PassContext(opt_level=3,
+    pass_configs): `str(tilelang.lower(func, target).device_mod)`. CUDA codegen can fail after the TIR
+    pipeline succeeded; the device module of `lower_to_host_device_ir` (the step that produces
+    `device_mod`) is then returned with the codegen error. Raises when the TIR pipeline itself fails.
+    `lower` replaces `tilelang.lower` for a caller that has patched that name (corpus/lower_unseen.py
+    intercepts tests' own calls to it)."""
     import tilelang
     import tvm
     from tvm.target import Target
     target = Target({"kind": "cuda", "arch": arch})
     with tvm.transform.PassContext(opt_level=3, config=dict(pass_configs or {})), target:
         try:
-            return str(tilelang.lower(func, target=target).device_mod), None
+            artifact = (lower or tilelang.lower)(func, target=target)
+            return Lowered(str(artifact.device_mod), artifact.kernel_source, None)
         except Exception as e:  # noqa: BLE001 -- retried below without the CUDA codegen
             from tilelang.backend import create_backend_context
             from tilelang.engine.lower import lower_to_host_device_ir
             ctx = create_backend_context(target, None, "auto")
             _, device_mod, _, _, _ = lower_to_host_device_ir(func, ctx)
-            return str(device_mod), f"CUDA codegen failed ({_short(e)}); device TIR checked"
+            return Lowered(str(device_mod), None, e)
+
+
+def lower_for(func, arch: str, pass_configs: dict | None):
+    """(device TIR text, note): the note says when CUDA codegen failed and the TIR before it is checked."""
+    lowered = lower_device(func, arch, pass_configs)
+    if lowered.codegen_error is None:
+        return lowered.tir, None
+    return lowered.tir, f"CUDA codegen failed ({_short(lowered.codegen_error)}); device TIR checked"
 
 
 def _is_prim_func(obj) -> bool:

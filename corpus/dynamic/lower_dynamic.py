@@ -6,15 +6,17 @@ Usage: . /work/tl-venv/bin/activate && python corpus/dynamic/lower_dynamic.py sm
 
 The kernel is written out here (the example's @tilelang.jit wrapper builds the same prim_func from
 tensors) with M, N, K as `T.dynamic`. For sm_80, CUDA codegen of this kernel fails in 0.1.15
-("Downcast from tirx.Sub to ir.IntImm failed"), so, as corpus/lower_field.py does ("tir-only"), the
-device module of `lower_to_host_device_ir` is saved: the TIR after the whole TIR pipeline. Its tile
-copies are plain predicated stores (no cp.async), which is what that pipeline produced.
+("Downcast from tirx.Sub to ir.IntImm failed"), so, as every corpus script does ("tir-only",
+corpus/lowering.py), the device module of `lower_to_host_device_ir` is saved: the TIR after the whole TIR
+pipeline. Its tile copies are plain predicated stores (no cp.async), which is what that pipeline produced.
 """
+import os
 import sys
 
-import tilelang
 import tilelang.language as T
-from tvm.target import Target
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from lowering import last_line, lower_device  # noqa: E402
 
 
 def build(block_M=128, block_N=128, block_K=32, num_stages=3, threads=128):
@@ -39,20 +41,13 @@ def build(block_M=128, block_N=128, block_K=32, num_stages=3, threads=128):
 
 def main():
     arch, stages = sys.argv[1], int(sys.argv[2])
-    t = Target({"kind": "cuda", "arch": arch})
     name = f"gemm_{arch.replace('_', '')}_dynamic_mnk_s{stages}_128x128x32"
-    with t:
-        try:
-            art = tilelang.lower(build(num_stages=stages), target=t)
-            open(f"{name}.tir", "w").write(str(art.device_mod))
-            open(f"{name}.cu", "w").write(art.kernel_source)
-        except Exception as e:  # noqa: BLE001 -- CUDA codegen failed: keep the TIR (tir-only)
-            print("CUDA codegen failed:", str(e).splitlines()[-1])
-            from tilelang.backend import create_backend_context
-            from tilelang.engine.lower import lower_to_host_device_ir
-            ctx = create_backend_context(t, None, "auto")
-            _, device_mod, _, _, _ = lower_to_host_device_ir(build(num_stages=stages), ctx)
-            open(f"{name}.tir", "w").write(str(device_mod))
+    lowered = lower_device(build(num_stages=stages), arch)
+    open(f"{name}.tir", "w").write(lowered.tir)
+    if lowered.cuda_source is not None:
+        open(f"{name}.cu", "w").write(lowered.cuda_source)
+    else:
+        print("CUDA codegen failed:", last_line(lowered.codegen_error))
     print("wrote", name)
 
 
