@@ -43,7 +43,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lowering import COMMIT, extract_from_mirror, keep_distinct, last_line, lower_and_record  # noqa: E402
+from lowering import (COMMIT, extract_from_mirror, keep_distinct, last_line, lower_and_record,  # noqa: E402
+                      scratch_dir)
 
 DEFAULT_EXAMPLES = "/tmp/tl-examples/examples"
 ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}
@@ -54,7 +55,7 @@ MAX_KERNELS_PER_FILE = 16
 MISSING_MODULES = ("triton", "einops", "flash_attn", "fla", "transformers", "pandas", "matplotlib", "tabulate",
                    "flash_mla", "deep_gemm", "aiter", "vllm", "sgl_kernel", "flashinfer", "seaborn", "cuda",
                    "cupy", "safetensors", "datasets", "accelerate", "bitblas", "ml_dtypes_stub", "nvtx",
-                   "torch_npu", "xformers", "natten", "apex", "tilelang_stub_none")
+                   "torch_npu", "xformers", "natten", "apex", "scipy", "tilelang_stub_none")
 
 # ------------------------------------------------------------------------------------------------
 # Which examples, for which archs
@@ -133,6 +134,8 @@ def _install_stubs(primary):
             # Only for imports written in the examples: libraries (torch probes triton, say) keep their
             # own fallbacks for an absent module.
             if name.split(".")[0] in MISSING_MODULES and _imported_by_example():
+                if name == "triton":
+                    _import_torch_triton_probes()
                 return importlib.machinery.ModuleSpec(name, self, is_package=True)
             return None
 
@@ -184,6 +187,8 @@ def _install_stubs(primary):
     c.device_count = lambda: 1
     c.current_device = lambda: 0
     c.set_device = lambda *a, **k: None
+    # `with torch.cuda.device(i):` (the kda/gdn examples' own FLA helpers) swaps the current device.
+    c._exchange_device = c._maybe_exchange_device = lambda idx: -1 if idx < 0 else 0
     c.get_device_capability = lambda *a, **k: cap
     c.get_device_name = lambda *a, **k: gpu_name
     c.get_device_properties = lambda *a, **k: props
@@ -234,6 +239,28 @@ def _install_stubs(primary):
             return func(*args, **kwargs)
 
     _MetaForCuda().__enter__()
+
+
+# torch modules that, when first imported, ask whether triton is installed (`import triton`, functools.cache'd
+# has_triton_package) and then import its submodules.
+TORCH_TRITON_PROBES = ("torch.utils._triton", "torch._inductor.runtime.hints", "torch._inductor.runtime.triton_compat",
+                       "torch._inductor.utils", "torch._inductor.codecache", "torch._functorch.aot_autograd",
+                       "torch.utils.flop_counter", "torch._dynamo")
+
+
+def _import_torch_triton_probes():
+    """Import (once) the torch modules that probe for triton, before an example's own `import triton` puts a
+    stand-in in sys.modules: torch's lazily imported compiler stack (torch.compile, autograd.Function,
+    FlopCounter) would otherwise find that stand-in, take triton for installed, and fail importing its
+    submodules. Imported now, they see triton absent, as it is, and keep their own fallbacks."""
+    import importlib
+    import torch.utils._triton
+    torch.utils._triton.has_triton_package()
+    for mod in TORCH_TRITON_PROBES:
+        try:
+            importlib.import_module(mod)
+        except Exception:  # noqa: BLE001 -- a torch without that module: nothing to import early
+            pass
 
 
 def _unpack_count(frame):
@@ -516,7 +543,7 @@ def main():
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=240)
-    ap.add_argument("--tmp", default="/tmp/field-lower")
+    ap.add_argument("--tmp", help="the children's temporary directory (default: one per --out)")
     ap.add_argument("--child")
     ap.add_argument("--archs")
     ap.add_argument("--device", default="meta", choices=("meta", "cpu"))
@@ -526,6 +553,7 @@ def main():
                     "out before lowering anything")
     ap.add_argument("--manifest-only", action="store_true", help="rewrite MANIFEST.md from lowering.json")
     args = ap.parse_args()
+    args.tmp = args.tmp or scratch_dir("field", args.out)
     if args.child:
         return child(args)
     if args.manifest_only:

@@ -36,7 +36,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lower_field  # noqa: E402  (the field corpus's GPU stubs)
-from lowering import COMMIT, extract_from_mirror, keep_distinct, last_line, lower_and_record  # noqa: E402
+from lowering import (COMMIT, extract_from_mirror, keep_distinct, last_line, lower_and_record,  # noqa: E402
+                      scratch_dir)
 
 TESTING = "/tmp/tl-testing/testing/python"
 
@@ -373,12 +374,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "unseen"))
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--timeout", type=int, default=300)
-    ap.add_argument("--tmp", default="/tmp/unseen-lower")
+    ap.add_argument("--tmp", help="the children's temporary directory (default: one per --out)")
     ap.add_argument("--child")
     ap.add_argument("--archs")
     ap.add_argument("--tests")
     ap.add_argument("--rel")
     args = ap.parse_args()
+    args.tmp = args.tmp or scratch_dir("unseen", args.out)
     if args.child:
         return child(args)
     ensure_testing()

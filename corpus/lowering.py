@@ -21,7 +21,7 @@ if ROOT not in sys.path:  # the scripts run as `python corpus/X.py`: asyncguard 
 from asyncguard.frontends.tilelang_lower import Lowered, lower_device  # noqa: E402
 
 __all__ = ["MIRROR", "COMMIT", "Lowered", "lower_device", "lower_and_record", "keep_distinct", "last_line",
-           "sha256_text", "write_text", "extract_from_mirror", "show_from_mirror"]
+           "sha256_text", "write_text", "scratch_dir", "extract_from_mirror", "show_from_mirror"]
 
 # The TileLang sources the corpora come from: the mirror of tile-ai/tilelang at one commit.
 MIRROR = "/work/.mirror/tile-ai+tilelang/repo"
@@ -105,6 +105,12 @@ def keep_distinct(kernels, out: str, remove_stale: bool) -> set:
             if f.endswith(".tir") and f[:-4] not in keep:
                 os.remove(os.path.join(out, f))
     return keep
+
+
+def scratch_dir(kind: str, out: str) -> str:
+    """The children's temporary directory for a corpus directory `out`: one per checkout, so two checkouts
+    lowering at once (or a run and a test) do not clear or overwrite each other's kernels."""
+    return os.path.join("/tmp", f"{kind}-lower-{sha256_text(os.path.abspath(out))[:10]}")
 
 
 def extract_from_mirror(part: str, parent: str) -> str:
