@@ -116,7 +116,11 @@ class StopExample(BaseException):
     TileLang's autotuner catch Exception)."""
 
 
-PYDEPS = "/tmp/field-pydeps"  # `pip install --target /tmp/field-pydeps einops`: pure Python, used by examples
+# Packages the examples use that the TileLang environment lacks, installed apart from it (appended to the
+# children's sys.path, so the environment's own packages come first): `pip install --target /tmp/field-pydeps
+# einops matplotlib`. matplotlib: TileLang's layout-visualization pass (a pass config of
+# visual_layout_inference) imports it while lowering.
+PYDEPS = "/tmp/field-pydeps"
 
 
 def _install_stubs(primary):
@@ -142,6 +146,8 @@ def _install_stubs(primary):
         def create_module(self, spec):
             m = _Absent(name=spec.name)
             m.__name__, m.__spec__, m.__path__, m.__file__ = spec.name, spec, [], None
+            for attr, fn in PURE_HELPERS.get(spec.name, {}).items():
+                setattr(m, attr, fn)
             return m
 
         def exec_module(self, module):
@@ -240,6 +246,12 @@ def _install_stubs(primary):
 
     _MetaForCuda().__enter__()
 
+
+# Arithmetic helpers of absent packages, as those packages define them: the examples' Triton references size
+# their tiles with them in Python before launching (a stand-in) and, when they get a stand-in back instead of
+# a number, stop before the TileLang kernel is built (kda's FLA_KDA references: min(64, next_power_of_2(V))).
+PURE_HELPERS = {"triton": {"next_power_of_2": lambda n: 0 if n == 0 else 1 << (int(n) - 1).bit_length(),
+                           "cdiv": lambda x, y: (x + y - 1) // y}}
 
 # torch modules that, when first imported, ask whether triton is installed (`import triton`, functools.cache'd
 # has_triton_package) and then import its submodules.
@@ -669,6 +681,8 @@ def write_manifest(state, out):
              "results.json), after any change to asyncguard, every kernel checked afresh: "
              "`python corpus/check_field.py --jobs 2`; after adding kernels with asyncguard unchanged, only the "
              "new ones: `python corpus/check_field.py --reuse --jobs 1`.", ""]
+    # Files a stopped run had not reached (recorded by --manifest-only); a later --resume run records them.
+    pending = sorted(rel for rel in state.get("pending") or [] if rel not in files)
     n_files = len(files)
     run = [r for r in files.values() if not r.get("skip")]
     per_arch = {}
@@ -678,9 +692,9 @@ def write_manifest(state, out):
             a[k["status"]] += 1
             if k.get("name"):
                 a["kept"] += 1
-    n_files += len(state.get("pending") or [])
+    n_files += len(pending)
     lines += [f"Example .py files found: {n_files}; run: {len(run)}; skipped: {len(files) - len(run)}; "
-              f"not run: {len(state.get('pending') or [])}.", "",
+              f"not run: {len(pending)}.", "",
               "| arch | lowered (ok) | tir-only | failed | distinct .tir kept |", "|---|---|---|---|---|"]
     for a in sorted(per_arch):
         v = per_arch[a]
@@ -691,8 +705,10 @@ def write_manifest(state, out):
         if r.get("skip"):
             groups.setdefault("skipped: " + r["skip"], []).append(rel)
         elif not any(k["status"] != "fail" for k in r["kernels"]):
-            groups.setdefault("no kernel lowered: " + _reason_group(r), []).append(rel)
-    pending = state.get("pending") or []
+            reason = _reason_group(r)
+            if rel in WHY_NO_KERNEL:
+                reason += " (" + WHY_NO_KERNEL[rel] + ")"
+            groups.setdefault("no kernel lowered: " + reason, []).append(rel)
     if pending:
         lines += ["", f"Not run in this build (the lowering run was stopped at its time budget on a shared "
                   f"2-core machine; rerun `corpus/lower_field.py --resume` to add them): {len(pending)}: "
@@ -719,6 +735,8 @@ def write_manifest(state, out):
             ks.append(f"{k['kernel']}@{k['arch']}: {s}{note} {tag}".strip() + (f" [pass_configs {pc}]" if pc else ""))
         note = r["why"][:160].replace("|", "\\|") if r["outcome"] not in ("stopped", "finished") or not ks else \
             r["why"][:80].replace("|", "\\|")
+        if rel in WHY_NO_KERNEL and not ks:
+            note += "; " + WHY_NO_KERNEL[rel]
         if r.get("cpu_retry"):
             rt = r["cpu_retry"]
             note += (f"; rerun with CPU tensors: {rt['outcome']} ({rt['wall_s']}s, {rt['lowered']} lowered) "
@@ -728,6 +746,37 @@ def write_manifest(state, out):
                      + "<br>".join(x.replace("|", "\\|") for x in ks) + f" | {note} |")
     with open(os.path.join(out, "MANIFEST.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+# Why a file gave no kernel, where its last exception does not say (read from its traceback). The examples are
+# TileLang's at COMMIT, newer than the tilelang 0.1.15 wheel that lowers them; where an example needs a package or
+# a toolchain this CPU environment lacks, its stand-in (above) cannot stand for values the example computes.
+WHY_NO_KERNEL = {
+    "linear_attention/example_linear_attn_fwd.py": "its inputs pass through fla's l2norm_fwd (fla needs triton: a "
+    "stand-in here) before the kernel is built, so the sizes it builds with are stand-ins: `DK % BK` fails",
+    "linear_attention/example_linear_attn_bwd.py": "its inputs pass through fla's l2norm_fwd (fla needs triton: a "
+    "stand-in here) before the kernel is built, so the sizes it builds with are stand-ins: `DK % BK` fails",
+    "analyze/example_gemm_analyze.py": "compiles no kernel: it hands get_tir's PrimFunc to TileLang's carver "
+    "Analyzer, which asks a CUDA device (tvm.runtime.cuda(0)) for its properties",
+    "analyze/example_conv_analyze.py": "compiles no kernel: it hands get_tir's PrimFunc to TileLang's carver "
+    "Analyzer, which asks a CUDA device (tvm.runtime.cuda(0)) for its properties",
+    "deepseek_nsa/example_tilelang_nsa_bwd.py": "its Triton reference (fla, not installed) runs forward and "
+    "backward before the TileLang kernels are built; its gradients are stand-ins (q.grad is None)",
+    "deepseek_nsa/example_tilelang_nsa_fwd_varlen.py": "its token indices come from fla's prepare_token_indices "
+    "(not installed) before the kernel is built",
+    "minference/example_vertical_slash_sparse_attn.py": "it builds a CUDA C++ extension (torch cpp_extension: "
+    "nvcc, CUDA_HOME) for its index conversion before its kernel",
+    "deepseek_v32/inference/kernel.py": "a PassConfigKey newer than tilelang 0.1.15",
+    "gemm_fp8/example_tilelang_gemm_fp8_sm100.py": "a PassConfigKey newer than tilelang 0.1.15",
+    "flash_attention_sm100/gqa_bwd_bshd.py": "written for a newer T.tcgen05_gemm (0.1.15's requires mbar=)",
+    "flash_attention_sm100/mha_bwd_bshd.py": "written for a newer T.tcgen05_gemm (0.1.15's requires mbar=)",
+    "bitnet-1.58b/kernel_benchmark/tilelang_bitnet_158_int8xint2_prefill.py": "an intrinsic emitter 0.1.15 does "
+    "not have",
+    "autodd/tilelang_buggy.py": "AutoDD's input, buggy on purpose: TileLang's T.gemm shape check rejects it",
+    "autodd/tilelang_minimized_expected.py": "AutoDD's expected output: defines the reduced kernel, compiles "
+    "nothing",
+    "gemm_sp/sparse_utils.py": "helper module: its compress kernel is lowered through gemm_sp/example_gemm_sp.py",
+}
 
 
 def _reason_group(r):
