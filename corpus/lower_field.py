@@ -562,7 +562,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep earlier records of files not rerun (with --only)")
     ap.add_argument("--resume", action="store_true", help="keep lowering.json and run only files not in it")
     ap.add_argument("--retry-timeouts", action="store_true", help="with --resume: run again files that timed "
-                    "out before lowering anything")
+                    "out (kernels they had lowered keep their earlier record and .tir)")
     ap.add_argument("--manifest-only", action="store_true", help="rewrite MANIFEST.md from lowering.json")
     args = ap.parse_args()
     args.tmp = args.tmp or scratch_dir("field", args.out)
@@ -595,7 +595,7 @@ def main():
             continue
         if args.resume and rel in state["files"] and not state["files"][rel].get("skip"):
             old = state["files"][rel]
-            if not (args.retry_timeouts and old["outcome"] == "timeout" and not old["kernels"]):
+            if not (args.retry_timeouts and old["outcome"] == "timeout"):
                 continue
         todo.append((rel, archs))
     # The most common kernel families first, so a partial run already covers them.
@@ -611,7 +611,7 @@ def main():
         futs = [pool.submit(run_one, rel, archs, examples, args.tmp, args.timeout) for rel, archs in todo]
         for fut in futs:
             r = fut.result()
-            state["files"][r["rel"]] = summarize(r)
+            state["files"][r["rel"]] = keep_earlier_kernels(summarize(r), state["files"].get(r["rel"]))
             fr = state["files"][r["rel"]]
             print(f"{r['rel']}: {fr['outcome']} {r['wall_s']}s, "
                   f"{sum(1 for k in fr['kernels'] if k['status'] != 'fail')} lowered, "
@@ -623,6 +623,19 @@ def main():
             write_manifest(state, args.out)
     write_outputs(state, None, args.out)
     write_manifest(state, args.out)
+
+
+def keep_earlier_kernels(new, old):
+    """A file run again (a timeout retried, an --only run) keeps the records of kernels it had lowered before
+    (same kernel and arch), so their .tir stays byte-identical: a few lowerings differ run to run in nothing
+    but which of two aliasing AllReduce workspaces gets which name. Kernels the new run reached first are
+    added; earlier ones it did not reach (it timed out sooner) are kept."""
+    if not old or old.get("skip"):
+        return new
+    earlier = {(k["kernel"], k["arch"]): k for k in old.get("kernels") or [] if k["status"] != "fail"}
+    kernels = [earlier.pop((k["kernel"], k["arch"]), k) for k in new["kernels"]]
+    new["kernels"] = kernels + list(earlier.values())
+    return new
 
 
 def summarize(r):
