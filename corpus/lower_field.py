@@ -31,7 +31,7 @@ How a kernel is obtained, per example file (one subprocess each, with a time lim
     size sweeps compile the same kernel many times.
 Archs per file: sm_100a for sm100/tcgen05/blockscaled examples, sm_90a for Hopper-only ones (wgmma, TMA,
 warp specialization, fp8, ...), sm_80 and sm_90a for generic ones (TileLang lowers them differently on
-Hopper). AMD and sm_120 examples are skipped. Byte-identical TIR is kept once.
+Hopper), sm_120 for the sm120 examples. AMD examples are skipped. Byte-identical TIR is kept once.
 Output: NAME.tir with NAME = <exampledir>__<file-stem>__<kernel>__<arch>, MANIFEST.md, lowering.json.
 """
 import argparse
@@ -47,9 +47,9 @@ from lowering import (COMMIT, extract_from_mirror, keep_distinct, last_line, low
                       scratch_dir)
 
 DEFAULT_EXAMPLES = "/tmp/tl-examples/examples"
-ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0)}
+ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0), "sm_120": (12, 0)}
 ARCH_GPU = {"sm_80": ("NVIDIA A100-SXM4-80GB", 108), "sm_90a": ("NVIDIA H100 80GB HBM3", 132),
-            "sm_100a": ("NVIDIA B200", 148)}
+            "sm_100a": ("NVIDIA B200", 148), "sm_120": ("NVIDIA GeForce RTX 5090", 170)}
 MAX_KERNELS_PER_FILE = 16
 # Imported by some examples (for references, benchmarks or plotting) but not installed here.
 MISSING_MODULES = ("triton", "einops", "flash_attn", "fla", "transformers", "pandas", "matplotlib", "tabulate",
@@ -80,8 +80,8 @@ def classify(rel, src):
         return [], "pytest/regression driver (calls the examples' own entries, which are run directly)"
     if "tilelang" not in src:
         return [], "no TileLang kernel (reference/utility code)"
-    if "sm120" in rel or "sm_120" in src:
-        return [], "targets sm_120 (not one of sm_80/sm_90a/sm_100a)"
+    if "sm120" in rel:
+        return ["sm_120"], None   # consumer Blackwell (block-scaled mma.sync): its own arch only
     if not re.search(r"T\.prim_func|tilelang\.jit|@jit|tilelang\.compile|T\.Kernel", src):
         return [], "defines no kernel (helper module)"
     if SM100_MARK.search(rel) or SM100_MARK.search(src):
