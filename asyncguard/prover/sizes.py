@@ -30,6 +30,9 @@ class SizePlan:
     # not modelled (AG001) by analyze, so the verdict is `unknown`
     notes: list = field(default_factory=list)
     blocks: list = field(default_factory=list)   # block variables of symbolic grids run as sizes
+    # the kernel the runs execute when a derived size stands for several names
+    # (behaviours.derived_size): the same statements, its prover-facing expressions in that size
+    program: object = None
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -83,10 +86,11 @@ def deciding_blocks(program) -> list:
 
 
 def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
-             scan_limit: int = 1 << 20, others: dict | None = None) -> SizePlan:
+             scan_limit: int = 1 << 20, others: dict | None = None, realize=None) -> SizePlan:
     """One symbolic size deciding trip counts (the induction of prover/induction.py);
     `others`: values for the kernel's other symbolic names in the probe run (independent of
-    `sym`: the geometry it finds is checked again by every run that skips)."""
+    `sym`: the geometry it finds is checked again by every run that skips); `realize`: for a
+    derived size (prover/behaviours.py: derived_size), value -> the launch's names that give it."""
     lowest = getattr(program, "size_lowest", {}).get(sym, 1)
     trips: list = []
     _trip_exprs(program.body, sym, trips)
@@ -105,7 +109,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
 
     repeated = True
     try:
-        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others, realize=realize)
         if geometry is None:   # the state never repeats: no run could skip, nothing to prove
             repeated = False
             ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
@@ -214,7 +218,7 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
 
 
 def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None,
-                   others: dict | None = None) -> dict | None:
+                   others: dict | None = None, realize=None) -> dict | None:
     """One (shift, warm) for all size loops, the shortest after which the synchronization state
     repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
     state signature at every iteration boundary of those loops (without skipping anything) and
@@ -272,7 +276,8 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
                 found.append(min(best))
                 self.max_steps = 0   # enough seen: stop the run at the next statement
 
-    probe = _Probe(program, block=block or {}, sizes=dict(others or {}, **{sym: value}),
+    run_sizes = dict(others or {}, **(realize(value) if realize else {sym: value}))
+    probe = _Probe(program, block=block or {}, sizes=run_sizes,
                    accelerate_lines=tuple(lines))
     result = probe.run()
     if not found:
@@ -365,6 +370,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
     parts, scopes, notes, sub_plans = [], [], [], []
     all_groups = behaviours.groups(names, joins)
+    current = program   # with every derived size found so far read as that size
 
     def first_value(sym):
         fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
@@ -386,10 +392,37 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             notes += sub.notes
             continue
         if len(gp) != 1 or looping:
-            what = ", ".join(group)
-            notes.append((f"symbolic sizes {what} decide the same expressions"
-                          + (" and a loop's trip count" if looping else "")
-                          + ": no finite set of values proved to stand for all", span))
+            # several names, or a size loop beside block indices: one derived quantity of them
+            # may stand for all (behaviours.derived_size), a one-size kernel in that quantity
+            lowest = dict(getattr(program, "size_lowest", {}))
+            der = behaviours.derived_size(current, group, gb, extent_of, site_list, assumptions, lowest)
+            if not der.ok:
+                what = ", ".join(group)
+                notes.append((f"symbolic sizes {what} decide the same expressions"
+                              + (" and a loop's trip count" if looping else "")
+                              + f": no finite set of values proved to stand for all ({der.reason})", span))
+                continue
+            current = der.program
+            others = {n: v for n, v in smallest.items() if n not in group}
+            dsym = der.name
+            sub = plan_one(der.program, dsym, [], max_trips, large, scan_limit, others,
+                           realize=der.realize)   # d >= lo: der.program's size_lowest
+            sub_plans.append(sub)
+            parts.append([(der.realize(v[dsym]), t) for v, t in zip(sub.values, sub.trips)])
+            low = ", ".join(f"{n} >= {lowest.get(n, 1)}" for n in gp)
+            below = (f"; below {der.d1}: " + ", ".join(
+                f"{dsym} = {d}: ({', '.join(f'{n} = {x}' for n, x in w.items())})"
+                for d, w in der.witnesses.items())) if der.witnesses else ""
+            reach = (f"z3 proved {dsym} >= {der.lo} for every launch ({low}"
+                     + "".join(f", 0 <= {b} < {expr_text(extent_of[b])}" for b in gb)
+                     + f") and that every {dsym} >= {der.d1} is reached by the launch ({der.family_text()})"
+                     + below)
+            if sub.proof == "proved" and sub.induction is not None and sub.induction.status == "proved":
+                scopes.append(f"proved for every {low}"
+                              + "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
+                              + f": {der.reason}; {reach}; in {dsym}: {sub.scope}")
+            else:
+                scopes.append(f"{der.reason}; {reach}; in {dsym}: {sub.scope}")
             continue
         size = gp[0]
         own = [a for a in assumptions if size in free_names(a)]
@@ -451,4 +484,5 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
     inds = [sp.induction for sp in sub_plans if sp.induction is not None]
     return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
-                    induction.merge(inds) if inds else None)
+                    induction.merge(inds) if inds else None,
+                    program=current if current is not program else None)
