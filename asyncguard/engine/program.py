@@ -1453,8 +1453,17 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                             f"{', '.join(mixed)} (the size prover needs trip counts of the size alone)")
             continue
         if end in differences:
-            if any(start in free_names(e) for e in live):
+            # `start` read elsewhere: only as part of a thread's bounds test around shared
+            # accesses alone (a varlen epilogue's `row + seq_start < total_tokens`), checked taken
+            # by every thread as below for any branch on a loaded number
+            if any(start in free_names(e) for e in bounds):
                 continue
+            guards = [st for st, _ in conds if start in free_names(expand(st.src))]
+            if any(st.other or not _access_only(st.then) for st in guards):
+                continue
+            for st in guards:
+                st.cond, st.src = (lambda env: True), ir.Const(True)
+                info.reduced.append((st.span.line, "taken"))
         elif not _only_difference(uses, start, end):
             continue
         chosen.append((start, end))
