@@ -192,7 +192,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # pipeline can be out of step (a false hang). Run this size again with no size
                     # loop skipping; the first run's notes keep the induction from counting as proved.
                     first = result.accelerated
-                    machine = Machine(_run_program(program, sizes, size), max_steps=budget, max_threads=limits.max_threads,
+                    machine = Machine(_run_program(program, sizes, size), max_steps=budget,
+                                      max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}))
                     for reason, span in program.notes + getattr(sizes, "notes", []):
                         machine._note(reason, span)
@@ -207,7 +208,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # producer never makes the arrivals the consumer still waits for, a false hang.
                     # Run the block again with no loop skipping.
                     first = result.accelerated
-                    machine = Machine(_run_program(program, sizes, size), max_steps=limits.max_steps, max_threads=limits.max_threads,
+                    machine = Machine(_run_program(program, sizes, size), max_steps=limits.max_steps,
+                                      max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}),
                                       accelerate_above=1 << 62)
                     for reason, span in program.notes + getattr(sizes, "notes", []):
