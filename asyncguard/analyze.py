@@ -173,7 +173,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     need *= program.launch.cluster_size   # every CTA of a cluster runs it
                     if need > limits.max_steps and loop is not None:   # certain to hit the limit
                         budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
-                machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
+                machine = Machine(_run_program(program, sizes, size), max_steps=budget, max_threads=limits.max_threads,
                                   block=block, sizes=dict(size, **{INPUTS: inputs}),
                                   # sizes: the induction needs the size loops to skip
                                   accelerate_lines=() if size_skip_failed else
@@ -192,7 +192,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # pipeline can be out of step (a false hang). Run this size again with no size
                     # loop skipping; the first run's notes keep the induction from counting as proved.
                     first = result.accelerated
-                    machine = Machine(program, max_steps=budget, max_threads=limits.max_threads,
+                    machine = Machine(_run_program(program, sizes, size), max_steps=budget,
+                                      max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}))
                     for reason, span in program.notes + getattr(sizes, "notes", []):
                         machine._note(reason, span)
@@ -207,7 +208,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # producer never makes the arrivals the consumer still waits for, a false hang.
                     # Run the block again with no loop skipping.
                     first = result.accelerated
-                    machine = Machine(program, max_steps=limits.max_steps, max_threads=limits.max_threads,
+                    machine = Machine(_run_program(program, sizes, size), max_steps=limits.max_steps,
+                                      max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}),
                                       accelerate_above=1 << 62)
                     for reason, span in program.notes + getattr(sizes, "notes", []):
@@ -313,6 +315,13 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
+
+
+def _run_program(program, sizes, size: dict):
+    """What the machine runs: the kernel, or its copy whose prover-facing expressions read a
+    derived size (prover.sizes.SizePlan.program_for: the same statements and closures)."""
+    found = sizes.program_for(size) if sizes is not None and size else None
+    return found or program
 
 
 def symbolic_grid_scope(program, deciding: list | None = None) -> str:

@@ -167,3 +167,135 @@ def test_the_block_index_of_an_input_only_grid_does_not_sample_blocks():
     assert deciding_blocks(program) == [] and program.block_dependent is False
     plan = plan_sizes(program, [])
     assert not plan.notes and len(plan.values) == 1
+
+
+# ---------------------------------------------------------------- several names, one derived size
+SPLIT = {   # split-KV sparse GQA decode: the split's block count decides everything of the sizes
+    "paged_sm80": "blocksparse_attention__example_tilelang_sparse_gqa_decode_paged__flashattn__sm_80.tir",
+    "indice_sm80": "blocksparse_attention__example_tilelang_sparse_gqa_decode_varlen_indice__flashattn__sm_80.tir",
+    "indice_sm90a": "blocksparse_attention__example_tilelang_sparse_gqa_decode_varlen_indice__flashattn__sm_90a.tir",
+    "mask_sm80": "blocksparse_attention__example_tilelang_sparse_gqa_decode_varlen_mask__flashattn__sm_80.tir",
+    "mask_sm90a": "blocksparse_attention__example_tilelang_sparse_gqa_decode_varlen_mask__flashattn__sm_90a.tir",
+}
+VARLEN = "block_causal_attention__block_causal_attention_varlen__fwd_varlen_template.fwd__{}.tir"
+BLOCK_COUNT = "(num_blocks // num_split) + T.if_then_else(sid < (num_blocks % num_split), 1, 0)"
+
+
+def _split_count(v: dict) -> int:
+    nb, ns, sid = v["num_blocks"], v["num_split"], v["sid"]
+    return nb // ns + (1 if sid < nb % ns else 0)
+
+
+@pytest.mark.parametrize("name, runs", [("paged_sm80", 10), ("indice_sm80", 10), ("indice_sm90a", 6)])
+def test_a_splits_block_count_stands_for_num_blocks_num_split_and_sid(name, runs):
+    # the sizes reach every branch, bound and shared address only through the split's block
+    # count d: the runs are d's trip-count classes (0, 1 and the pipeline's short counts included)
+    plan = plan_sizes(_program((FIELD / SPLIT[name]).read_text()), [])
+    assert plan.proof == "proved" and not plan.notes
+    assert plan.induction is not None and plan.induction.status == "proved"
+    assert len(plan.values) == runs
+    assert [_split_count(v) for v in plan.values] == list(range(runs))   # d = 0, 1, ..., every launch real
+    assert all(0 <= v["sid"] < v["num_split"] for v in plan.values)
+    assert f"only through d = {BLOCK_COUNT}" in plan.scope
+    assert "z3 proved d >= 0 for every launch" in plan.scope
+
+
+@pytest.mark.parametrize("name", ["paged_sm80", "indice_sm80", "indice_sm90a"])
+def test_the_split_kernels_stay_unknown_only_for_their_loaded_block_indices(name):
+    # the sizes are proved; what is left is the data-dependent branch on the loaded block index
+    # (`if 0 <= logical_block_idx`, different in every iteration: issue 13 item 4), never a size
+    rep = check_text((FIELD / SPLIT[name]).read_text())
+    main = rep.kernels[0]
+    assert main.name == "main_kernel" and main.findings
+    messages = [f.message for f in main.findings]
+    assert all("logical_block_idx" in m or "'i_s'" in m for m in messages)
+    assert any(s.startswith("proved for every num_blocks >= 1, num_split >= 1") for s in main.scope)
+
+
+@pytest.mark.parametrize("name", ["mask_sm80", "mask_sm90a"])
+def test_a_mask_read_at_an_address_of_the_sizes_keeps_them_unknown(name):
+    # `if block_mask[bid * num_blocks * 8 + start + k]`: which mask cells a launch reads differs
+    # between launches with one block count, and the runs enumerate cells by address
+    rep = check_text((FIELD / SPLIT[name]).read_text())
+    assert rep.verdict == "unknown"
+    assert any("a value loaded from memory at an address of them" in f.message for f in rep.findings)
+
+
+def _dense(text: str) -> str:
+    """The split kernel with every loaded block index 0 (every block present): the sizes are all
+    that is symbolic."""
+    import re
+    text = text.split("    @T.prim_func\n    def main_kernel_1")[0]
+    return re.sub(r"block_indices_2\[[^\[\]]*\]", "0", text)
+
+
+def test_the_dense_split_kernel_is_clean_for_every_size():
+    rep = check_text(_dense((FIELD / SPLIT["paged_sm80"]).read_text()))
+    assert rep.verdict == "clean"
+    assert rep.kernels[0].scope[1].startswith(
+        "proved for every num_blocks >= 1, num_split >= 1 and every block sid < num_split")
+
+
+@pytest.mark.parametrize("name, line, rules", [
+    ("paged_sm80", 133, {"AG201"}),        # the barrier before the K tile is read (drop-barrier)
+    ("paged_sm80", 146, {"AG201"}),        # the barrier before the next K tile is stored
+])
+def test_single_bug_variants_of_the_dense_split_kernel_are_flagged(name, line, rules):
+    from asyncguard.mutants import mutations
+    text = _dense((FIELD / SPLIT[name]).read_text())
+    m = next(m for m in mutations(text) if m.line == line)
+    rep = check_text(m.apply(text))
+    assert rep.verdict == "buggy" and rules <= {f.rule.code for f in rep.findings}
+    assert all("num_blocks" in f.witness.get("sizes", {}) for f in rep.findings if f.rule.kind == "race")
+
+
+def test_the_warp_specialized_split_kernel_is_checked_for_every_short_count():
+    # sm_90a: per-thread phase counters grow with the loop, so its state never repeats and no
+    # run can skip: every count up to the largest trip count the plan runs without a proof
+    rep = check_text(_dense((FIELD / SPLIT["indice_sm90a"]).read_text()))
+    assert rep.verdict == "clean"
+    scope = rep.kernels[0].scope[1]
+    assert f"only through d = {BLOCK_COUNT}" in scope
+    assert "in d: checked for d in {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}" in scope
+
+
+def test_init_count_variant_of_the_warp_specialized_split_kernel_is_flagged():
+    from asyncguard.mutants import mutations
+    text = _dense((FIELD / SPLIT["indice_sm90a"]).read_text())
+    m = next(m for m in mutations(text) if m.kind == "init-count-plus-one")
+    rep = check_text(m.apply(text))
+    assert rep.verdict == "buggy" and "AG408" in {f.rule.code for f in rep.findings}
+
+
+# ---------------------------------------------------------------- a split into cases
+@pytest.mark.parametrize("arch, runs", [("sm_90a", 8), ("sm_80", 10)])
+def test_varlen_causal_attention_splits_its_blocks_into_three_cases(arch, runs):
+    # bx < seqlen // 128: the query tile's own diagonal block (trip count bx + 2);
+    # seqlen // 128 <= bx < 2 * (seqlen // 128): the second half (trip count bx + 1 - seqlen // 128);
+    # beyond: nothing runs. Each case is a one-size kernel in its d, the third one run.
+    text = (FIELD / VARLEN.format(arch)).read_text()
+    plan = plan_sizes(_program(text), [])
+    assert plan.proof == "proved" and not plan.notes
+    assert len(plan.values) == runs
+    assert "(3 cases with launches)" in plan.scope
+    assert "only through d = bx;" in plan.scope
+    assert "only through d = (bx - (seqlen - seq_start // 128))" in plan.scope or \
+        "only through d = ((bx - (seqlen - seq_start // 128))" in plan.scope
+    assert "no branch, bound, shared address or barrier reads them here: one run" in plan.scope
+    rep = check_text(text)
+    assert rep.verdict == "clean"
+    assert any(s.startswith("proved for every size") for s in rep.kernels[0].scope)
+    assert any("cu_seqlens_1[bz + 1] - cu_seqlens_1[bz]) is a symbolic size" in s for s in rep.kernels[0].scope)
+
+
+@pytest.mark.parametrize("arch, line, rules", [
+    ("sm_90a", 78, {"AG201"}),    # the barrier between the K tile's stores and the wgmma reading it
+    ("sm_90a", 83, {"AG405"}),    # the proxy fence between those stores and that wgmma
+    ("sm_80", 136, {"AG201"}),    # the barrier between the K tile's ldmatrix reads and the next K stores
+])
+def test_single_bug_variants_of_varlen_causal_attention_are_flagged(arch, line, rules):
+    from asyncguard.mutants import mutations
+    text = (FIELD / VARLEN.format(arch)).read_text()
+    m = next(m for m in mutations(text) if m.line == line)
+    rep = check_text(m.apply(text))
+    assert rep.verdict == "buggy" and rules <= {f.rule.code for f in rep.findings}

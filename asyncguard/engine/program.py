@@ -1417,7 +1417,20 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                 and b.value == a.value + 1)
             if plus_one:
                 pairs.append((start, end))
-    derived = {n: v for n, v in lets.items() if n not in bare}
+    # the difference written as one let, `seqlen = R[e + 1] - start` (varlen attention):
+    # that let is the length itself, provided nothing the provers read uses `start` apart
+    differences = {}
+    for name, v in lets.items():
+        if isinstance(v, ir.BinOp) and v.op == "-" and isinstance(v.right, ir.Var) and \
+                v.right.name in bare and isinstance(v.left, ir.Subscript) and len(v.left.indices) == 1:
+            sv = bare[v.right.name]
+            a, b = sv.indices[0], v.left.indices[0]
+            if sv.value == v.left.value and b == ir.BinOp("+", a, ir.Const(1)):
+                differences[name] = v.right.name
+                pairs.append((v.right.name, name))
+    derived = {n: v for n, v in lets.items() if n not in bare and n not in differences}
+    # block indices of symbolic grid axes are sizes to the size prover (prover/sizes.py)
+    grid_sizes = {n for n, a in el.launch.block_vars.items() if a in el.launch.symbolic_blocks}
 
     def expand(e):
         for _ in range(32):
@@ -1434,12 +1447,24 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             continue   # decides no trip count: its branches are enumerated like any loaded number
         uses = [e for e in live if {start, end} & free_names(e)]
         mixed = sorted(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
-                       - {start, end} - set(el.symbols))
+                       - {start, end} - set(el.symbols) - grid_sizes - {"T"})
         if mixed:   # the size prover evaluates trip counts from the size alone
             problems.append(f"a loop trip count decided by {end} - {start} together with "
                             f"{', '.join(mixed)} (the size prover needs trip counts of the size alone)")
             continue
-        if not _only_difference(uses, start, end):
+        if end in differences:
+            # `start` read elsewhere: only as part of a thread's bounds test around shared
+            # accesses alone (a varlen epilogue's `row + seq_start < total_tokens`), checked taken
+            # by every thread as below for any branch on a loaded number
+            if any(start in free_names(e) for e in bounds):
+                continue
+            guards = [st for st, _ in conds if start in free_names(expand(st.src))]
+            if any(st.other or not _access_only(st.then) for st in guards):
+                continue
+            for st in guards:
+                st.cond, st.src = (lambda env: True), ir.Const(True)
+                info.reduced.append((st.span.line, "taken"))
+        elif not _only_difference(uses, start, end):
             continue
         chosen.append((start, end))
         replaced |= {start, end}
@@ -1451,7 +1476,8 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.symbols.append(sym)
         program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
         program.size_lowest[sym] = 0
-        info.lengths.append((sym, f"{flat_text(bare[end])} - {flat_text(bare[start])}"))
+        info.lengths.append((sym, f"{flat_text(bare[end] if end in bare else lets[end].left)} - "
+                                  f"{flat_text(bare[start])}"))
     # a single cell at a block-uniform address that decides a trip count by itself (a paged
     # kernel's cache_seqlens[bx]): its own symbolic size, read by the run from the size's value
     block_vars = set(el.launch.block_vars)
@@ -1501,7 +1527,8 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(bound)))
         info.bounds.append((sym, bound, line))
     for lp in loops:
-        extra = free_names(lp.src) - syms - set(el.symbols) - {"T"}
+        extra = free_names(lp.src) - syms - set(el.symbols) - {"T"} - \
+            {n for n, a in el.launch.block_vars.items() if a in el.launch.symbolic_blocks}
         if free_names(lp.src) & syms and extra:
             problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded length "
                             f"together with {', '.join(sorted(extra))} (the size prover needs "

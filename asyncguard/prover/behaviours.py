@@ -423,3 +423,595 @@ class GroupPlan:
 
 def lcm(*xs: int) -> int:
     return math.lcm(*xs) if xs else 1
+
+
+# ------------------------------------------------------------ one derived size for several names
+@dataclass
+class Derived:
+    """Several symbolic names that reach every site only through one expression D of them (a
+    split kernel's per-split block count `num_blocks // num_split + (sid < num_blocks %
+    num_split)`): the kernel is a one-size kernel in d = D, `program` with D read as d."""
+    ok: bool
+    reason: str
+    expr: object = None        # D
+    name: str = ""             # the derived size's name in `program`
+    program: object = None     # the kernel with every site's D replaced by Var(name)
+    lo: int = 0                # every value d >= lo is D of some launch, no smaller one is
+    family: dict = field(default_factory=dict)   # name -> (a, b): the launch a * d + b has D = d
+    d1: int = 0                # ... for every d >= d1
+    witnesses: dict = field(default_factory=dict)   # lo <= d < d1 -> a launch with D = d
+    case: tuple = ()           # conditions of the names this holds under (Cases)
+
+    def realize(self, d: int) -> dict:
+        """A launch (values of the group's names) whose D is d."""
+        if d in self.witnesses:
+            return dict(self.witnesses[d])
+        return {n: a * d + b for n, (a, b) in self.family.items()}
+
+    def family_text(self) -> str:
+        def one(a, b):
+            if a == 0:
+                return str(b)
+            head = self.name if a == 1 else f"{a} * {self.name}"
+            return head + (f" + {b}" if b > 0 else f" - {-b}" if b < 0 else "")
+        return ", ".join(f"{n} = {one(a, b)}" for n, (a, b) in self.family.items())
+
+
+def _names(e) -> set:
+    """free_names less `T` (TVMScript's namespace in `T.if_then_else`, never a value)."""
+    return free_names(e) - {"T"}
+
+
+def _children(e):
+    import dataclasses
+    if not dataclasses.is_dataclass(e):
+        return []
+    return [getattr(e, f.name) for f in dataclasses.fields(e) if f.name != "span"]
+
+
+def replace_expr(e, target, repl):
+    """`e` with every sub-expression equal to `target` replaced by `repl` (spans kept)."""
+    import dataclasses
+    if e == target:
+        return repl
+    if not dataclasses.is_dataclass(e) or isinstance(e, (ir.Var, ir.Const)):
+        return e
+    changes = {}
+    for f in dataclasses.fields(e):
+        if f.name == "span":
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, tuple):
+            nv = tuple(replace_expr(x, target, repl) if not isinstance(x, tuple) else
+                       tuple(replace_expr(y, target, repl) for y in x) for x in v)
+        elif dataclasses.is_dataclass(v):
+            nv = replace_expr(v, target, repl)
+        else:
+            continue
+        if nv != v or nv is not v:
+            changes[f.name] = nv
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def _terms(e, sign: int, out: list) -> None:
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        _terms(e.left, sign, out)
+        _terms(e.right, sign if e.op == "+" else -sign, out)
+    else:
+        out.append((sign, e))
+
+
+def regroup(e, names: set):
+    """`e` with every sum's terms of `names` alone gathered first ((k + A) + B -> (A + B) + k
+    when A and B mention only `names`), so that a quantity of the names is one sub-expression
+    wherever it occurs; integer addition is exact, so the value is unchanged."""
+    import dataclasses
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        terms: list = []
+        _terms(e, 1, terms)
+        terms = [(s, regroup(t, names)) for s, t in terms]
+        mine = [(s, t) for s, t in terms if _names(t) and _names(t) <= names]
+        rest = [(s, t) for s, t in terms if not (_names(t) and _names(t) <= names)]
+        if len(mine) >= 2 and rest or len(mine) >= 2 and mine[0][0] > 0:
+            def build(items, acc=None):
+                for s, t in items:
+                    if acc is None:
+                        acc = t if s > 0 else ir.UnaryOp("-", t, e.span)
+                    else:
+                        acc = ir.BinOp("+" if s > 0 else "-", acc, t, e.span)
+                return acc
+            return build(rest, build(mine))
+    if not dataclasses.is_dataclass(e) or isinstance(e, (ir.Var, ir.Const)):
+        return e
+    changes = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if f.name == "span":
+            continue
+        if isinstance(v, tuple):
+            nv = tuple(regroup(x, names) if dataclasses.is_dataclass(x) else x for x in v)
+        elif dataclasses.is_dataclass(v):
+            nv = regroup(v, names)
+        else:
+            continue
+        if nv != v:
+            changes[f.name] = nv
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def _subexprs(e, out: list) -> list:
+    out.append(e)
+    for c in _children(e):
+        if isinstance(c, tuple):
+            for x in c:
+                if isinstance(x, tuple):
+                    for y in x:
+                        _subexprs(y, out)
+                else:
+                    _subexprs(x, out)
+        elif c is not None and not isinstance(c, (str, int, float, bool)):
+            _subexprs(c, out)
+    return out
+
+
+def _map_program(program, fn):
+    """A copy of `program` whose every prover-facing expression (the nodes' `src`) is fn(src);
+    the closures the machine runs are the original ones."""
+    import dataclasses
+
+    from ..engine.program import PIf, PLet, PLoop, POp, PStore
+
+    def walk(body):
+        out = []
+        for s in body:
+            if isinstance(s, PLoop):
+                out.append(dataclasses.replace(s, src=tuple(fn(x) for x in s.src), body=walk(s.body),
+                                               plan=None))
+            elif isinstance(s, PIf):
+                # a branch around nothing relevant decides no shared byte or barrier (`sites`
+                # leaves it out): the provers of the copy need not read it either
+                out.append(dataclasses.replace(s, src=fn(s.src) if s.src is not None and s.relevant else None,
+                                               then=walk(s.then), other=walk(s.other)))
+            elif isinstance(s, (POp, PLet)):
+                out.append(dataclasses.replace(s, src=fn(s.src) if s.src is not None else None))
+            elif isinstance(s, PStore):
+                out.append(dataclasses.replace(s, src=tuple(fn(x) if x is not None else None
+                                                            for x in s.src)))
+            else:
+                out.append(s)
+        return tuple(out)
+    return dataclasses.replace(program, body=walk(program.body))
+
+
+def fixed_size(program, name: str, value: int):
+    """`program` (a derived size's copy) with the size `name` read as the number `value`."""
+    const = ir.Const(int(value))
+    return _map_program(program, lambda e: replace_expr(e, ir.Var(name), const))
+
+
+class _NonlinearEncoder:
+    """encode() that also divides by a name (`num_blocks // num_split`): floor division by a
+    nonzero term, exactly (a zero divisor is no launch: the grid extent it divides is >= 1)."""
+
+    def __call__(self, e, env: dict):
+        import z3
+
+        from .encode import Encoder
+
+        class Enc(Encoder):
+            def binop(self, op, a, b, right):
+                if op in ("//", "%") and not isinstance(right, ir.Const):
+                    try:
+                        self._const(right)
+                    except Unencodable:
+                        # one quotient per (dividend, divisor): every encoding of a // b names
+                        # the same value, so z3 need not prove two quotients equal (nonlinear)
+                        q = z3.Int(f"qd[{z3.simplify(a).sexpr()}/{z3.simplify(b).sexpr()}]")
+                        self.side += [b != 0,
+                                      z3.Implies(b > 0, z3.And(b * q <= a, a < b * q + b)),
+                                      z3.Implies(b < 0, z3.And(b * q >= a, a > b * q + b))]
+                        return q if op == "//" else a - b * q
+                return super().binop(op, a, b, right)
+        enc = Enc(env)
+        return enc.expr(e), enc.side
+
+
+_COMPARE = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> object:
+    """`program` with each comparison of `names` and a size loop's counter that z3 proves
+    constant over the loop's iterations, for every launch of the domain `dom`, read as that
+    constant (a split's block `start + k < num_blocks` for k below the split's block count:
+    always true there, so it decides nothing the split's count does not)."""
+    import dataclasses
+
+    import z3
+
+    from ..engine.program import PIf, PLet, PLoop, POp, PStore
+    from . import periodic
+    memo: dict = {}
+
+    def decide(x, ctx):
+        key = (x, tuple(ctx))
+        if key in memo:
+            return memo[key]
+        env = {n: z3.Int(n) for n in _names(x) | {v for c in ctx for y in c[1:] if not isinstance(y, (str, bool))
+                                                  for v in _names(y)}
+               | {c[0] for c in ctx if isinstance(c[0], str)} | {v for d in dom for v in _names(d)}}
+        out = None
+        try:
+            term, side = enc(x, env)
+            cons = list(side)
+            for c in ctx:
+                if c[0] is None:          # an enclosing branch: (None, condition, taken)
+                    g, sg = enc(c[1], env)
+                    cons += sg + [g if c[2] else z3.Not(g)]
+                    continue
+                var, lo, ext = c
+                a, sa = enc(lo, env)
+                b, sb = enc(ext, env)
+                cons += sa + sb + [env[var] >= a, env[var] < a + b]
+            dterms, dside = [], []
+            for d in dom:
+                t, sd = enc(d, env)
+                dterms.append(t)
+                dside += sd
+            for val in (True, False):
+                sol = z3.Solver()
+                sol.set("rlimit", periodic.RLIMIT)
+                sol.add(*cons, *dterms, *dside, term != val)
+                if sol.check() == z3.unsat:
+                    out = ir.Const(val, x.span)
+                    break
+        except (Unencodable, z3.Z3Exception):
+            out = None
+        memo[key] = out
+        return out
+
+    def fix(e, ctx):
+        if e is None or not any(c[0] is None or _names(c[2]) & names for c in ctx) or \
+                not (_names(e) & names):
+            return e
+        def walk(x):
+            if isinstance(x, ir.BinOp) and x.op in _COMPARE and _names(x) & names:
+                got = decide(x, ctx)
+                if got is not None:
+                    return got
+            if not dataclasses.is_dataclass(x) or isinstance(x, (ir.Var, ir.Const)):
+                return x
+            changes = {}
+            for f in dataclasses.fields(x):
+                if f.name == "span":
+                    continue
+                v = getattr(x, f.name)
+                if isinstance(v, tuple):
+                    nv = tuple(walk(y) if dataclasses.is_dataclass(y) else y for y in v)
+                elif dataclasses.is_dataclass(v):
+                    nv = walk(v)
+                else:
+                    continue
+                if nv != v:
+                    changes[f.name] = nv
+            x = dataclasses.replace(x, **changes) if changes else x
+            return _fold(x)
+        return walk(e)
+
+    def body(stmts, ctx):
+        out = []
+        for st in stmts:
+            if isinstance(st, PLoop):
+                inner = ctx + [(st.var, st.src[0], st.src[1])] if len(st.src) >= 2 else ctx
+                out.append(dataclasses.replace(st, src=tuple(fix(x, ctx) for x in st.src),
+                                               body=body(st.body, inner), plan=None))
+            elif isinstance(st, PIf):
+                cond = fix(st.src, ctx)
+                guarded = cond is not None and bool(_names(cond) & names)
+                dead = cond.value if isinstance(cond, ir.Const) and isinstance(cond.value, bool) else None
+                # an arm no launch of the domain takes runs nowhere: its statements leave the copy
+                # (the branch's own closure still decides, and decides the same)
+                out.append(dataclasses.replace(
+                    st, src=cond,
+                    then=() if dead is False else body(st.then, ctx + [(None, cond, True)] if guarded else ctx),
+                    other=() if dead is True else body(st.other, ctx + [(None, cond, False)] if guarded else ctx)))
+            elif isinstance(st, (POp, PLet)):
+                out.append(dataclasses.replace(st, src=fix(st.src, ctx)))
+            elif isinstance(st, PStore):
+                out.append(dataclasses.replace(st, src=tuple(fix(x, ctx) for x in st.src)))
+            else:
+                out.append(st)
+        return tuple(out)
+    return dataclasses.replace(program, body=body(program.body, [(None, c, True) for c in case]))
+
+
+def _fold(x):
+    """A choice or a conjunction whose condition is a constant, folded."""
+    if isinstance(x, ir.Call) and x.name in ("T.if_then_else", "T.Select") and len(x.args) == 3 and \
+            isinstance(x.args[0], ir.Const) and isinstance(x.args[0].value, bool):
+        return x.args[1] if x.args[0].value else x.args[2]
+    if isinstance(x, ir.IfExp) and isinstance(x.cond, ir.Const) and isinstance(x.cond.value, bool):
+        return x.then if x.cond.value else x.other
+    if isinstance(x, ir.BinOp) and x.op in ("and", "or"):
+        for a, b in ((x.left, x.right), (x.right, x.left)):
+            if isinstance(a, ir.Const) and isinstance(a.value, bool):
+                if x.op == "and":
+                    return b if a.value else a
+                return a if a.value else b
+    return x
+
+
+def derived_size(program, group: list, blocks: list, extent_of: dict, site_list, assumptions,
+                 lowest: dict) -> "Derived | Cases":
+    """One expression D of `group` through which every site reaches the group's names, or, when
+    there is none, a split of the launches by the conditions of the names alone that the sites
+    test (`bx < seqlen // 128`), with one such D in each case (`Cases`). See `_one_case`."""
+    import itertools
+
+    import z3
+    names = set(group)
+    # the launch domain: sizes at least their lowest value, block indices inside their grids
+    sizes = [n for n in group if n not in blocks]
+    own = [a for a in assumptions if _names(a) and _names(a) <= names]
+    dom_exprs = list(own) + [ir.BinOp(">=", ir.Var(n), ir.Const(lowest.get(n, 1))) for n in sizes]
+    for b in blocks:
+        dom_exprs += [ir.BinOp(">=", ir.Var(b), ir.Const(0)), ir.BinOp("<", ir.Var(b), extent_of[b])]
+    enc = _NonlinearEncoder()
+    whole = _one_case(program, group, dom_exprs, (), enc)
+    if whole.ok or "a value loaded from memory" in whole.reason:
+        return whole      # (a case split cannot change which cells a launch reads)
+    # the conditions of the names alone that the sites test: at most three, at most 8 cases
+    atoms: list = []
+    for st in sites(_decided_in_loops(program, names, dom_exprs, enc)):
+        for x in _subexprs(regroup(st.expr, names), []):
+            if isinstance(x, ir.BinOp) and x.op in _COMPARE and _names(x) and _names(x) <= names \
+                    and x not in atoms:
+                atoms.append(x)
+    if not atoms or len(atoms) > 3:
+        return whole
+    env = {n: z3.Int(n) for n in group}
+    try:
+        dom = []
+        for x in dom_exprs:
+            t, sx = enc(x, env)
+            dom += sx + [t]
+        terms = []
+        for a in atoms:
+            t, sa = enc(a, env)
+            dom += sa
+            terms.append(t)
+    except Unencodable:
+        return whole
+    cases = []
+    for values in itertools.product((True, False), repeat=len(atoms)):
+        sol = z3.Solver()
+        sol.add(*dom, *[t if v else z3.Not(t) for t, v in zip(terms, values)])
+        if sol.check() == z3.unsat:
+            continue      # no launch of the domain has this outcome
+        conds = tuple(a if v else ir.UnaryOp("not", a) for a, v in zip(atoms, values))
+        one = _one_case(program, group, dom_exprs, conds, enc)
+        if not one.ok:
+            return Derived(False, f"{whole.reason}; split by {', '.join(_case_text(a) for a in atoms)}: "
+                                  f"in the case {' and '.join(_case_text(c) for c in conds)}: {one.reason}")
+        cases.append(one)
+    return Cases(True, f"the launches split by {', '.join(_case_text(a) for a in atoms)} "
+                       f"({len(cases)} cases with launches)", cases)
+
+
+def _case_text(e) -> str:
+    from ..engine.program import expr_text
+    return expr_text(e)
+
+
+@dataclass
+class Cases:
+    """Launches split by conditions of the group's names; each case a Derived (or a single
+    launch: `Derived.expr` None) whose runs stand for the case's launches."""
+    ok: bool
+    reason: str
+    cases: list = field(default_factory=list)
+
+
+def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derived:
+    """For the launches of the domain `dom_exprs` where `case` holds: one expression D of `group`
+    through which every site reaches the group's names (found syntactically: every site, with
+    comparisons z3 proves constant in their loops, branches and the case read as constants, and
+    D read as a fresh name, mentions none of them; so the kernel depends on the group only
+    through D's value), the smallest value lo of D (z3: no launch has D < lo), and a launch for
+    every d >= lo (an affine family a * d + b proved by z3 to stay in the domain and the case
+    with D = d from d1 on, and one launch found by z3 for each d below d1). Then the runs for d
+    stand for every launch of the case. When no site mentions the names in this case, one launch
+    stands for all of it."""
+    import itertools
+
+    import z3
+
+    from ..engine.exprs import NotConcrete, compile_expr
+    from ..engine.program import expr_text
+    names = set(group)
+    program = _decided_in_loops(program, names, dom_exprs, enc, case)
+    mine = [st for st in sites(program) if _names(st.expr) & names]
+    conds = list(dom_exprs) + list(case)
+
+    def solver():
+        sol = z3.Solver()
+        from . import periodic
+        sol.set("rlimit", periodic.RLIMIT)
+        return sol
+    env = {n: z3.Int(n) for n in group}
+    try:
+        dom = []
+        for x in conds:
+            t, sx = enc(x, env)
+            dom += sx + [t]
+    except Unencodable as err:
+        return Derived(False, f"cannot encode the launch domain ({err})")
+
+    def launch_where(extra) -> dict | None:
+        """A launch of the case with `extra` (z3 terms), the smallest names first."""
+        sol = z3.Optimize()
+        sol.add(*dom, *extra)
+        for n in group:
+            sol.minimize(env[n])
+        if sol.check() != z3.sat:
+            return None
+        m = sol.model()
+        return {n: m.eval(env[n], model_completion=True).as_long() for n in group}
+    if not mine:
+        one = launch_where([])
+        if one is None:
+            return Derived(False, "no launch found")
+        return Derived(True, "no branch, bound, shared address or barrier reads them here", None, "",
+                       program, 0, {}, 1, {0: one}, case)
+    regrouped = [regroup(st.expr, names) for st in mine]
+    cands, seen = [], set()
+    for e in regrouped:
+        for x in _subexprs(e, []):
+            if not isinstance(x, (ir.BinOp, ir.Call, ir.IfExp, ir.Var)):
+                continue
+            fn = _names(x)
+            if fn & names and fn <= names and x not in seen and \
+                    not (isinstance(x, ir.BinOp) and x.op in _COMPARE + ("and", "or")):
+                seen.add(x)
+                cands.append(x)
+    cands.sort(key=lambda x: -len(expr_text(x)))
+    dname = None
+    for cand in cands:
+        var = ir.Var("%d")
+        if all(not (_names(replace_expr(e, cand, var)) & names) for e in regrouped):
+            dname = expr_text(cand)
+            D = cand
+            break
+    if dname is None:
+        # the site that no candidate reduces, with the best candidate: say where and how
+        best = min(cands, key=lambda c: sum(bool(_names(replace_expr(e, c, ir.Var("%d"))) & names)
+                                            for e in regrouped)) if cands else None
+        for st, e in zip(mine, regrouped):
+            left = replace_expr(e, best, ir.Var("%d")) if best is not None else e
+            if _names(left) & names:
+                line = getattr(getattr(st.expr, "span", None), "line", None)
+                loads = [x for x in _subexprs(left, []) if isinstance(x, ir.Subscript) and _names(x) & names]
+                how = ("a value loaded from memory at an address of them (which cells a run reads "
+                       "would differ between launches of one behaviour)" if loads else
+                       f"{expr_text(left)[:160]}")
+                return Derived(False, f"no one expression of them stands for all of them: line {line}: {how}")
+        return Derived(False, "no one expression of them stands for all of them in every site")
+    dom_fns = [compile_expr(x) for x in conds]
+    d_fn = compile_expr(D)
+
+    def value(g):
+        try:
+            if not all(bool(f(g)) for f in dom_fns):
+                return None
+            return int(d_fn(g))
+        except (NotConcrete, ZeroDivisionError, ValueError, TypeError):
+            return None
+    try:
+        dterm, sd = enc(D, env)
+    except Unencodable as err:
+        return Derived(False, f"cannot encode {dname} ({err})")
+    dom = dom + sd
+    # lo: the smallest D of the small launches (else z3's smallest), proved to be the smallest
+    box = range(0, 10)
+    small = [v for v in (value(dict(zip(group, combo))) for combo in itertools.product(box, repeat=len(group)))
+             if v is not None]
+    if small:
+        lo = min(small)
+    else:
+        opt = z3.Optimize()
+        opt.add(*dom)
+        h = opt.minimize(dterm)
+        if opt.check() != z3.sat:
+            return Derived(False, f"no smallest value of {dname} found")
+        try:
+            lo = opt.lower(h).as_long()
+        except Exception:  # noqa: BLE001 -- unbounded below or not a number: no proof
+            return Derived(False, f"{dname} has no smallest value")
+    sol = solver()
+    sol.add(*dom, dterm < lo)
+    if sol.check() != z3.unsat:
+        return Derived(False, f"z3 could not prove {dname} >= {lo} for every launch")
+    fam, d1 = _family(group, D, conds, enc, value, lo)
+    if fam is None:
+        return Derived(False, f"no launch family with {dname} = d found")
+    witnesses = {}
+    for want in range(lo, d1):
+        found = next((dict(zip(group, combo)) for combo in itertools.product(box, repeat=len(group))
+                      if value(dict(zip(group, combo))) == want), None) or launch_where([dterm == want])
+        if found is None:
+            return Derived(False, f"no launch with {dname} = {want} found")
+        witnesses[want] = found
+    text = dname
+    dname = next(n for n in ("d", "d_1", "d_2", "d_3") if n not in program.symbols and
+                 n not in program.control_names and n not in program.launch.block_vars)
+    repl = ir.Var(dname)
+    abstract = _map_program(program, lambda e: replace_expr(regroup(e, names), D, repl))
+    abstract.size_lowest = dict(getattr(program, "size_lowest", {}), **{dname: lo})
+    return Derived(True, f"every branch, bound, shared address and barrier reads "
+                         f"{', '.join(group)} only through {dname} = {text}", D, dname, abstract, lo, fam,
+                   d1, witnesses, case)
+
+
+def _family(group, D, conds, enc, value, lo) -> tuple:
+    """(name -> (a, b), d1): the launch a * d + b is in the domain `conds` with D = d for every
+    d >= d1 (z3), d1 as small as found from lo; (None, None) if none. Small coefficients are tried
+    first; then z3 solves for them at sample values, each candidate proved for all d."""
+    import itertools
+
+    import z3
+    forms = sorted(((a, b) for a in (0, 1, 2) for b in range(-2, 4)), key=lambda ab: (ab[0] != 1, abs(ab[1]) + ab[0]))
+
+    def proved(fam, start) -> bool:
+        d = z3.Int("%d")
+        fenv = {n: a * d + b for n, (a, b) in fam.items()}
+        try:
+            fdom, fside = [], []
+            for x in conds:
+                t, sx = enc(x, fenv)
+                fdom.append(t)
+                fside += sx
+            ft, fs = enc(D, fenv)
+        except Unencodable:
+            return False
+        sol = z3.Solver()
+        from . import periodic
+        sol.set("rlimit", periodic.RLIMIT)
+        sol.add(*fside, *fs, d >= start, z3.Not(z3.And(*fdom, ft == d)))
+        return sol.check() == z3.unsat
+    for start in range(lo, lo + 4):
+        samples = [start, start + 1, start + 2, start + 3, start + 7, start + 64]
+        for combo in itertools.islice(itertools.product(forms, repeat=len(group)), 20000):
+            if any(value({n: a * d + b for n, (a, b) in zip(group, combo)}) != d for d in samples):
+                continue
+            if proved(dict(zip(group, combo)), start):
+                return dict(zip(group, combo)), start
+    # coefficients solved by z3 at sample values (linear there: d is a number)
+    for start in range(lo, lo + 4):
+        samples = [start, start + 1, start + 2, start + 3, start + 5, start + 8, start + 13, start + 64]
+        A = {n: z3.Int(f"a:{n}") for n in group}
+        B = {n: z3.Int(f"b:{n}") for n in group}
+        sol = z3.Solver()
+        from . import periodic
+        sol.set("rlimit", periodic.RLIMIT)
+        for n in group:
+            sol.add(A[n] >= 0, A[n] <= 1024, B[n] >= -1024, B[n] <= 1024)
+        for _ in range(6):
+            try:
+                for dv in samples:
+                    fenv = {n: A[n] * dv + B[n] for n in group}
+                    for x in conds:
+                        t, sx = enc(x, fenv)
+                        sol.add(*sx, t)
+                    ft, fs = enc(D, fenv)
+                    sol.add(*fs, ft == dv)
+            except Unencodable:
+                return None, None
+            if sol.check() != z3.sat:
+                break
+            m = sol.model()
+            fam = {n: (m.eval(A[n], model_completion=True).as_long(),
+                       m.eval(B[n], model_completion=True).as_long()) for n in group}
+            if proved(fam, start):
+                return fam, start
+            sol.add(z3.Or(*[z3.Or(A[n] != fam[n][0], B[n] != fam[n][1]) for n in group]))
+            samples = [start + 100 + len(samples)]
+    return None, None

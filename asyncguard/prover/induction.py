@@ -86,6 +86,11 @@ def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
 def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
     """'proved', 'refuted' or 'unknown: why' for a_e == b_e under the constraints."""
     import z3
+    # a name the proof does not bind (an unrolled loop's counter beside the size loops, a
+    # let): any value, so the equality is proved for every value it may take
+    env = dict(env)
+    for n in (free_names(a_e) | free_names(b_e)) - set(env) - {"T"}:
+        env[n] = z3.Int(n)
     try:
         a, sa = encode(a_e, env)
         b, sb = encode(b_e, env)
@@ -171,6 +176,39 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
     for a in assumptions:
         c, sc = encode(a, env)
         asm_c += sc + [c]
+    # the tail: the iterations a run keeps after its jump must hold every iteration whose
+    # expressions still change with the counter's distance to the trip count (a causal block's
+    # diagonal tile `s == d`): the smallest tail from which the iterations between the warm-up
+    # and the tail are periodic for every K is what the machine's own proof at its K needs
+    for i, lp in enumerate(loops):
+        sh, w, tl = shifts[i], warms[i], tails[i]
+        body_exprs: list = []
+        collect(lp.body, program.views, body_exprs, {})
+        rel: list = []
+        for e in body_exprs:
+            if lp.var in free_names(e):
+                k_parts(e, lp.var, rel)
+        if not rel:
+            continue
+        k = z3.Int(lp.var)
+        env_k = dict(env)
+        env_k[lp.var] = k
+        try:
+            n_term, n_side = encode(lp.src[1], env_k)
+            lo_term, lo_side = encode(lp.src[0], env_k)
+        except Unencodable:
+            continue
+        moved = ir.BinOp("+", ir.Var(lp.var), ir.Const(sh))
+        pairs = [(e, _substitute(e, lp.var, moved)) for e in rel]
+        for t in range(tl, tl + 9):
+            res = _check_forall_equal(pairs, env_k, dom + asm_c + n_side + lo_side +
+                                      [K >= 1, k >= lo_term + w - sh, k + sh < lo_term + n_term - t])
+            if res == "proved":
+                if t != tl:
+                    tails[i] = t
+                    geometry[lp.span.line] = (sh, w, t)
+                break
+    n0 = max(w + sh + t for w, sh, t in zip(warms, shifts, tails))
     # the step dK: N(K + dK) == N(K) + S for every loop, and the assumptions carry over
     trips = [lp.src[1] for lp in loops]
     consts = {1}

@@ -30,6 +30,37 @@ class SizePlan:
     # not modelled (AG001) by analyze, so the verdict is `unknown`
     notes: list = field(default_factory=list)
     blocks: list = field(default_factory=list)   # block variables of symbolic grids run as sizes
+    # (launch, kernel) for launches of a derived size (behaviours.derived_size): the kernel the
+    # run executes, the same statements with its prover-facing expressions in that size
+    programs: list = field(default_factory=list)
+
+    def program_for(self, size: dict):
+        """The kernel to run for `size` (None: the kernel as written)."""
+        for launch, prog in self.programs:
+            if all(size.get(k) == v for k, v in launch.items()):
+                return prog
+        return None
+
+
+def _merge_cases(inds: list):
+    """One Induction for the cases of a split (each case's runs cover its launches): the size
+    loops must get one geometry in every case (the machine skips by line); each loop must skip
+    from the smallest n0 of any case."""
+    from . import induction
+    if not inds:
+        return None
+    if len(inds) == 1:
+        return inds[0]
+    lines: dict = {}
+    for i in inds:
+        for line, g in i.loop_lines.items():
+            if lines.setdefault(line, g) != g:
+                return induction.Induction("unknown", f"the cases chose different skips for the loop "
+                                                      f"at line {line}", 0, 0)
+    proved = all(i.status == "proved" for i in inds)
+    n0s = [i.n0 for i in inds if i.n0]
+    return induction.Induction("proved" if proved else "unknown", "; ".join(i.reason for i in inds),
+                               min(n0s) if n0s else 0, max(i.step for i in inds), 0, lines)
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -83,10 +114,11 @@ def deciding_blocks(program) -> list:
 
 
 def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
-             scan_limit: int = 1 << 20, others: dict | None = None) -> SizePlan:
+             scan_limit: int = 1 << 20, others: dict | None = None, realize=None) -> SizePlan:
     """One symbolic size deciding trip counts (the induction of prover/induction.py);
     `others`: values for the kernel's other symbolic names in the probe run (independent of
-    `sym`: the geometry it finds is checked again by every run that skips)."""
+    `sym`: the geometry it finds is checked again by every run that skips); `realize`: for a
+    derived size (prover/behaviours.py: derived_size), value -> the launch's names that give it."""
     lowest = getattr(program, "size_lowest", {}).get(sym, 1)
     trips: list = []
     _trip_exprs(program.body, sym, trips)
@@ -105,7 +137,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
 
     repeated = True
     try:
-        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others, realize=realize)
         if geometry is None:   # the state never repeats: no run could skip, nothing to prove
             repeated = False
             ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
@@ -214,7 +246,7 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
 
 
 def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None,
-                   others: dict | None = None) -> dict | None:
+                   others: dict | None = None, realize=None) -> dict | None:
     """One (shift, warm) for all size loops, the shortest after which the synchronization state
     repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
     state signature at every iteration boundary of those loops (without skipping anything) and
@@ -272,7 +304,8 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
                 found.append(min(best))
                 self.max_steps = 0   # enough seen: stop the run at the next statement
 
-    probe = _Probe(program, block=block or {}, sizes=dict(others or {}, **{sym: value}),
+    run_sizes = dict(others or {}, **(realize(value) if realize else {sym: value}))
+    probe = _Probe(program, block=block or {}, sizes=run_sizes,
                    accelerate_lines=tuple(lines))
     result = probe.run()
     if not found:
@@ -365,6 +398,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
     parts, scopes, notes, sub_plans = [], [], [], []
     all_groups = behaviours.groups(names, joins)
+    programs: list = []   # (launch, the kernel read in its derived size) for derived groups
 
     def first_value(sym):
         fns = [compile_expr(a) for a in assumptions if sym in free_names(a)]
@@ -386,10 +420,63 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             notes += sub.notes
             continue
         if len(gp) != 1 or looping:
-            what = ", ".join(group)
-            notes.append((f"symbolic sizes {what} decide the same expressions"
-                          + (" and a loop's trip count" if looping else "")
-                          + ": no finite set of values proved to stand for all", span))
+            # several names, or a size loop beside block indices: one derived quantity of them
+            # may stand for all (behaviours.derived_size), a one-size kernel in that quantity
+            lowest = dict(getattr(program, "size_lowest", {}))
+            der = behaviours.derived_size(program, group, gb, extent_of, site_list, assumptions, lowest)
+            if not der.ok:
+                what = ", ".join(group)
+                notes.append((f"symbolic sizes {what} decide the same expressions"
+                              + (" and a loop's trip count" if looping else "")
+                              + f": no finite set of values proved to stand for all ({der.reason})", span))
+                continue
+            if programs:
+                notes.append((f"symbolic sizes {', '.join(group)}: a second group of names read "
+                              "through a derived quantity (one per kernel is supported)", span))
+                continue
+            others = {n: v for n, v in smallest.items() if n not in group}
+            low = ", ".join(f"{n} >= {lowest.get(n, 1)}" for n in gp)
+            grid = "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
+            part, case_scopes, case_inds, all_proved = [], [], [], True
+            for case in (der.cases if isinstance(der, behaviours.Cases) else [der]):
+                where = f"where {' and '.join(expr_text(c) for c in case.case)}: " if case.case else ""
+                if case.expr is None:    # nothing reads the names in this case: one launch
+                    launch = case.realize(0)
+                    part.append((launch, ()))
+                    programs.append((launch, case.program))
+                    case_scopes.append(f"{where}{case.reason}: one run "
+                                       f"({', '.join(f'{n} = {x}' for n, x in launch.items())})")
+                    continue
+                dsym = case.name
+                sub = plan_one(case.program, dsym, [], max_trips, large, scan_limit, others,
+                               realize=case.realize)   # d >= lo: case.program's size_lowest
+                if sub.induction is not None:
+                    case_inds.append(sub.induction)
+                for v, t in zip(sub.values, sub.trips):
+                    launch = case.realize(v[dsym])
+                    part.append((launch, t))
+                    # the run's own copy reads d as the number it is: the machine's periodicity
+                    # proofs (engine/accelerate.py) then hold for this run's d, not for every d
+                    programs.append((launch, behaviours.fixed_size(case.program, dsym, v[dsym])))
+                below = (f"; below {case.d1}: " + ", ".join(
+                    f"{dsym} = {d}: ({', '.join(f'{n} = {x}' for n, x in w.items())})"
+                    for d, w in case.witnesses.items())) if case.witnesses else ""
+                reach = (f"z3 proved {dsym} >= {case.lo} for every launch ({low}"
+                         + "".join(f", 0 <= {b} < {expr_text(extent_of[b])}" for b in gb)
+                         + (f", {' and '.join(expr_text(c) for c in case.case)}" if case.case else "")
+                         + f") and that every {dsym} >= {case.d1} is reached by the launch "
+                         f"({case.family_text()})" + below)
+                all_proved &= sub.proof == "proved" and sub.induction is not None and \
+                    sub.induction.status == "proved"
+                case_scopes.append(f"{where}{case.reason}; {reach}; in {dsym}: {sub.scope}")
+            ind = _merge_cases(case_inds)
+            if ind is not None:
+                sub_plans.append(SizePlan(None, induction=ind))
+                all_proved &= ind.status == "proved"
+            parts.append(part)
+            head = f"{der.reason}: " if isinstance(der, behaviours.Cases) else ""
+            scopes.append((f"proved for every {low}{grid}: " if all_proved else "") + head +
+                          " | ".join(case_scopes))
             continue
         size = gp[0]
         own = [a for a in assumptions if size in free_names(a)]
@@ -451,4 +538,4 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
     inds = [sp.induction for sp in sub_plans if sp.induction is not None]
     return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
-                    induction.merge(inds) if inds else None)
+                    induction.merge(inds) if inds else None, programs=programs)
