@@ -156,3 +156,60 @@ def test_a_length_that_decides_a_shared_address_is_bounded_by_the_buffer_it_inde
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert any("at most 512: the largest for which the shared access at line 19" in s   # R[n - 1]
                for s in rep.kernels[0].scope), rep.kernels[0].scope
+
+
+# ---- loaded numbers followed through registers and shared memory (sparse MLA's is_kv_valid)
+GATHER = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(Idx: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 2, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 2)
+    tx = T.launch_thread("threadIdx.x", 64)
+    Idx_1 = T.decl_buffer((128,), "int32", data=Idx)
+    G_1 = T.decl_buffer((4096,), data=G)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    valid = T.alloc_buffer((8,), "int8", scope="shared")
+    idx_local = T.alloc_buffer((1,), "int32", scope="local.var")
+    idx_local[0] = Idx_1[bx * 64 + {cell}]
+    valid[tx // 8] = T.Cast("int8", idx_local[0] <= 5)
+    T.tvm_storage_sync("shared")
+    if T.Cast("bool", valid[tx // 8]):
+        S[tx] = G_1[idx_local[0] * 64 + tx]
+{tail}'''
+
+
+def gather(cell: str = "tx // 8", tail: str = "    T.tvm_storage_sync(\"shared\")\n    C_1[tx] = S[63 - tx]\n"):
+    return check_text(GATHER.replace("{cell}", cell).replace("{tail}", tail))
+
+
+def test_a_register_holding_a_loaded_number_only_as_data_and_a_branch_on_it_via_shared_memory():
+    # the register feeds a stored value and a global address; the branch on the shared flag only
+    # guards a shared store, so it is checked taken by every thread
+    rep = gather()
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("checked taken by every thread" in s for s in rep.kernels[0].scope)
+
+
+def test_threads_that_store_to_one_flag_from_one_cell_store_one_value():
+    # the 8 threads of a group write valid[tx // 8] from Idx[.. + tx // 8]: one value, no race;
+    # from Idx[.. + tx] the 8 values may differ: a real write-write race
+    assert not [f for f in gather().findings if f.rule.code == "AG201"]
+    rep = gather(cell="tx")
+    assert ("AG201", 14) in {(f.rule.code, f.line) for f in rep.findings}
+
+
+def test_the_shared_flag_branch_without_its_barrier_is_a_race():
+    rep = gather(tail="    C_1[tx] = S[63 - tx]\n")
+    assert rep.verdict == "buggy"
+    assert ("AG201", 18) in {(f.rule.code, f.line) for f in rep.findings}   # C_1[tx] = S[63 - tx]
+
+
+def test_a_register_holding_a_loaded_number_that_decides_a_barrier_stays_unknown():
+    text = GATHER.replace("{cell}", "tx // 8").replace("{tail}", "")
+    text = text.replace("        S[tx] = G_1[idx_local[0] * 64 + tx]",
+                        "        T.tvm_storage_sync(\"shared\")")
+    text = text.replace("    if T.Cast(\"bool\", valid[tx // 8]):", "    if idx_local[0] <= 5:")
+    rep = check_text(text)
+    assert rep.verdict == "unknown"
+    assert any("held in idx_local" in s for s in rep.kernels[0].scope), rep.kernels[0].scope
