@@ -213,3 +213,37 @@ def test_a_register_holding_a_loaded_number_that_decides_a_barrier_stays_unknown
     rep = check_text(text)
     assert rep.verdict == "unknown"
     assert any("held in idx_local" in s for s in rep.kernels[0].scope), rep.kernels[0].scope
+
+
+SPARSE_MLA = FIELD / "deepseek_v32__sparse_mla_fwd_pipelined__sparse_mla_fwd__sm_90a.tir"
+
+
+def test_sparse_mla_gathers_under_a_loaded_flag_and_its_own_findings_are_the_only_ones():
+    # the producer loads each row index into a register, stores `index <= q_i` into is_kv_valid
+    # (8 threads per flag, one cell: one value) and cp.asyncs the row under that flag: taken.
+    # What is left: sum_exp_shared written by consumer 0 after its last release (line 184) and
+    # read by consumer 1 after its last acquire (line 231) with nothing between (the example's
+    # source has no barrier there either), and cp.async data read by wgmma with no
+    # fence.proxy.async (the shape of the MLA-decode finding in docs/found-bugs.md)
+    rep = check_text(SPARSE_MLA.read_text(), str(SPARSE_MLA))
+    found = {(f.rule.code, f.line) for f in rep.findings}
+    assert found == {("AG201", 231), ("AG405", 102), ("AG405", 116), ("AG405", 130), ("AG405", 223)}
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    assert "sum_exp_shared" in race.message and "line 184" in race.message
+    assert any("lines [257]" in s and "checked taken" in s for s in rep.kernels[0].scope)
+
+
+def test_sparse_mla_without_the_barrier_between_the_flag_store_and_its_branch_is_a_race():
+    text = without_line(SPARSE_MLA, 256, 'T.tvm_storage_sync("shared", 3, 128)')
+    rep = check_text(text)
+    race = next(f for f in rep.findings if f.rule.code == "AG201" and f.line == 256)
+    assert "is_kv_valid" in race.message and "line 255" in race.message
+
+
+def test_sparse_mla_without_the_producer_wait_for_a_free_stage_overwrites_it():
+    from asyncguard.mutants import EXPECTED_RULES, mutations
+    text = SPARSE_MLA.read_text()
+    m = next(m for m in mutations(text) if (m.kind, m.line) == ("drop-mbarrier-wait", 250))
+    rep = check_text(m.apply(text))
+    assert ("AG103", 258) in {(f.rule.code, f.line) for f in rep.findings}   # the cp.async refill
+    assert {f.rule.code for f in rep.findings} & EXPECTED_RULES[m.kind]
