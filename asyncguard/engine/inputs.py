@@ -15,6 +15,11 @@ taken as true. Skipping such a body removes accesses and changes no synchronizat
 barrier, commit, wait, arrive, register or let is in it), and removing accesses can only remove
 races; so the taken run finds every race any pattern has, and its findings are real for the
 input that takes every branch.
+
+Another keeps loops of n cells to n + 1 runs: where every statement of a loop body sits under
+the iteration's cell and the loop variable decides nothing the machine evaluates
+(engine/program.py `_count_loops`), a run depends on the pattern only through its number of true
+cells, so the search runs one pattern per count, its true cells first (`Inputs.value`).
 """
 from __future__ import annotations
 
