@@ -2153,8 +2153,6 @@ def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool
             raise _NotShown()
         must_agree.extend(guards)
     leaves(value, 0)
-    if not any(free_names(e) & thread_vars for e in must_agree):
-        return True
     # z3: the names other than thread indices are shared by the two threads (same control: the
     # same statement instances, so the same loop counters and lets); lets that appear in an
     # address or condition are expanded into their definitions when they have exactly one
@@ -2170,6 +2168,10 @@ def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool
     exprs = [expand(e) for e in must_agree]
     address = [expand(i) for i in target.indices]
     names = set().union(*(free_names(e) for e in exprs + address)) - {"T"}
+    if names - thread_vars - el.uniform_names:
+        raise _NotShown()   # a name that may differ between threads other than a thread index
+    if not any(free_names(e) & thread_vars for e in exprs):
+        return True
     one = {n: z3.Int(n) for n in names}
     two = {n: (z3.Int(n + "%2") if n in thread_vars else v) for n, v in one.items()}
     side = []
