@@ -41,14 +41,20 @@ def test_cells_that_only_guard_accesses_are_taken_not_enumerated():
 
 
 def test_block_sparse_ring_is_clean_for_every_mask():
+    # every statement of both loops sits under the mask cell: the 4 counts stand for the 8 patterns
     rep = report("blocksparse_ws_ring.tir")
     assert rep.verdict == "clean"
-    assert any("every outcome pattern checked (8 run(s))" in s for s in rep.kernels[0].scope)
+    scope = " ".join(rep.kernels[0].scope)
+    assert "every outcome pattern checked (4 run(s))" in scope
+    assert "one run per count covers every pattern" in scope
 
 
 def test_a_bug_only_a_mixed_mask_shows_is_found_with_its_pattern():
+    # the consumer advances its phase outside the mask's branch: a false iteration does
+    # something, so the loop is not searched by count, and every pattern runs
     rep = report("blocksparse_ws_ring_counts_skipped.tir")
     assert rep.verdict == "buggy"
+    assert any("every outcome pattern checked (8 run(s))" in s for s in rep.kernels[0].scope)
     hang = next(f for f in rep.findings if f.rule.code == "AG408")
     assert hang.line == 41
     pattern = hang.witness["inputs"]
@@ -191,3 +197,44 @@ def test_blocks_that_address_the_mask_differently_are_all_checked():
     rep = check_text(BLOCKS.replace("{second}", "12 - bx * 4 + k"))
     assert len(rep.kernels[0].blocks) == 4
     assert rep.verdict == "buggy"
+
+
+# ---- loops whose iterations a mask cell skips whole: searched by count (engine/program.py
+# _count_loops): TileLang's warp-specialized block-sparse GEMM for sm_90a, 32 cells per block
+FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
+BLOCKSPARSE_SM90 = FIELD / "blocksparse_gemm__example_blocksparse_gemm__blocksparse_matmul__sm_90a.tir"
+
+
+def test_lowered_warp_specialized_block_sparse_gemm_is_clean_for_every_mask_by_its_counts():
+    rep = check_text(BLOCKSPARSE_SM90.read_text(), str(BLOCKSPARSE_SM90))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "32 value(s) met, every outcome pattern checked (33 run(s))" in scope
+    assert "BlockMask_1 only decide whole loop iterations" in scope
+
+
+def test_its_single_bug_variants_are_found_with_the_count_that_shows_them():
+    from asyncguard.mutants import EXPECTED_RULES, mutations
+    text = BLOCKSPARSE_SM90.read_text()
+    chosen = {("flip-parity", 60), ("drop-mbarrier-wait", 42)}
+    for m in mutations(text):
+        if (m.kind, m.line) not in chosen:
+            continue
+        rep = check_text(m.apply(text))
+        assert rep.verdict == "buggy", m.description
+        assert {f.rule.code for f in rep.findings} & EXPECTED_RULES[m.kind], m.description
+        assert all("inputs" in f.witness for f in rep.findings if f.rule.kind != "unsupported")
+        chosen.discard((m.kind, m.line))
+    assert not chosen
+
+
+def test_a_loop_whose_variable_decides_a_shared_address_is_not_searched_by_count():
+    # the stage is k % 2, not a counter advanced under the mask: which iterations run decides
+    # which stage each tile uses, so patterns with one count differ, and every pattern runs
+    original = (CORPUS / "blocksparse_ws_ring.tir").read_text()
+    text = original.replace("phase[0] % 2 * 512, 512, 2)", "k % 2 * 512, 512, 2)")
+    assert text != original
+    rep = check_text(text)
+    scope = " ".join(rep.kernels[0].scope)
+    assert "one run per count" not in scope
+    assert "every outcome pattern checked (8 run(s))" in scope or rep.verdict != "clean"

@@ -156,3 +156,94 @@ def test_a_length_that_decides_a_shared_address_is_bounded_by_the_buffer_it_inde
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert any("at most 512: the largest for which the shared access at line 19" in s   # R[n - 1]
                for s in rep.kernels[0].scope), rep.kernels[0].scope
+
+
+# ---- loaded numbers followed through registers and shared memory (sparse MLA's is_kv_valid)
+GATHER = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(Idx: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 2, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 2)
+    tx = T.launch_thread("threadIdx.x", 64)
+    Idx_1 = T.decl_buffer((128,), "int32", data=Idx)
+    G_1 = T.decl_buffer((4096,), data=G)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    valid = T.alloc_buffer((8,), "int8", scope="shared")
+    idx_local = T.alloc_buffer((1,), "int32", scope="local.var")
+    idx_local[0] = Idx_1[bx * 64 + {cell}]
+    valid[tx // 8] = T.Cast("int8", idx_local[0] <= 5)
+    T.tvm_storage_sync("shared")
+    if T.Cast("bool", valid[tx // 8]):
+        S[tx] = G_1[idx_local[0] * 64 + tx]
+{tail}'''
+
+
+def gather(cell: str = "tx // 8", tail: str = "    T.tvm_storage_sync(\"shared\")\n    C_1[tx] = S[63 - tx]\n"):
+    return check_text(GATHER.replace("{cell}", cell).replace("{tail}", tail))
+
+
+def test_a_register_holding_a_loaded_number_only_as_data_and_a_branch_on_it_via_shared_memory():
+    # the register feeds a stored value and a global address; the branch on the shared flag only
+    # guards a shared store, so it is checked taken by every thread
+    rep = gather()
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("checked taken by every thread" in s for s in rep.kernels[0].scope)
+
+
+def test_threads_that_store_to_one_flag_from_one_cell_store_one_value():
+    # the 8 threads of a group write valid[tx // 8] from Idx[.. + tx // 8]: one value, no race;
+    # from Idx[.. + tx] the 8 values may differ: a real write-write race
+    assert not [f for f in gather().findings if f.rule.code == "AG201"]
+    rep = gather(cell="tx")
+    assert ("AG201", 14) in {(f.rule.code, f.line) for f in rep.findings}
+
+
+def test_the_shared_flag_branch_without_its_barrier_is_a_race():
+    rep = gather(tail="    C_1[tx] = S[63 - tx]\n")
+    assert rep.verdict == "buggy"
+    assert ("AG201", 18) in {(f.rule.code, f.line) for f in rep.findings}   # C_1[tx] = S[63 - tx]
+
+
+def test_a_register_holding_a_loaded_number_that_decides_a_barrier_stays_unknown():
+    text = GATHER.replace("{cell}", "tx // 8").replace("{tail}", "")
+    text = text.replace("        S[tx] = G_1[idx_local[0] * 64 + tx]",
+                        "        T.tvm_storage_sync(\"shared\")")
+    text = text.replace("    if T.Cast(\"bool\", valid[tx // 8]):", "    if idx_local[0] <= 5:")
+    rep = check_text(text)
+    assert rep.verdict == "unknown"
+    assert any("held in idx_local" in s for s in rep.kernels[0].scope), rep.kernels[0].scope
+
+
+SPARSE_MLA = FIELD / "deepseek_v32__sparse_mla_fwd_pipelined__sparse_mla_fwd__sm_90a.tir"
+
+
+def test_sparse_mla_gathers_under_a_loaded_flag_and_its_own_findings_are_the_only_ones():
+    # the producer loads each row index into a register, stores `index <= q_i` into is_kv_valid
+    # (8 threads per flag, one cell: one value) and cp.asyncs the row under that flag: taken.
+    # What is left: sum_exp_shared written by consumer 0 after its last release (line 184) and
+    # read by consumer 1 after its last acquire (line 231) with nothing between (the example's
+    # source has no barrier there either), and cp.async data read by wgmma with no
+    # fence.proxy.async (the shape of the MLA-decode finding in docs/found-bugs.md)
+    rep = check_text(SPARSE_MLA.read_text(), str(SPARSE_MLA))
+    found = {(f.rule.code, f.line) for f in rep.findings}
+    assert found == {("AG201", 231), ("AG405", 102), ("AG405", 116), ("AG405", 130), ("AG405", 223)}
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    assert "sum_exp_shared" in race.message and "line 184" in race.message
+    assert any("lines [257]" in s and "checked taken" in s for s in rep.kernels[0].scope)
+
+
+def test_sparse_mla_without_the_barrier_between_the_flag_store_and_its_branch_is_a_race():
+    text = without_line(SPARSE_MLA, 256, 'T.tvm_storage_sync("shared", 3, 128)')
+    rep = check_text(text)
+    race = next(f for f in rep.findings if f.rule.code == "AG201" and f.line == 256)
+    assert "is_kv_valid" in race.message and "line 255" in race.message
+
+
+def test_sparse_mla_without_the_producer_wait_for_a_free_stage_overwrites_it():
+    from asyncguard.mutants import EXPECTED_RULES, mutations
+    text = SPARSE_MLA.read_text()
+    m = next(m for m in mutations(text) if (m.kind, m.line) == ("drop-mbarrier-wait", 250))
+    rep = check_text(m.apply(text))
+    assert ("AG103", 258) in {(f.rule.code, f.line) for f in rep.findings}   # the cp.async refill
+    assert {f.rule.code for f in rep.findings} & EXPECTED_RULES[m.kind]

@@ -15,6 +15,11 @@ taken as true. Skipping such a body removes accesses and changes no synchronizat
 barrier, commit, wait, arrive, register or let is in it), and removing accesses can only remove
 races; so the taken run finds every race any pattern has, and its findings are real for the
 input that takes every branch.
+
+Another keeps loops of n cells to n + 1 runs: where every statement of a loop body sits under
+the iteration's cell and the loop variable decides nothing the machine evaluates
+(engine/program.py `_count_loops`), a run depends on the pattern only through its number of true
+cells, so the search runs one pattern per count, its true cells first (`Inputs.value`).
 """
 from __future__ import annotations
 
@@ -33,14 +38,29 @@ class Inputs:
         self.order: list = []        # cells met, in the order this run met them
         self.both: set = set()       # cells met where both outcomes matter
         self.names: dict = {}        # cell -> "BlockMask_1[8]", for witnesses and the scope line
+        self.groups: dict = {}       # cell -> its count-loop root (searched by count)
+        self.closed: set = set()     # count-loop roots with a false cell met in this run
+        self.forced: set = set()     # cells false because an earlier cell of their group is
 
-    def value(self, cell, text: str, both: bool) -> int:
-        if cell not in self.names:
+    def value(self, cell, text: str, both: bool, group=None) -> int:
+        """The outcome of truth-valued cell `cell` in this run. `group`: the input root of a
+        count loop (program.py `_count_loops`): its cells are met in loop order, and once one is
+        false every later one is false too, so the runs of a group are its n + 1 counts."""
+        new = cell not in self.names
+        if new:
             self.order.append(cell)
             self.names[cell] = text
-        if both:
+            if group is not None:
+                self.groups[cell] = group
+                if cell not in self.fixed and group in self.closed:
+                    self.fixed[cell] = 0   # after a false cell of its group: no choice left
+                    self.forced.add(cell)
+        if both and cell not in self.forced:
             self.both.add(cell)
-        return self.fixed.get(cell, 1)
+        v = self.fixed.get(cell, 1)
+        if group is not None and v == 0:
+            self.closed.add(group)
+        return v
 
     def number(self, cell, text: str):
         """The value this run loads from numeric cell `cell`; None when no plan chose one."""
@@ -66,7 +86,8 @@ class Inputs:
 
     def pattern(self) -> dict:
         """The outcomes of the cells where both matter, by name (a witness's input)."""
-        out = {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order if c in self.both}
+        out = {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order
+               if c in self.both or c in self.forced}
         out.update({self.names[c]: int(v) for c, v in self.numbers.items() if c in self.names})
         return out
 
@@ -85,6 +106,7 @@ class InputSearch:
         self.truncated = False
         self.names: dict = {}        # every cell met, over all runs
         self.both: set = set()
+        self.counted: dict = {}      # cells of count loops (searched by count) -> their root
 
     def __iter__(self):
         for numbers in self.numbers:
@@ -99,6 +121,7 @@ class InputSearch:
                 self.runs += 1
                 self.names.update(inputs.names)
                 self.both |= inputs.both
+                self.counted.update(inputs.groups)
                 self.numeric |= set(numbers) & set(inputs.names)
                 todo.extend(reversed(inputs.alternatives()))
 
@@ -112,7 +135,8 @@ def scope_line(searches: list) -> str | None:
     buffers = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.names if c not in s.numeric})
     numeric = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.numeric})
     cells = sum(len(s.names) for s in met)
-    taken = sum(len(s.names) - len(s.both) - len(s.numeric) for s in met)
+    taken = sum(len(set(s.names) - s.both - s.numeric - set(s.counted)) for s in met)
+    counted = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.counted})
     runs = sum(s.runs for s in met)
     kinds = []
     if buffers:
@@ -127,6 +151,11 @@ def scope_line(searches: list) -> str | None:
         text += f"only the first {runs} outcome patterns checked, not every one"
     else:
         text += f"every outcome pattern checked ({runs} run(s))"
+    if counted:
+        text += (f"; {', '.join(counted)} only decide whole loop iterations (a false one does "
+                 "nothing, and the loop variable only addresses global memory), so a pattern runs "
+                 "like the one with as many true cells, all first: one run per count covers every "
+                 "pattern")
     if taken:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")

@@ -177,6 +177,9 @@ class Program:
     # whenever its address is the same (prover.behaviours compares two runs on one memory)
     read_only_globals: frozenset = frozenset()
     numeric: object = None       # inputs.NumericInputs: numbers loaded from global memory
+    # truth-valued inputs whose every load is the whole condition of a loop iteration that does
+    # nothing when it is false (_count_loops): root -> (loop lines, iterations), for the scope line
+    count_roots: dict = field(default_factory=dict)
     size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
 
@@ -216,6 +219,7 @@ class Elaborator:
         self.truth_only: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
         self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
+        self.count_roots: dict = {}   # set by _count_loops: inputs searched by their count
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         # control names outside the addresses of global loads, and those addresses per parameter:
         # blocks that differ only in which input cells they read behave alike (elaborate())
@@ -397,7 +401,8 @@ class Elaborator:
                     raise NotConcrete(f"a value loaded from {root} used as a number "
                                       f"(data-dependent: {why})", span)
                 return v
-            return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both)
+            return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both,
+                                group=root if root in self.count_roots else None)
         return load
 
     def _load_hook(self, sub: ir.Subscript):
@@ -716,7 +721,8 @@ class Elaborator:
             if value is not None and not same_value:
                 # sub-byte elements: two threads' elements share a byte, which each thread
                 # rewrites whole (a read-modify-write), so one value does not make it safe
-                same_value.append(bits >= 8 and self.same_in_every_thread(value))
+                same_value.append(bits >= 8 and (self.same_in_every_thread(value) or
+                                                 same_value_per_address(self, sub, value)))
             return [Access(kind, tids, base + lo, base + hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store",
                            same_value=bool(same_value and same_value[0]))]
@@ -1148,7 +1154,10 @@ def elaborate(func: ir.Function) -> Program:
                        symbolic_block_vars=_symbolic_block_vars(el, body),
                        read_only_globals=frozenset(n for n, root in el.roots.items()
                                                    if root not in el.written_roots))
+    el.body = body   # same_value_per_address reads where registers and lets are defined,
+    _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
     _numeric_pass(el, program)
+    _count_loops(el, program, func)
     return program
 
 
@@ -1269,8 +1278,24 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         view = el.view_of(x.value) if isinstance(x, ir.Subscript) else None
         return view is not None and el.roots.get(view.name) in numeric_roots
 
+    data_registers: set = set()   # register regions that hold a value computed from a loaded number
+    data_shared: set = set()      # shared regions whose every write stores such a value
+
+    def is_data(x) -> bool:
+        """A load of a loaded number, of a register holding one, or of shared memory holding one."""
+        if is_cell(x):
+            return True
+        view = el.view_of(x.value) if isinstance(x, ir.Subscript) else None
+        reg = el.register_of(view)
+        if reg is not None:
+            return reg[0] in data_registers
+        return view is not None and view.is_shared and view.region is not None and \
+            view.region.name in data_shared
+
     def mentions(e) -> bool:
-        return bool(free_names(e) & set(lets)) or any(is_cell(x) for x in _subscripts(e, []))
+        return bool(free_names(e) & set(lets)) or any(is_data(x) for x in _subscripts(e, []))
+
+    _taint_registers(el, program.body, el.func.body, lets, data_registers, data_shared, mentions)
 
     def walk(stmts, loop_vars: frozenset) -> None:
         for st in stmts:
@@ -1299,9 +1324,11 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                     uses.append((out, f"line {st.span.line}: a loaded number decides a shared "
                                       "address or a synchronization argument"))
             elif isinstance(st, PStore):
-                if any(x is not None and mentions(x) for x in st.src):
-                    uses.append(([x for x in st.src if x is not None],
-                                 f"line {st.span.line}: a register holds a loaded number"))
+                # a value computed from a loaded number only makes the register data (its uses
+                # are judged where they decide something); an element chosen by one is unknown
+                if st.src and st.src[0] is not None and mentions(st.src[0]):
+                    uses.append(([st.src[0]], f"line {st.span.line}: a loaded number decides "
+                                              "which register element is written"))
 
     uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
     skipped: list = []   # branches the machine skips (nothing shared inside) on a loaded number
@@ -1324,22 +1351,26 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
     # a length symbol may decide shared addresses: the size prover reads them like a dynamic K's
     for exprs, why in uses:
-        if any(free_names(expand(x)) & set(lets) or any(is_cell(c) for c in _subscripts(expand(x), []))
+        if any(free_names(expand(x)) & set(lets) or any(is_data(c) for c in _subscripts(expand(x), []))
                for x in exprs):
             problems.append(why)
 
     for st, loop_vars in conds:
         cond = expand(st.src)
         cells = [x for x in _subscripts(cond, []) if is_cell(x)]
+        # registers and shared memory holding a value computed from a loaded number: the
+        # machine never knows it, for any thread (only the reductions below apply)
+        held = [x for x in _subscripts(cond, []) if not is_cell(x) and is_data(x)]
         # `T` only names TVMScript's namespace (`T.int8(1)`), never a value
         names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)} - {"T"}
         uniform = names <= block_vars | set(program.symbols)
-        if uniform and cells:
+        if uniform and cells and not held:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
             info.conditions.append((cond, st.span.line))
-        elif not cells and not (names & set(el.launch.thread_vars) and _access_only(st.then)
-                                and _access_only(st.other) and _same_accesses(st.then, st.other)):
+        elif not cells and not held and not (
+                names & set(el.launch.thread_vars) and _access_only(st.then)
+                and _access_only(st.other) and _same_accesses(st.then, st.other)):
             # decided by sizes, loop counters and thread ids: the size prover reads it (a
             # condition it cannot reduce to trip counts refutes the proof, never the verdict)
             continue
@@ -1350,8 +1381,11 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "same"))
         else:
-            problems.append(f"line {st.span.line}: a branch on a loaded number that differs between "
-                            "threads or loop iterations")
+            problems.append(f"line {st.span.line}: a branch on a loaded number" +
+                            (f" (held in {', '.join(sorted({flat_text(x.value) for x in held}))})"
+                             if held else "") +
+                            " that differs between threads or loop iterations, or decides "
+                            "synchronization")
     if problems:
         info.problem = problems[0]
         for sym, _ in info.lengths:   # no size to plan: the kernel stays unknown, quickly
@@ -1362,6 +1396,60 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     # so): the provers need not read it (a page-table lookup feeding a global address)
     _drop_let_sources(program.body, set(lets) - replaced)
     _live_control(el, program)
+
+
+def _taint_registers(el: Elaborator, body, func_body, lets: dict, data_registers: set,
+                     data_shared: set, mentions) -> None:
+    """Follow a loaded number through lets, registers and shared memory, to a fixed point (a
+    register written late in a loop body is read early in the next iteration): a let or a
+    register store whose value `mentions` one makes its name data; a shared region is data when
+    every write to it is a plain store (no copy or atomic names it) of such a value. What reads
+    data is judged where it decides something (`_numeric_pass`)."""
+    flat: list = []
+
+    def collect(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, (PLet, PStore)):
+                flat.append(st)
+            elif isinstance(st, PIf):
+                collect(st.then)
+                collect(st.other)
+            elif isinstance(st, PLoop):
+                collect(st.body)
+    collect(body)
+    stores: dict = {}      # shared region -> values stored by plain assignments
+    pointed: set = set()   # shared regions some operation gets a pointer to (copies, atomics)
+    stack = [func_body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
+            view = el.view_of(x.target.value)
+            if view is not None and view.is_shared and view.region is not None:
+                stores.setdefault(view.region.name, []).append(x.value)
+        if isinstance(x, ir.Call) and x.name == "T.tvm_access_ptr" and len(x.args) == 5:
+            view = el.view_of(x.args[1])
+            if view is not None and view.is_shared and view.region is not None:
+                pointed.add(view.region.name)
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    changed = True
+    while changed:
+        changed = False
+        for st in flat:
+            if isinstance(st, PLet):
+                if st.name not in lets and st.src is not None and mentions(st.src):
+                    lets[st.name] = st.src
+                    changed = True
+            elif st.region not in data_registers and st.src and st.src[-1] is not None and \
+                    mentions(st.src[-1]):
+                data_registers.add(st.region)
+                changed = True
+        for region, values in stores.items():
+            if region not in data_shared and region not in pointed and all(mentions(v) for v in values):
+                data_shared.add(region)
+                changed = True
 
 
 def _drop_let_sources(body, names: set) -> None:
@@ -1447,7 +1535,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             continue   # decides no trip count: its branches are enumerated like any loaded number
         uses = [e for e in live if {start, end} & free_names(e)]
         mixed = sorted(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
-                       - {start, end} - set(el.symbols) - grid_sizes - {"T"})
+                       - {start, end} - set(el.symbols) - grid_sizes - {"T"})   # T: TVMScript's namespace
         if mixed:   # the size prover evaluates trip counts from the size alone
             problems.append(f"a loop trip count decided by {end} - {start} together with "
                             f"{', '.join(mixed)} (the size prover needs trip counts of the size alone)")
@@ -1699,7 +1787,8 @@ def _only_difference(exprs, start: str, end: str) -> bool:
     for e in exprs:
         names = free_names(e)
         env = {n: z3.Int(n) for n in names}
-        s, n = z3.Int("\x00s"), z3.Int("\x00n")
+        # (z3 cuts a name at a NUL byte: "%" keeps them apart from TIR names and each other)
+        s, n = z3.Int("%shift"), z3.Int("%length")
         shifted, base = dict(env), dict(env)
         shifted[start], shifted[end] = s, s + n
         base[start], base[end] = z3.IntVal(0), n
@@ -1820,3 +1909,318 @@ def _live_control(el: Elaborator, program: Program) -> None:
                 todo.append(m)
     program.control_names = names | (el.control_names & set(program.symbols))
     program.block_dependent = bool(names & set(el.launch.block_vars))
+
+
+# ---------------------------------------------------------------- loops that skip whole iterations
+def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
+    """Truth-valued inputs that only ever decide whole loop iterations (`for k: if M[f(k)]: ...`
+    with every statement of the body under that one condition, no `else`): a false iteration
+    does nothing, and where the loop variable decides nothing the machine evaluates (it only
+    addresses global memory: TMA coordinates, the mask cell) a true iteration does the same
+    whichever k it is. So each thread's run depends on the outcome pattern only through the
+    number of true cells, and the patterns whose true cells come first (one per count, n + 1 of
+    2^n) cover every pattern. engine/inputs.py searches such a root by count. Conditions:
+    every load of the root in the kernel is such a condition, all of them over one range with
+    one index expression (so every loop meets the same cells in the same order), the index
+    depends on nothing but k, block indices and sizes, and distinct k read distinct cells (z3)."""
+    candidates: dict = {}   # root -> [(loop, [the subscript of each of its conditions])]
+
+    def walk(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, PLoop):
+                found = _skipping_loop(el, program, st)
+                if found is not None:
+                    candidates.setdefault(found[0], []).append((st, found[1]))
+                walk(st.body)
+            elif isinstance(st, PIf):
+                walk(st.then)
+                walk(st.other)
+    walk(program.body)
+    if not candidates:
+        return
+    loads: dict = {}   # root -> ids of every subscript of it in the kernel
+    stack = [func.body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Subscript):
+            view = el.view_of(x.value)
+            root = el.roots.get(view.name) if view is not None else None
+            if root is not None:
+                loads.setdefault(root, set()).add(id(x))
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    for root, sites in candidates.items():
+        if loads.get(root, set()) != {id(sub) for _, subs in sites for sub in subs}:
+            continue
+        loop0, (sub0, *_) = sites[0]
+        canon = ir.Var("%k")
+        index0 = _rewrite(sub0.indices, {loop0.var: canon})
+        same = all(lp.src == loop0.src and _rewrite(sub.indices, {lp.var: canon}) == index0
+                   and sub.value == sub0.value for lp, subs in sites for sub in subs)
+        if not same or free_names(index0) - {canon.name} - uniform or \
+                free_names(loop0.src) - uniform or not _injective(index0, canon.name, loop0.src):
+            continue
+        el.count_roots[root] = program.count_roots[root] = (
+            sorted({lp.span.line for lp, _ in sites}), expr_text(loop0.src[1]))
+
+
+def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):
+    """(root, [subscripts]) when every statement of `loop`'s body is `if M[...]:` (no else) on one
+    truth-valued, read-only input cell and nothing the machine evaluates inside reads the loop
+    variable; else None."""
+    if not loop.relevant or not loop.body:
+        return None
+    sub, subs = None, []
+    for st in loop.body:
+        if not isinstance(st, PIf) or st.other or st.src is None:
+            return None
+        bare = _bare_load(st.src)
+        view = el.view_of(bare.value) if bare is not None else None
+        root = el.roots.get(view.name) if view is not None else None
+        if root is None or not el.truth_only.get(root) or root in el.written_roots:
+            return None
+        if sub is not None and (bare != sub or bare.value != sub.value):
+            return None
+        sub = bare
+        subs.append(bare)
+        names = _evaluated_names(el, st.then)
+        if names is None or loop.var in names:
+            return None
+    return (el.roots[el.view_of(sub.value).name], subs) if sub is not None else None
+
+
+def _evaluated_names(el: Elaborator, stmts):
+    """The names the machine evaluates in `stmts` (bounds, conditions, lets, register stores,
+    shared addresses and synchronization arguments; not global addresses), or None when a
+    statement hides what it reads (an unmodelled op, an expression not kept)."""
+    from .exprs import shared_index_exprs as _shared_exprs
+    names: set = set()
+    for st in stmts:
+        if isinstance(st, PNote):
+            return None
+        if isinstance(st, PLet):
+            if st.src is None:
+                return None
+            names |= free_names(st.src)
+        elif isinstance(st, PStore):
+            if not st.src or st.src[-1] is None:
+                return None
+            names |= free_names([x for x in st.src if x is not None])
+        elif isinstance(st, (PIf, PLoop)):
+            if st.src is None or isinstance(st, PLoop) and not st.src:
+                return None
+            names |= free_names(st.src)
+            for part in ((st.then, st.other) if isinstance(st, PIf) else (st.body,)):
+                inner = _evaluated_names(el, part)
+                if inner is None:
+                    return None
+                names |= inner
+        elif isinstance(st, POp):
+            if st.src is None:
+                return None
+            out: list = []
+            _shared_exprs(st.src, el.views, out)
+            names |= free_names(out)
+    return names
+
+
+def _injective(index: tuple, var: str, bounds: tuple) -> bool:
+    """z3: two different values of `var` in the loop's range give different flat indices (one
+    index expression; anything else is refused)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    if len(index) != 1:
+        return False
+    names = free_names(index[0]) | free_names(bounds)
+    a = {n: z3.Int(n) for n in names}
+    b = dict(a)
+    b[var] = z3.Int("%other")
+    try:
+        ea, sa = encode(index[0], a)
+        eb, sb = encode(index[0], b)
+        start, s1 = encode(bounds[0], a)
+        extent, s2 = encode(bounds[1], a)
+    except Unencodable:
+        return False
+    solver = z3.Solver()
+    solver.set("timeout", 2000)
+    solver.add(*sa, *sb, *s1, *s2, ea == eb, a[var] != b[var],
+               a[var] >= start, a[var] < start + extent, b[var] >= start, b[var] < start + extent)
+    return solver.check() == z3.unsat
+
+
+# ---------------------------------------------------------------- one value per shared address
+def same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool:
+    """Whether two threads that store `value` to the same shared element in one statement
+    instance store the same value, where the value differs between threads only through loaded
+    data: `is_kv_valid[tx // 8] = Cast(int8, idx[0] <= q)` with `idx[0] = Indices[.. + tx // 8]`.
+    The value is a pure function of read-only global cells, uniform names and thread-free lets
+    and registers; expanded through the lets and registers it reads (every definition), each
+    leaf's address, each definition's register index, and every branch condition and loop bound
+    around the store and the definitions takes one value for two threads whose store addresses
+    are equal (z3, thread indices the only names that differ). Then the two threads ran the same
+    statement instances (same control), their registers hold what the same definitions wrote,
+    from the same cells: one value. Anything else: False."""
+    cache = getattr(el, "_same_value_cache", None)
+    if cache is None:
+        cache = el._same_value_cache = {}
+    key = id(target)
+    if key not in cache:
+        try:
+            cache[key] = _same_value_per_address(el, target, value)
+        except _NotShown:
+            cache[key] = False
+    return cache[key]
+
+
+class _NotShown(Exception):
+    pass
+
+
+def _definition_sites(el: Elaborator) -> dict:
+    """('let', name) / ('reg', region) / ('store', id(subscript)) -> [(index, value, guards)],
+    guards: the enclosing branch conditions and loop bounds as ir expressions."""
+    sites = getattr(el, "_definition_sites", None)
+    if sites is not None:
+        return sites
+    sites = el._definition_sites = {}
+
+    def walk(stmts, guards: tuple) -> None:
+        for st in stmts:
+            if isinstance(st, PLet):
+                sites.setdefault(("let", st.name), []).append((None, st.src, guards))
+            elif isinstance(st, PStore):
+                sites.setdefault(("reg", st.region), []).append(
+                    (st.src[0] if st.src else None, st.src[-1] if st.src else None, guards))
+            elif isinstance(st, POp) and st.name == "store" and st.src is not None:
+                sites.setdefault(("store", id(st.src)), []).append((None, None, guards))
+            elif isinstance(st, PIf):
+                g = guards + ((st.src,) if st.src is not None else (None,))
+                walk(st.then, g)
+                walk(st.other, g)
+            elif isinstance(st, PLoop):
+                g = guards + tuple(st.src or (None,)) + (ir.Var(st.var),)
+                walk(st.body, g)
+    walk(getattr(el, "body", ()), ())
+    return sites
+
+
+def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool:
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    sites = _definition_sites(el)
+    thread_vars = set(el.launch.thread_vars)
+    must_agree: list = []   # expressions that must take one value for the two threads
+    seen: set = set()
+
+    def leaves(e, depth: int) -> None:
+        """Walk a value: collect the addresses of its global loads, expand lets and registers."""
+        if depth > 8:
+            raise _NotShown()
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Subscript):
+                view = el.view_of(x.value)
+                if view is not None and view.name in el.roots:
+                    if el.roots[view.name] in el.written_roots:
+                        raise _NotShown()
+                    must_agree.extend(x.indices)
+                    continue
+                reg = el.register_of(view)
+                if reg is None:
+                    raise _NotShown()   # shared memory, an opaque buffer: not followed
+                definition(("reg", reg[0]), depth)
+                must_agree.extend(x.indices)
+            elif isinstance(x, ir.Var):
+                if x.name in thread_vars:
+                    raise _NotShown()   # a thread index in the value itself
+                if ("let", x.name) in sites:
+                    definition(("let", x.name), depth)
+                elif x.name not in el.uniform_names and x.name != "T":
+                    raise _NotShown()
+            elif isinstance(x, ir.Call):
+                if not (x.name in _UNIFORM_SAFE_CALLS or x.name.startswith(_UNIFORM_SAFE_PREFIXES)):
+                    raise _NotShown()
+                stack.extend(a for a in x.args if not isinstance(a, ir.Const))
+            elif isinstance(x, ir.BinOp):
+                stack.extend((x.left, x.right))
+            elif isinstance(x, ir.UnaryOp):
+                stack.append(x.operand)
+            elif isinstance(x, ir.Slice):
+                raise _NotShown()
+            elif not isinstance(x, ir.Const):
+                raise _NotShown()
+
+    def definition(k, depth: int) -> None:
+        if k in seen:
+            return
+        seen.add(k)
+        defs = sites.get(k)
+        if not defs:
+            raise _NotShown()
+        for index, val, guards in defs:
+            if val is None or any(g is None for g in guards):
+                raise _NotShown()
+            if index is not None:
+                must_agree.append(index)
+            must_agree.extend(guards)
+            leaves(val, depth + 1)
+
+    stores = sites.get(("store", id(target)))
+    if not stores:
+        raise _NotShown()
+    for _, _, guards in stores:
+        if any(g is None for g in guards):
+            raise _NotShown()
+        must_agree.extend(guards)
+    leaves(value, 0)
+    # z3: the names other than thread indices are shared by the two threads (same control: the
+    # same statement instances, so the same loop counters and lets); lets that appear in an
+    # address or condition are expanded into their definitions when they have exactly one
+    lets = {k[1]: d[0][1] for k, d in sites.items() if k[0] == "let" and len(d) == 1}
+
+    def expand(e):
+        for _ in range(16):
+            if not free_names(e) & set(lets):
+                return e
+            e = _rewrite(e, lets)
+        raise _NotShown()
+    ranges = {n: el.launch.threads["xyz".index(a[-1])] for n, a in el.launch.thread_vars.items()}
+    exprs = [expand(e) for e in must_agree]
+    address = [expand(i) for i in target.indices]
+    names = set().union(*(free_names(e) for e in exprs + address)) - {"T"}
+    if names - thread_vars - el.uniform_names:
+        raise _NotShown()   # a name that may differ between threads other than a thread index
+    if not any(free_names(e) & thread_vars for e in exprs):
+        return True
+    one = {n: z3.Int(n) for n in names}
+    two = {n: (z3.Int(n + "%2") if n in thread_vars else v) for n, v in one.items()}
+    side = []
+    for n, extent in ranges.items():
+        if n in one:
+            side += [one[n] >= 0, one[n] < extent, two[n] >= 0, two[n] < extent]
+    try:
+        for a in address:
+            x1, s1 = encode(a, one)
+            x2, s2 = encode(a, two)
+            side += s1 + s2 + [x1 == x2]
+        differs = []
+        for e in exprs:
+            if not free_names(e) & thread_vars:
+                continue
+            x1, s1 = encode(e, one)
+            x2, s2 = encode(e, two)
+            side += s1 + s2
+            differs.append(x1 != x2)
+    except Unencodable:
+        return False
+    solver = z3.Solver()
+    solver.set("timeout", 3000)
+    solver.add(*side, z3.Or(*differs))
+    return solver.check() == z3.unsat
