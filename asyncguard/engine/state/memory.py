@@ -320,6 +320,8 @@ class Memory:
         else:
             self._check_written(rec)
         machine.proxy.track(rec, ev, writes)
+        if rec.via.startswith("ptx_tcgen05_mma"):
+            self._supersede(rec)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
             rec.group = np.full(len(tids), -1, dtype=np.int64)
@@ -406,6 +408,22 @@ class Memory:
         a, b = idx[order[j]], idx[order[k]]
         self.machine.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
+
+    def _supersede(self, rec: Record) -> None:
+        """A thread's tcgen05.mma operations complete in issue order (PTX ISA, tcgen05 pipelined
+        pairs; `_check_pair` orders them already): an earlier MMA access of the same thread to
+        the same bytes, of the same kind, completes before `rec` does, so whatever is not ordered
+        after it is not ordered after `rec` either, and races with `rec` on the same statement
+        pair. It leaves the race check (its completion is still tracked where it is pending);
+        without this, a K loop's accumulator writes pile up, each checked against all before."""
+        gone = [r for r in self.other_live
+                if r.lo_min == rec.lo_min and r.hi_max == rec.hi_max and r.span.start == rec.span.start
+                and r.kind == rec.kind and r.via == rec.via
+                and (r.tainted or not rec.tainted) and np.array_equal(r.tids, rec.tids)
+                and np.array_equal(r.lo, rec.lo) and np.array_equal(r.hi, rec.hi)]
+        if gone:
+            ids = {r.id for r in gone}
+            self._set_live([r for r in self.live if r.id not in ids])
 
     # ------------------------------------------------------------ shared bytes no write reached
     def _mark_written(self, rec: Record) -> None:
