@@ -193,6 +193,16 @@ class Program:
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
 
 
+def _assignments(stmts):
+    """Every assignment in a statement list, at any depth."""
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            yield s
+        for body in (getattr(s, "body", None), getattr(s, "then", None), getattr(s, "other", None)):
+            if isinstance(body, (list, tuple)):
+                yield from _assignments(body)
+
+
 def _relevant(stmts) -> bool:
     for s in stmts:
         if isinstance(s, (POp, PNote, PStore)):
@@ -882,6 +892,11 @@ class Elaborator:
         self._expr_effects(s.cond, cond_effects)
         self._control(s.cond)
         polled = self._global_in(s.cond)
+        if polled is None:   # a register the body reloads from global memory: a spin on a flag
+            regs = {getattr(x.value, "name", None) for x in _subscripts(s.cond, [])}
+            polled = next((self._global_in(a.value) for a in _assignments(s.body)
+                           if isinstance(a.target, ir.Subscript) and getattr(a.target.value, "name", None) in regs
+                           and self._global_in(a.value) is not None), None)
         if polled is not None:
             return [PNote(f"while loop polling global memory ({polled}): its trip count depends on "
                           "other blocks or on data", s.span)]
@@ -901,6 +916,14 @@ class Elaborator:
                 if view is None or not (view.is_shared or self.register_of(view) is not None):
                     return getattr(x.value, "name", None) or "a global buffer"
                 stack.extend(i for i in x.indices if not isinstance(i, ir.Slice))
+            elif isinstance(x, ir.Call) and x.name.startswith("T.atomic_"):
+                # an atomic load / read-modify-write through T.tvm_access_ptr(type, buffer, ...)
+                ptr = next((a for a in x.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"), None)
+                buf = ptr.args[1] if ptr is not None and len(ptr.args) > 1 else None
+                view = self.view_of(buf) if buf is not None else None
+                if view is None or not view.is_shared:
+                    return getattr(buf, "name", None) or "a global buffer"
+                stack.extend(x.args)
             elif isinstance(x, ir.Call):
                 stack.extend(x.args)
             elif isinstance(x, ir.BinOp):

@@ -320,7 +320,7 @@ class Memory:
         else:
             self._check_written(rec)
         machine.proxy.track(rec, ev, writes)
-        if rec.via.startswith("ptx_tcgen05_mma"):
+        if rec.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ) and not rec.collective:
             self._supersede(rec)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
@@ -410,17 +410,32 @@ class Memory:
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
 
     def _supersede(self, rec: Record) -> None:
-        """A thread's tcgen05.mma operations complete in issue order (PTX ISA, tcgen05 pipelined
-        pairs; `_check_pair` orders them already): an earlier MMA access of the same thread to
-        the same bytes, of the same kind, completes before `rec` does, so whatever is not ordered
-        after it is not ordered after `rec` either, and races with `rec` on the same statement
-        pair. It leaves the race check (its completion is still tracked where it is pending);
-        without this, a K loop's accumulator writes pile up, each checked against all before."""
-        gone = [r for r in self.other_live
-                if r.lo_min == rec.lo_min and r.hi_max == rec.hi_max and r.span.start == rec.span.start
-                and r.kind == rec.kind and r.via == rec.via
-                and (r.tainted or not rec.tainted) and np.array_equal(r.tids, rec.tids)
-                and np.array_equal(r.lo, rec.lo) and np.array_equal(r.hi, rec.hi)]
+        """An earlier asynchronous access of the same statement, by the same threads, to the same
+        bytes, of the same kind, leaves the race check when `rec` completes after it in every
+        schedule: a thread's tcgen05.mma operations complete in issue order (PTX ISA, tcgen05
+        pipelined pairs; `_check_pair` orders them already), and any other copy whose completion
+        its issuer had acquired before issuing `rec` (a pipeline's refill of its stage: the
+        producer waited for the stage's release, which came after the fill's phase). Whatever is
+        not ordered after the earlier one is then not ordered after `rec` either (a phase a copy
+        completes carries its issuer's knowledge of phases, docs/model.md "Thread-block
+        clusters"), and races with `rec` on the same statement pair. Its completion is still
+        tracked where it is pending. Without this, a persistent kernel's K loops pile up one
+        record per stage fill for threads that synchronize once per tile, each new access
+        checked against all of them."""
+        vc = self.machine.vc
+        ordered_mma = rec.via.startswith("ptx_tcgen05_mma")
+        gone = []
+        for r in self.other_live:
+            if r.lo_min != rec.lo_min or r.hi_max != rec.hi_max or r.span.start != rec.span.start \
+                    or r.kind != rec.kind or r.via != rec.via or r.collective or (rec.tainted and not r.tainted) \
+                    or not np.array_equal(r.tids, rec.tids) or not np.array_equal(r.lo, rec.lo) \
+                    or not np.array_equal(r.hi, rec.hi):
+                continue
+            if not ordered_mma:
+                done = r.done
+                if done is None or (done == PENDING).any() or not (vc[r.tids, r.owner] >= done).all():
+                    continue
+            gone.append(r)
         if gone:
             ids = {r.id for r in gone}
             self._set_live([r for r in self.live if r.id not in ids])
