@@ -421,13 +421,15 @@ class Memory:
         clusters"), and races with `rec` on the same statement pair. Its completion is still
         tracked where it is pending. Without this, a persistent kernel's K loops pile up one
         record per stage fill for threads that synchronize once per tile, each new access
-        checked against all of them."""
+        checked against all of them. A generic-proxy copy (cp.async) still waiting for a proxy
+        fence stays: the proxy check reads it (state/proxy.py)."""
         vc = self.machine.vc
         ordered_mma = rec.via.startswith("ptx_tcgen05_mma")
         gone = []
         for r in self.other_live:
             if r.lo_min != rec.lo_min or r.hi_max != rec.hi_max or r.span.start != rec.span.start \
-                    or r.kind != rec.kind or r.via != rec.via or r.collective or (rec.tainted and not r.tainted) \
+                    or r.kind != rec.kind or r.via != rec.via or r.collective or r.fence_clk is not None \
+                    or (rec.tainted and not r.tainted) \
                     or not np.array_equal(r.tids, rec.tids) or not np.array_equal(r.lo, rec.lo) \
                     or not np.array_equal(r.hi, rec.hi):
                 continue
