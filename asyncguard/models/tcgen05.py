@@ -1,4 +1,4 @@
-"""Blackwell tcgen05 (sm_100a), single-CTA forms, as TileLang 0.1.15 prints them and its templates
+"""Blackwell tcgen05 (sm_100a), single-CTA and 2-CTA forms, as TileLang 0.1.15 prints them and its templates
 implement them (src/tl_templates/cuda/tcgen_05.h, copy_sm100.h, instruction/tcgen05mma.h, and the
 CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each rule rests on.
 
@@ -12,8 +12,8 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   (descriptors as for wgmma; the offsets are bytes, the templates add `offset >> 4` to the
   descriptor), of A in tensor memory for the TS form (128 lanes x 32 bytes at its column), and an
   asynchronous write of the accumulator (M = 128 lanes x N columns; M and N from the instruction
-  descriptor). Only an accumulator that is its whole allocation is modelled. One thread's MMAs
-  run in issue order (a tcgen05 pipeline).
+  descriptor), 128 lanes x N columns from the column its address adds. One thread's MMAs run
+  in issue order (a tcgen05 pipeline).
 - `tcgen05_mma_arrive(bar)` is tcgen05.commit...mbarrier::arrive::one by the same elected lane:
   once every tcgen05 operation that lane issued completes, one arrival on `bar`. Those MMAs
   complete on the phase the arrival joins; the arrival itself comes from the system later, so a
@@ -23,8 +23,14 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   (warp % 4) * 32 + lane id; the templates wait (tcgen05.wait::ld / ::st) before returning.
 - `ptx_deallocate_tensor_memory` reads the address word. tcgen05 fences
   (`tcgen05_before/after_thread_sync`) touch no memory; they are not checked.
-- 2-CTA (cta_group::2), block-scaled MMA, tcgen05.cp and the scale-factor transpose stay
-  unsupported (models/hopper.py names them).
+- The 2-CTA forms (cta_group::2, `use_2cta=1` / the MMA's last argument) in a cluster of two:
+  the allocation and deallocation are per CTA as above; the MMA is issued by the pair's leader
+  and reads A and B shares and writes 128 accumulator lanes in both CTAs (`Access(cta=r)`); the
+  commit arrives on the barrier at the same offset in CTA 0 and CTA 1 (the template's mask 3),
+  each CTA's share completing on its own arrival (engine/state/mbarrier.py). docs/model.md
+  "2-CTA forms" gives the evidence.
+- Block-scaled MMA, tcgen05.cp and the scale-factor transpose stay unsupported
+  (models/hopper.py names them).
 """
 from __future__ import annotations
 
