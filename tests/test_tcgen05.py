@@ -88,12 +88,21 @@ def test_two_cta_mma_stays_unknown_naming_the_form():
     assert any(f.rule.code == "AG001" and "2-CTA" in f.message for f in report.findings)
 
 
-def test_accumulator_narrower_than_the_allocation_is_not_guessed():
-    text = GEMM_FIXED.replace("T.ptx_init_tensor_memory(T.tvm_access_ptr(T.type_annotation(\"uint32\"), C_tmem.data, 0, 1, 1), 128)",
-                              "T.ptx_init_tensor_memory(T.tvm_access_ptr(T.type_annotation(\"uint32\"), C_tmem.data, 0, 1, 1), 256)")
-    report = check_text(text)
-    assert report.verdict == "unknown"
-    assert any(f.rule.code == "AG001" and "256-column allocation" in f.message for f in report.findings)
+def test_accumulator_narrower_than_the_allocation_covers_its_columns_of_each_lane():
+    # a 128-column accumulator (N = 128 in the instruction descriptor) in a 256-column allocation:
+    # the MMA writes columns 0..127 of each of the 128 lanes; the epilogue's read of them is
+    # ordered by the last commit's wait, and without that wait it races
+    wider = GEMM_FIXED.replace("T.ptx_init_tensor_memory(T.tvm_access_ptr(T.type_annotation(\"uint32\"), C_tmem.data, 0, 1, 1), 128)",
+                               "T.ptx_init_tensor_memory(T.tvm_access_ptr(T.type_annotation(\"uint32\"), C_tmem.data, 0, 1, 1), 256)")
+    assert wider != GEMM_FIXED
+    assert check_text(wider).verdict == "clean"
+    last_wait = "        T.mbarrier_wait_parity(mbar_1[0], 1)\n"
+    assert last_wait in wider
+    unwaited = wider.replace(last_wait, "", 1)
+    report = check_text(unwaited)
+    ld = line_of(unwaited, "T.tcgen05_ld")
+    assert report.verdict == "buggy"
+    assert any(f.rule.code == "AG401" and f.line == ld and "tensor memory" in f.message for f in report.findings)
 
 
 # ---------------------------------------------------------------- tensor memory: tcgen05.st, MMA with A in TMEM

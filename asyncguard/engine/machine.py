@@ -28,7 +28,7 @@ from ..events import SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore
+from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
@@ -296,6 +296,9 @@ class Machine:
                         self.result.accelerated.append((s.span, int(n), None, None,
                                                         f"not skipped: {frame.plan.reason}"))
                 frames.append(frame)
+            elif isinstance(s, PWhile):   # before PIf, which it extends
+                if s.relevant:
+                    self._while(task, s)
             elif isinstance(s, PIf):
                 if not s.relevant:
                     continue
@@ -372,6 +375,50 @@ class Machine:
         task.mask, task.tids = m_then, np.flatnonzero(m_then)
         task.frames.append(_Frame(s.then, join=join))
         self.tasks.insert(self.tasks.index(task) + 1, other)
+
+    def _while(self, task: _Task, s: PWhile) -> None:
+        """One test of a while loop: threads whose condition holds run the body once more (a frame
+        over `s.cycle`, the body followed by the loop, so the test comes round again); the others
+        leave, meeting the rest after the loop as after a branch. Reached as the last statement
+        of its own frame, the loop reuses that frame: frames do not pile up with the
+        iterations, which the statement and time limits bound."""
+        f = task.frames[-1]
+        again = f.body is s.cycle and f.idx == len(f.body)
+        try:
+            c = s.cond(task.env)
+        except NotConcrete as err:
+            self.note(f"while loop condition: {err.reason}", s.span)
+            self.result.control_lost = True
+            if again:
+                f.idx = len(f.body)   # leave the loop: the path after it is no longer definite
+            return
+        if isinstance(c, np.ndarray):
+            c = c.astype(bool, copy=False)
+            stay = task.mask & c
+            if not stay.any():
+                c = False
+            elif not (task.mask & ~c).any():
+                c = True
+            else:
+                leave = task.mask & ~c
+                if again:   # the leaving threads' copy of this frame is at its end: it pops
+                    self.fork(task, leave)
+                else:
+                    join = _Join()
+                    other = _Task(leave, [g.copy() for g in task.frames], dict(task.env), task.cta)
+                    other.frames.append(_Frame((), join=join))
+                    self.tasks.insert(self.tasks.index(task) + 1, other)
+                task.mask, task.tids = stay, np.flatnonzero(stay)
+                if again:
+                    f.idx = 0
+                else:
+                    task.frames.append(_Frame(s.cycle, join=join))
+                return
+        if c:
+            if again:
+                f.idx = 0
+            else:
+                task.frames.append(_Frame(s.cycle))
 
     def _arrive_join(self, task: _Task, join: _Join) -> None:
         if join.parked is None:

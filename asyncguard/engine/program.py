@@ -80,6 +80,18 @@ class PIf:
     src: object = None
 
 
+@dataclass(eq=False)
+class PWhile(PIf):
+    """`while cond: body`, run iteration by iteration (engine/machine.py): the condition is
+    evaluated per thread before each iteration, like a branch, so a value the engine cannot
+    compute (a number loaded from global memory, a register another thread wrote) stops the
+    path honestly. A PIf whose `then` is the body, so every pass that walks branches sees it;
+    `cycle` is the body followed by the loop itself (the frame the machine runs)."""
+
+    def __post_init__(self):
+        self.cycle = tuple(self.then) + (self,)
+
+
 @dataclass
 class PStore:
     """A store into a per-thread register: the task's environment keeps element k of `region`
@@ -182,6 +194,16 @@ class Program:
     count_roots: dict = field(default_factory=dict)
     size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
+
+
+def _assignments(stmts):
+    """Every assignment in a statement list, at any depth."""
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            yield s
+        for body in (getattr(s, "body", None), getattr(s, "then", None), getattr(s, "other", None)):
+            if isinstance(body, (list, tuple)):
+                yield from _assignments(body)
 
 
 def _relevant(stmts) -> bool:
@@ -865,8 +887,60 @@ class Elaborator:
         if isinstance(s, ir.With):
             return list(self.block(s.body))
         if isinstance(s, ir.While):
-            return [PNote("while loop (trip count unknown to the concrete engine)", s.span)]
+            return self._while(s)
         return []
+
+    def _while(self, s: ir.While) -> list:
+        """A while loop whose condition reads global memory waits on data (another block's flag,
+        a stream-K fixup counter): its trip count is not the engine's to choose. Any other
+        condition is evaluated per thread, iteration by iteration."""
+        cond_effects: list = []
+        self._expr_effects(s.cond, cond_effects)
+        self._control(s.cond)
+        polled = self._global_in(s.cond)
+        if polled is None:   # a register the body reloads from global memory: a spin on a flag
+            regs = {getattr(x.value, "name", None) for x in _subscripts(s.cond, [])}
+            polled = next((self._global_in(a.value) for a in _assignments(s.body)
+                           if isinstance(a.target, ir.Subscript) and getattr(a.target.value, "name", None) in regs
+                           and self._global_in(a.value) is not None), None)
+        if polled is not None:
+            return [PNote(f"while loop polling global memory ({polled}): its trip count depends on "
+                          "other blocks or on data", s.span)]
+        body = self.block(s.body)
+        cond = self.compile(s.cond)
+        return cond_effects + [PWhile(cond, body, (), s.cond.span if hasattr(s.cond, "span") else s.span,
+                                      _relevant(body), frozenset(free_names(s.cond)), s.cond)]
+
+    def _global_in(self, e):
+        """The name of a buffer outside shared memory and per-thread registers the expression
+        loads from, or None."""
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Subscript):
+                view = self.view_of(x.value)
+                if view is None or not (view.is_shared or self.register_of(view) is not None):
+                    return getattr(x.value, "name", None) or "a global buffer"
+                stack.extend(i for i in x.indices if not isinstance(i, ir.Slice))
+            elif isinstance(x, ir.Call) and x.name.startswith("T.atomic_"):
+                # an atomic load / read-modify-write through T.tvm_access_ptr(type, buffer, ...)
+                ptr = next((a for a in x.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"), None)
+                buf = ptr.args[1] if ptr is not None and len(ptr.args) > 1 else None
+                view = self.view_of(buf) if buf is not None else None
+                if view is None or not view.is_shared:
+                    return getattr(buf, "name", None) or "a global buffer"
+                stack.extend(x.args)
+            elif isinstance(x, ir.Call):
+                stack.extend(x.args)
+            elif isinstance(x, ir.BinOp):
+                stack.extend((x.left, x.right))
+            elif isinstance(x, (ir.TupleE, ir.ListE)):
+                stack.extend(x.items)
+            elif isinstance(x, ir.IfExp):
+                stack.extend((x.cond, x.then, x.other))
+            elif isinstance(x, ir.UnaryOp):
+                stack.append(x.operand)
+        return None
 
     def _func_attr(self, attrs: dict, span) -> None:
         if not isinstance(attrs, dict):

@@ -1,4 +1,4 @@
-"""Blackwell tcgen05 (sm_100a), single-CTA forms, as TileLang 0.1.15 prints them and its templates
+"""Blackwell tcgen05 (sm_100a), single-CTA and 2-CTA forms, as TileLang 0.1.15 prints them and its templates
 implement them (src/tl_templates/cuda/tcgen_05.h, copy_sm100.h, instruction/tcgen05mma.h, and the
 CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each rule rests on.
 
@@ -12,8 +12,8 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   (descriptors as for wgmma; the offsets are bytes, the templates add `offset >> 4` to the
   descriptor), of A in tensor memory for the TS form (128 lanes x 32 bytes at its column), and an
   asynchronous write of the accumulator (M = 128 lanes x N columns; M and N from the instruction
-  descriptor). Only an accumulator that is its whole allocation is modelled. One thread's MMAs
-  run in issue order (a tcgen05 pipeline).
+  descriptor), 128 lanes x N columns from the column its address adds. One thread's MMAs run
+  in issue order (a tcgen05 pipeline).
 - `tcgen05_mma_arrive(bar)` is tcgen05.commit...mbarrier::arrive::one by the same elected lane:
   once every tcgen05 operation that lane issued completes, one arrival on `bar`. Those MMAs
   complete on the phase the arrival joins; the arrival itself comes from the system later, so a
@@ -23,16 +23,23 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   (warp % 4) * 32 + lane id; the templates wait (tcgen05.wait::ld / ::st) before returning.
 - `ptx_deallocate_tensor_memory` reads the address word. tcgen05 fences
   (`tcgen05_before/after_thread_sync`) touch no memory; they are not checked.
-- 2-CTA (cta_group::2), block-scaled MMA, tcgen05.cp and the scale-factor transpose stay
-  unsupported (models/hopper.py names them).
+- The 2-CTA forms (cta_group::2, `use_2cta=1` / the MMA's last argument) in a cluster of two:
+  the allocation and deallocation are per CTA as above; the MMA is issued by the pair's leader
+  and reads A and B shares and writes 128 accumulator lanes in both CTAs (`Access(cta=r)`); the
+  commit arrives on the barrier at the same offset in CTA 0 and CTA 1 (the template's mask 3),
+  each CTA's share completing on its own arrival (engine/state/mbarrier.py). docs/model.md
+  "2-CTA forms" gives the evidence.
+- Block-scaled MMA, tcgen05.cp and the scale-factor transpose stay unsupported
+  (models/hopper.py names them).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .. import ir
 from ..events import Access, AccessKind, MbarArrive, Proxy, WarpSync
 from . import NotModelled, op, per_thread
-from .launch import WARP
+from .launch import CLUSTER_RANK, WARP, leader_rank
 from .wgmma import K_BYTES, desc_key, init_desc
 
 TMEM_ALLOC = 128 * 512 * 4   # the most one allocation can hold (128 lanes x 512 columns x 4 bytes)
@@ -40,8 +47,21 @@ LANES = 128
 
 
 def _allocs(ctx) -> dict:
-    """Tensor-memory allocations of this kernel: shared word region name -> (index, ncols)."""
-    return ctx.__dict__.setdefault("_tcgen05_allocs", {})
+    """Tensor-memory allocations of this kernel: shared word region name -> (index, ncols). Kept
+    on the shared layout, whose per-CTA flat space they extend (`tensor_memory_end`)."""
+    return _layout_allocs(ctx.layout)
+
+
+def _layout_allocs(layout) -> dict:
+    return layout.__dict__.setdefault("tcgen05_allocs", {})
+
+
+def tensor_memory_end(layout) -> int:
+    """One past the last flat byte of this kernel's virtual tensor memory (0 without any): a
+    cluster's CTAs each get their own copy of shared and tensor memory, so the CTA stride
+    (engine/state/cluster.py) must cover it. Read once the layout is placed."""
+    allocs = _layout_allocs(layout)
+    return tmem_base_of(layout) + len(allocs) * TMEM_ALLOC if allocs else 0
 
 
 def _word(ctx, e):
@@ -75,12 +95,32 @@ def converge(tids: np.ndarray) -> WarpSync:
     return WarpSync(tids)
 
 
-def single_cta(ctx, call) -> None:
-    """TileLang prints the 2-CTA forms (cta_group::2, a CTA pair of a cluster) of the allocation and
-    the commit with `use_2cta=1`: clusters are not modelled yet."""
-    flag = call.kwarg("use_2cta")
-    if flag is not None and ctx.literal(flag) not in (False, 0):
-        raise NotModelled(f"{call.name}: 2-CTA form (use_2cta, cta_group::2: clusters are not modelled yet)")
+def pair_form(ctx, call, flag=None) -> bool:
+    """Whether the call is the 2-CTA form (`cta_group::2`: TileLang prints `use_2cta=1` on the
+    allocation, the deallocation and the commit, and a last True argument on the MMA). It is
+    modelled for a cluster of exactly two CTAs, the pair TileLang's 2-CTA kernels launch
+    (`cluster_dims [2, 1, 1]`): the commit's CTA mask is the template's default 3 (ranks 0 and 1),
+    which names the pair only there."""
+    if flag is None:
+        flag = call.kwarg("use_2cta")
+    if flag is None or ctx.literal(flag) in (False, 0):
+        return False
+    if ctx.literal(flag) not in (True, 1):
+        raise NotModelled(f"{call.name}: 2-CTA flag {flag!r:.30} is not a constant")
+    if ctx.launch.cluster_size != 2:
+        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2) in a cluster of "
+                          f"{ctx.launch.cluster_size} CTA(s): modelled only for a cluster of two")
+    return True
+
+
+def _leader(env, what: str) -> int:
+    """The executing CTA, which must be the pair's leader (even rank) to issue a cta_group::2 MMA
+    (the PTX ISA lets only the pair's even CTA issue it; CUTLASS guards its 2-SM MMA with
+    `cute::elect_one_sync() && is_mma_leader_cta`)."""
+    rank = int(env.get(CLUSTER_RANK, 0))
+    if rank != leader_rank(env):
+        raise NotModelled(f"{what}: cta_group::2 issued by the odd CTA {rank} of its pair")
+    return rank
 
 
 def _word_access(kind, view, tids, via):
@@ -90,7 +130,10 @@ def _word_access(kind, view, tids, via):
 
 @op("T.ptx_init_tensor_memory")
 def tmem_alloc(ctx, call):
-    single_cta(ctx, call)
+    """tcgen05.alloc; the cta_group::2 form is executed by one warp of each CTA of the pair and
+    allocates the same columns in both CTAs' tensor memory, writing the address into each
+    executing CTA's own word (`.shared::cta`): per CTA, the same as the single-CTA form."""
+    pair_form(ctx, call)
     if len(call.args) != 2:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     view = _word(ctx, call.args[0])
@@ -110,7 +153,7 @@ def tmem_dealloc(ctx, call):
     is done first is not checked: the PTX ISA requires the dealloc before exit but says nothing
     of accesses after it that a finding could rest on (TileLang's warp-specialized kernels
     deallocate from a producer warp with no barrier after the consumers' last tcgen05.ld)."""
-    single_cta(ctx, call)
+    pair_form(ctx, call)   # the cta_group::2 form: each CTA's warp reads its own word
     view = _word(ctx, call.args[0]) if call.args else None
     if view is None:
         raise NotModelled(f"{call.name} without an address word")
@@ -129,7 +172,10 @@ def tmem_base(ctx) -> int:
     """Virtual tensor memory starts right after the flat shared space (its size is known once
     elaboration has placed every region, i.e. when the handlers run): the engine's per-byte
     bookkeeping then stays as small as the kernel's own memory."""
-    layout = ctx.layout
+    return tmem_base_of(ctx.layout)
+
+
+def tmem_base_of(layout) -> int:
     return -(-(layout.dyn_bytes + layout.static_bytes) // TMEM_ALLOC) * TMEM_ALLOC + TMEM_ALLOC
 
 
@@ -142,20 +188,22 @@ def _tmem(ctx, view, what):
     return index * TMEM_ALLOC, ncols
 
 
-def _accumulator(ctx, call, idesc_arg: int, c_arg: int):
-    """(offset in virtual tensor memory, columns) of the MMA's accumulator, M and N read from the
-    instruction descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3). Only an accumulator that is
-    the whole allocation is modelled."""
+def _accumulator(ctx, call, idesc_arg: int, c_arg: int, pair: bool = False):
+    """(offset of its allocation in virtual tensor memory, the allocation's columns, N, the
+    first column's function) of the MMA's accumulator, M and N read from the instruction
+    descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3): 128 lanes x N 32-bit columns from the
+    column the address adds (a double-buffered accumulator is one half of its allocation). A
+    cta_group::2 MMA of M = 256 keeps 128 lanes of D in each CTA of the pair (rows 0-127 in the
+    leader, 128-255 in the peer); other M stay unmodelled."""
     idesc = ctx.literal(call.args[idesc_arg])
     if not isinstance(idesc, int):
         raise NotModelled(f"{call.name}: instruction descriptor is not a constant")
     m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
     base, ncols = _tmem(ctx, _word(ctx, call.args[c_arg]), call.name)
-    c_off = ctx.literal(call.args[c_arg + 1])
-    if m != LANES or c_off != 0 or n != ncols:
-        raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} at column {c_off!r} is not the "
-                          f"whole {ncols}-column allocation")
-    return base, ncols
+    if m != LANES * (2 if pair else 1) or not 0 < n <= ncols:
+        raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} in a {ncols}-column allocation"
+                          + (" (cta_group::2)" if pair else ""))
+    return base, ncols, n, ctx.compile(call.args[c_arg + 1])
 
 
 def _smem_operand(ctx, name: str, desc, off, rows: int):
@@ -166,51 +214,69 @@ def _smem_operand(ctx, name: str, desc, off, rows: int):
     return (name, desc_key(ctx, desc), ctx.compile(off), rows * K_BYTES)
 
 
-def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc):
-    base, ncols = acc
-    d_bytes = LANES * ncols * 4
+def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False):
+    """The MMA's accesses. A cta_group::2 MMA (`pair`) is issued by the leader CTA and reads its
+    shared operands at the same CTA-relative addresses in both CTAs of the pair (each holds half
+    of A's rows and half of B's columns: `smem_parts` give one CTA's share) and writes the
+    accumulator's 128 lanes in both CTAs' tensor memory: one access per CTA (`cta=r`)."""
+    base, ncols, n, col_fn = acc
 
     def run(env, tids):
         issuer = elected(tids)
         at = tmem_base(ctx)
+        ctas = [None]
+        if pair:
+            lead = _leader(env, via)
+            ctas = [lead, lead + 1]
+        col = per_thread(col_fn(env), issuer)
+        if (col < 0).any() or (col + n > ncols).any():
+            raise NotModelled(f"{via}: accumulator of {n} columns at column {int(col.max())} is beyond "
+                              f"its {ncols}-column allocation")
         out = [converge(tids)]
         for name, key, off_fn, size in smem_parts:
             if key not in env:
                 raise NotModelled("tcgen05.mma descriptor used before initialize_tcgen05_descriptor")
             start = per_thread(env[key], issuer) + per_thread(off_fn(env), issuer)
-            out.append(Access(AccessKind.ASYNC_READ, issuer, start, start + size,
-                              f"tcgen05.mma {name.upper()} operand", 0, 1, via,
-                              group_kind="tcgen05", proxy=Proxy.ASYNC))
+            out += [Access(AccessKind.ASYNC_READ, issuer, start, start + size,
+                           f"tcgen05.mma {name.upper()} operand", 0, 1, via,
+                           group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r) for r in ctas]
         if tmem_a is not None:   # A in tensor memory: 128 lanes x 32 bytes of K at its column
-            a_base, a_cols, col_fn = tmem_a
-            col = per_thread(col_fn(env), issuer)
-            if (col < 0).any() or (col + K_BYTES // 4 > a_cols).any():
+            a_base, a_cols, a_col_fn = tmem_a
+            a_col = per_thread(a_col_fn(env), issuer)
+            if (a_col < 0).any() or (a_col + K_BYTES // 4 > a_cols).any():
                 raise NotModelled(f"{via}: A operand beyond its {a_cols}-column allocation")
             lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
-            lo = at + a_base + lanes * a_cols * 4 + np.repeat(col, LANES) * 4
+            lo = at + a_base + lanes * a_cols * 4 + np.repeat(a_col, LANES) * 4
             out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, LANES), lo, lo + K_BYTES,
                               "tensor memory", at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
-        lo = np.full(len(issuer), at + base, dtype=np.int64)
-        out.append(Access(AccessKind.ASYNC_WRITE, issuer, lo, lo + d_bytes, "tensor memory", at + base, 4,
-                          via, group_kind="tcgen05", proxy=Proxy.ASYNC))
+        if n == ncols:   # the whole allocation: one range
+            who, lo, hi = issuer, np.full(len(issuer), at + base, dtype=np.int64), None
+            hi = lo + LANES * ncols * 4
+        else:            # N columns of each of the 128 lanes
+            lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
+            who = np.repeat(issuer, LANES)
+            lo = at + base + lanes * ncols * 4 + np.repeat(col, LANES) * 4
+            hi = lo + n * 4
+        out += [Access(AccessKind.ASYNC_WRITE, who, lo, hi, "tensor memory", at + base, 4,
+                       via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r) for r in ctas]
         return out
     return run
 
 
 @op("T.ptx_tcgen05_mma_ss")
 def mma_ss(ctx, call):
-    """(kind, desc_a, a_off, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, ws, 2cta)"""
-    single_cta(ctx, call)
+    """(kind, desc_a, a_off, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, ws, 2cta). The
+    cta_group::2 form: each CTA of the pair holds 128 rows of A and N/2 rows of B."""
     if len(call.args) != 15:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
-    if ctx.literal(call.args[14]) not in (False, 0):
-        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2: clusters are not modelled yet)")
+    pair = pair_form(ctx, call, call.args[14])
     if ctx.literal(call.args[13]) not in (False, 0):
         raise NotModelled(f"{call.name}: weight-stationary form")
-    acc = _accumulator(ctx, call, 7, 5)
+    acc = _accumulator(ctx, call, 7, 5, pair)
+    n = acc[2]
     parts = [_smem_operand(ctx, "a", call.args[1], call.args[2], LANES),
-             _smem_operand(ctx, "b", call.args[3], call.args[4], acc[1])]
-    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc)
+             _smem_operand(ctx, "b", call.args[3], call.args[4], n // 2 if pair else n)]
+    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc, pair)
 
 
 @op("T.ptx_tcgen05_mma_ts")
@@ -218,20 +284,26 @@ def mma_ts(ctx, call):
     """(kind, A, a_col, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, 2cta): A is read from
     tensor memory (the word names its allocation, a_col its first 32-bit column; 32 bytes of K per
     lane), B from shared memory."""
-    single_cta(ctx, call)
     if len(call.args) != 14:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     if ctx.literal(call.args[13]) not in (False, 0):
-        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2: clusters are not modelled yet)")
+        raise NotModelled(f"{call.name}: 2-CTA form (cta_group::2 with A in tensor memory: which "
+                          "CTA's A lanes feed which rows is not modelled)")
     acc = _accumulator(ctx, call, 7, 5)
     a_base, a_cols = _tmem(ctx, _word(ctx, call.args[1]), call.name)
-    parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[1])]
+    parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[2])]
     return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc)
 
 
 @op("T.tcgen05_mma_arrive")
 def mma_arrive(ctx, call):
-    single_cta(ctx, call)
+    """tcgen05.commit by the elected lane. The 2-CTA form (tl::tcgen05_mma_arrive<true>, from
+    cute's umma_arrive_multicast_2x1SM) is `tcgen05.commit.cta_group::2.mbarrier::arrive::one.
+    shared::cluster.multicast::cluster [bar], 3`: one arrival on the barrier at the same offset in
+    CTA 0 and in CTA 1 (TileLang's codegen passes no mask: the template's default 3). What the
+    committed MMAs did in CTA r's memory completes on CTA r's arrival (engine/state/mbarrier.py),
+    the phase that CTA's own threads wait for."""
+    pair = pair_form(ctx, call)
     if len(call.args) != 1:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     bar = ctx.barrier_ref(call.args[0])
@@ -240,8 +312,18 @@ def mma_arrive(ctx, call):
 
     def run(env, tids):
         issuer = elected(tids)
-        return [converge(tids), MbarArrive(issuer, per_thread(bar(env), issuer), copies="tcgen05")]
+        bars = per_thread(bar(env), issuer)
+        if not pair:
+            return [converge(tids), MbarArrive(issuer, bars, copies="tcgen05")]
+        return [converge(tids)] + [MbarArrive(issuer, bars, copies="tcgen05", cta=r) for r in (0, 1)]
     return run
+
+
+def _strip_cast(e):
+    """`T.Cast("uint32", x)` -> x (a column number is small and non-negative either way)."""
+    while isinstance(e, ir.Call) and e.name == "T.Cast" and len(e.args) == 2:
+        e = e.args[1]
+    return e
 
 
 def _tmem_rows(ctx, call, kind: AccessKind, via: str):
@@ -257,12 +339,19 @@ def _tmem_rows(ctx, call, kind: AccessKind, via: str):
         raise NotModelled(f"{call.name}: {datapaths}dp{bits}b form")
     if ctx.literal(call.args[2]) not in (False, 0):
         raise NotModelled(f"{call.name}: 16-bit packed form")
-    word = _word(ctx, call.args[3])
+    addr, extra = call.args[3], None
+    if isinstance(addr, ir.BinOp) and addr.op == "+" and isinstance(addr.left, ir.Subscript):
+        # `C_tmem[0] + T.Cast("uint32", column)`: the allocation's address plus a column (the
+        # column is the address's low 16 bits; the lane field stays the warp's own)
+        addr, extra = addr.left, ctx.compile(_strip_cast(addr.right))
+    word = _word(ctx, addr)
     base, ncols = _tmem(ctx, word, call.name)
     col_fn = ctx.compile(call.args[4])
 
     def run(env, tids):
         col = per_thread(col_fn(env), tids)
+        if extra is not None:
+            col = col + per_thread(extra(env), tids)
         if (col < 0).any() or (col + chunks > ncols).any():
             raise NotModelled(f"{call.name} of columns beyond the {ncols}-column allocation")
         lane = (tids // WARP % 4) * WARP + tids % WARP

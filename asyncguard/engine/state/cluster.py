@@ -27,8 +27,10 @@ the bytes it names (one event per destination CTA for a multicast), and `mbarrie
 its completion go to CTA `r`'s barrier (a `cta_group::2` operation: `models.launch.leader_rank`);
 an `MbarArrive` with `cta=r` arrives on CTA `r`'s barrier. The executing CTA's rank is
 `env[models.launch.CLUSTER_RANK]` (and `task.cta` in the machine). A model that keeps per-CTA
-space above shared memory in the same flat byte space (tensor memory) sets `layout.flat_end`,
-so the CTA stride covers it.
+space above shared memory in the same flat byte space sets `layout.flat_end` (tensor memory's
+end is read from models/tcgen05.py), so the CTA stride covers it. A commit that arrives on
+several CTAs' barriers (tcgen05.commit multicast) completes, on CTA `r`'s arrival, what its
+operations did in CTA `r`'s memory (`cta_of`).
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import numpy as np
 
 from ... import ir
 from ...events import Access, ClusterArrive, ClusterWait, MbarArrive, MbarInit, MbarWait
+from ...models.tcgen05 import tensor_memory_end
 
 PENDING = -1
 
@@ -78,10 +81,10 @@ class ExitProblem:
 
 def cta_stride(layout) -> int:
     """Flat bytes between two CTAs' spaces: the kernel's whole shared layout, and whatever a model
-    places above it in the same flat space per CTA (`layout.flat_end`, e.g. tensor memory),
-    rounded up to 1 KiB."""
+    places above it in the same flat space per CTA (`layout.flat_end`; tensor memory:
+    models.tcgen05.tensor_memory_end), rounded up to 1 KiB."""
     end = max((r.base + r.nbytes for r in layout.regions if r.scope in ("shared", "shared.dyn")), default=0)
-    end = max(end, getattr(layout, "flat_end", 0) or 0)
+    end = max(end, getattr(layout, "flat_end", 0) or 0, tensor_memory_end(layout))
     return max(-(-end // 1024) * 1024, 1024)
 
 
@@ -118,6 +121,14 @@ class Cluster:
     def rank(self, tids: np.ndarray) -> int:
         """The CTA of a task's threads (a task never spans CTAs)."""
         return int(self.rank_of[int(tids[0])]) if len(tids) else 0
+
+    def cta_of(self, flat_byte: int) -> int:
+        """The CTA whose copy of shared or tensor memory a placed flat byte lies in."""
+        return int(flat_byte) // self.stride if self.active else 0
+
+    def cta_of_barrier(self, b: int) -> int:
+        """The CTA whose copy of the mbarriers machine barrier `b` is."""
+        return int(b) // self.per_cta if self.active and self.per_cta else 0
 
     def threads_of(self, rank: int) -> np.ndarray:
         return np.arange(rank * self.cta_threads, (rank + 1) * self.cta_threads, dtype=np.int64)

@@ -81,6 +81,9 @@ class Mbarriers:
         names = mbarrier_names(machine.p)
         self.NB = len(names)
         self.mbars = [_Mbar(n, T + self.NB + 1, T) for n in names]
+        # per thread, per barrier: the phase clock of the barriers its earlier tcgen05.commits
+        # completed (count-1 phases its own arrival completed); a later commit carries them
+        self.tcgen05_done = np.zeros((T, self.NB), dtype=np.int64)
         # Per passed mbarrier wait (a *watch*): which of its threads acted (accessed shared memory,
         # arrived, added expected bytes) before their next wait or block / named barrier.
         # `guard[t]`: thread t's latest watch, -1 after a barrier.
@@ -179,6 +182,9 @@ class Mbarriers:
             if ev.copies:
                 self._track_copies(ev.tids, m, b, s, ev.copies)
                 m.deferred = m.deferred or ev.copies == "tcgen05"
+            if ev.copies == "tcgen05" and ev.arrive:
+                self._commit_in_order(task, m, b, ev, s)
+                return
             self._arrive(task, m, b, ev, s)
         else:
             self._wait_parity(task, m, b, ev, s)
@@ -249,13 +255,35 @@ class Mbarriers:
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
 
+    def _commit_in_order(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
+        """A tcgen05.commit's arrival. The PTX ISA (tcgen05.commit): the mbarrier tracks the
+        completion of *all* prior asynchronous tcgen05 operations the thread initiated, so its
+        arrival comes after those an earlier commit of the thread already handed to another
+        barrier. A thread whose earlier commit completed a phase by its own arrival (a count-1
+        barrier: the phase completed exactly when that commit's work did) therefore releases,
+        with this arrival, the knowledge of that phase: a waiter on the last commit's barrier
+        (tmem_full after the per-stage `consumed` commits) knows every stage's MMA complete."""
+        tids = ev.tids
+        earlier = self.tcgen05_done[tids].max(axis=0)
+        T = self.machine.T
+        m.rel_vc[T:T + self.NB] = np.maximum(m.rel_vc[T:T + self.NB], earlier)
+        before = m.phase
+        self._arrive(task, m, b, ev, s)
+        if m.count == 1 and m.phase == before + 1:   # this arrival completed the phase
+            self.tcgen05_done[tids, b] = before + 1
+
     def _track_copies(self, tids: np.ndarray, m: _Mbar, b: int, s, kind: str) -> None:
         """cp.async.mbarrier.arrive.noinc / tcgen05.commit: every operation of `kind` the threads
         issued and have not waited for completes on the mbarrier phase their arrival joins (like
         a TMA load's bytes)."""
         keep = []
         arriving = thread_table(tids, self.machine.T)
+        cluster = self.machine.cluster
+        here = cluster.cta_of_barrier(b)   # a multicast commit: this CTA's share only (state/cluster.py)
         for r in self.machine.cp_async.live:
+            if cluster.active and cluster.cta_of(r.region_base) != here:
+                keep.append(r)
+                continue
             pending = (r.done == PENDING) if r.group_kind == kind else np.zeros(len(r.tids), bool)
             mine = pending & arriving[r.tids]
             if not mine.any():

@@ -320,6 +320,8 @@ class Memory:
         else:
             self._check_written(rec)
         machine.proxy.track(rec, ev, writes)
+        if rec.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ) and not rec.collective:
+            self._supersede(rec)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
             rec.done = np.full(len(tids), PENDING, dtype=np.int64)
             rec.group = np.full(len(tids), -1, dtype=np.int64)
@@ -406,6 +408,39 @@ class Memory:
         a, b = idx[order[j]], idx[order[k]]
         self.machine.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
+
+    def _supersede(self, rec: Record) -> None:
+        """An earlier asynchronous access of the same statement, by the same threads, to the same
+        bytes, of the same kind, leaves the race check when `rec` completes after it in every
+        schedule: a thread's tcgen05.mma operations complete in issue order (PTX ISA, tcgen05
+        pipelined pairs; `_check_pair` orders them already), and any other copy whose completion
+        its issuer had acquired before issuing `rec` (a pipeline's refill of its stage: the
+        producer waited for the stage's release, which came after the fill's phase). Whatever is
+        not ordered after the earlier one is then not ordered after `rec` either (a phase a copy
+        completes carries its issuer's knowledge of phases, docs/model.md "Thread-block
+        clusters"), and races with `rec` on the same statement pair. Its completion is still
+        tracked where it is pending. Without this, a persistent kernel's K loops pile up one
+        record per stage fill for threads that synchronize once per tile, each new access
+        checked against all of them. A generic-proxy copy (cp.async) still waiting for a proxy
+        fence stays: the proxy check reads it (state/proxy.py)."""
+        vc = self.machine.vc
+        ordered_mma = rec.via.startswith("ptx_tcgen05_mma")
+        gone = []
+        for r in self.other_live:
+            if r.lo_min != rec.lo_min or r.hi_max != rec.hi_max or r.span.start != rec.span.start \
+                    or r.kind != rec.kind or r.via != rec.via or r.collective or r.fence_clk is not None \
+                    or (rec.tainted and not r.tainted) \
+                    or not np.array_equal(r.tids, rec.tids) or not np.array_equal(r.lo, rec.lo) \
+                    or not np.array_equal(r.hi, rec.hi):
+                continue
+            if not ordered_mma:
+                done = r.done
+                if done is None or (done == PENDING).any() or not (vc[r.tids, r.owner] >= done).all():
+                    continue
+            gone.append(r)
+        if gone:
+            ids = {r.id for r in gone}
+            self._set_live([r for r in self.live if r.id not in ids])
 
     # ------------------------------------------------------------ shared bytes no write reached
     def _mark_written(self, rec: Record) -> None:
