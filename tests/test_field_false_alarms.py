@@ -61,3 +61,24 @@ def test_sub_byte_tma_kernel_single_bug_variants_are_flagged():
         rules = {f.rule.code for f in r.findings}
         assert rules & EXPECTED_RULES[m.kind], (m.kind, m.line, rules)
     assert seen == {"drop-arrive", "flip-parity", "drop-mbarrier-wait", "expect-tx-halved"}
+
+
+def test_unpacked_fp4_tma_is_not_modelled_rather_than_sized():
+    # DeepSeek-V4's fp8 x fp4 sm_100a GEMM loads A as custom[float4_e2m1_unpacked]: 16384 fp4
+    # values into 16384 shared bytes (one per 8-bit slot) while expect_tx promises 8192. Sizing
+    # the element at 32 bits gave a box past the allocation (AG501) and false races and hangs;
+    # which byte count the mbarrier receives is not settled, so the copy stays unmodelled.
+    r = _check("corpus/field/deepseek_v4__fp8_fp4_gemm_1d1d_sm100__fp8_fp4_gemm_1d1d_persistent__sm_100a.tir")
+    assert r.verdict == "unknown", [f.message for f in r.findings]
+    assert any("float4_e2m1_unpacked" in f.message for f in r.findings)
+
+
+def test_sub_byte_cp_async_counts_elements_of_their_own_width():
+    # TileLang's int4 GEMM (sm_80): `ptx_cp_async(access_ptr(int4, ...), ..., 32)` copies 32 int4
+    # elements = 16 bytes (`tl::cp_async_gs<16>` in its CUDA); read as 32 bytes it was refused
+    # (not a legal cp.async size) and the kernel came back unknown
+    path = "corpus/field/gemm_int4__example_tilelang_gemm_int4__main__sm_80.tir"
+    assert _check(path).verdict == "clean"
+    from asyncguard.analyze import check_text
+    text = (ROOT / path).read_text().replace("T.ptx_wait_group(2)", "T.ptx_wait_group(3)", 1)
+    assert {f.rule.code for f in check_text(text, path).findings} & {"AG101", "AG103"}

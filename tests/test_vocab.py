@@ -37,7 +37,8 @@ def verdict(text: str) -> str:
     ("float4_e2m1fn", 4), ("float4_e2m1fnx2", 8), ("float6_e2m3fn", 6), ("float6_e3m2fn", 6),
     ("float8_e4m3fn", 8), ("float8_e4m3fnuz", 8), ("float8_e4m3", 8), ("float8_e4m3b11fnuz", 8),
     ("float8_e5m2", 8), ("float8_e5m2fnuz", 8), ("float8_e8m0fnu", 8), ("float8_e3m4", 8),
-    ("e4m3_float8", 8), ("float8_e4m3fnx4", 32), ("custom[tfloat32]32", 32), ("bool", 8),
+    ("e4m3_float8", 8), ("float8_e4m3fnx4", 32), ("custom[tfloat32]32", 32), ("custom[tfloat32]", 32),
+    ("custom[float4_e2m1_unpacked]", 8), ("bool", 8),
     ("boolx4", 32), ("int8x4", 32), ("uint4x8", 32), ("float16x2", 32), ("bfloat16", 16),
     ("float64", 64), ("handle", 64), ("uint8x128", 1024),
 ])
@@ -46,7 +47,7 @@ def test_element_bits_of_every_printed_dtype(dtype, bits):
     assert dtype_bytes(dtype) == (bits // 8 if bits % 8 == 0 else None)
 
 
-@pytest.mark.parametrize("dtype", ["float8_foo", "int32xvscalex4", "void", "tensor"])
+@pytest.mark.parametrize("dtype", ["float8_foo", "int32xvscalex4", "void", "tensor", "custom[posit16]"])
 def test_unknown_dtypes_have_no_size(dtype):
     assert dtype_bits(dtype) is None
 

@@ -166,6 +166,12 @@ class AccessPtr:
     offset: Callable   # elements of elem_size from the view's byte 0
     extent: Callable
     rw: Callable
+    elem_bits: int = 0     # the element's own width (sub-byte pointers have elem_size 1)
+
+    def count_bytes(self, count: int) -> int:
+        """Bytes of `count` whole elements (a sub-byte count rounds up to a whole byte)."""
+        bits = self.elem_bits or self.elem_size * 8
+        return -(-count * bits // 8)
 
 
 @dataclass
@@ -485,6 +491,7 @@ class Elaborator:
         offset = self.compile(offset_expr) if offset_expr is not None else zero
         extent = self.compile(extent_expr) if extent_expr is not None else zero
         bits = elem_bits or (elem_size * 8 if elem_size else view.elem_bits)
+        elem_bits = bits
         if bits % 8:   # sub-byte elements: a byte-granular pointer over the bytes they cover
             # (the element width is bound now: `bits` is rebound to 8 below)
             def byte_offset(env, offset=offset, elem_bits=bits):
@@ -495,7 +502,7 @@ class Elaborator:
                 return hi - lo
             offset, extent, bits = byte_offset, byte_extent, 8
         return AccessPtr(view, bits // 8, offset, extent,
-                         self.compile(rw_expr) if rw_expr is not None else zero)
+                         self.compile(rw_expr) if rw_expr is not None else zero, elem_bits)
 
     def access_ptr(self, e) -> AccessPtr | None:
         if not (isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5):

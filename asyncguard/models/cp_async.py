@@ -20,21 +20,22 @@ def cp_async(ctx, call):
         ptr = ctx.access_ptr(args[0])
         if ptr is None:
             raise NotModelled("cp.async destination is not a T.tvm_access_ptr")
-        count_fn, unit = ctx.compile(args[2]), ptr.elem_size
+        count_fn, to_bytes = ctx.compile(args[2]), ptr.count_bytes   # elements (int4: 32 = 16 B)
         offset_fn = ptr.offset
     elif len(args) == 5:  # TVM builtin: (dst_data, dst_elem_offset, src_data, src_offset, bytes)
         view = ctx.view_of(args[0])
         if view is None:
             raise NotModelled("cp.async destination is not a known buffer")
         ptr = ctx.make_ptr(view, args[1])
-        count_fn, unit, offset_fn = ctx.compile(args[4]), 1, ptr.offset
+        count_fn, offset_fn = ctx.compile(args[4]), ptr.offset
+        to_bytes = int   # the builtin's last operand is bytes
     else:
         raise NotModelled(f"T.ptx_cp_async with {len(args)} arguments")
     if not ptr.view.is_shared:
         raise NotModelled("cp.async destination is not in shared memory")
 
     def run(env, tids):
-        nbytes = constant(count_fn(env), "cp.async size") * unit
+        nbytes = to_bytes(constant(count_fn(env), "cp.async size"))
         if nbytes not in (4, 8, 16):
             raise NotModelled(f"cp.async of {nbytes} bytes (PTX allows 4, 8 or 16)")
         lo = ptr.view.flat_base + per_thread(offset_fn(env), tids) * ptr.elem_size

@@ -19,7 +19,11 @@ _FIXED_BITS = {"bool": 8, "handle": 64, "float4_e2m1fn": 4, "float6_e2m3fn": 6, 
                **{f"float8_{k}": 8 for k in ("e3m4", "e4m3", "e4m3b11fnuz", "e4m3fn", "e4m3fnuz",
                                              "e5m2", "e5m2fnuz", "e8m0fnu")},
                "e4m3_float8": 8, "e5m2_float8": 8}   # TileLang's older names for float8
-_DEFAULT_BITS = {"int": 32, "uint": 32, "float": 32, "bfloat": 16, "custom": 32}
+_DEFAULT_BITS = {"int": 32, "uint": 32, "float": 32, "bfloat": 16}
+# TVMScript prints a custom dtype without its bits: the ones TileLang registers, by name
+# (tilelang/language/dtypes.py; mma_macro_generator's "custom[float4_e2m1_unpacked]8": an fp4
+# value in an 8-bit shared slot). Any other custom name has no known size.
+_CUSTOM_BITS = {"tfloat32": 32, "float4_e2m1_unpacked": 8}
 _DTYPE = re.compile("(?:(?P<fixed>" + "|".join(sorted(_FIXED_BITS, key=len, reverse=True)) + ")"
                     r"|(?P<base>bool|u?int|bfloat|float|custom\[[A-Za-z_0-9]+\])(?P<bits>\d*))"
                     r"(?:x(?P<lanes>\d+))?")
@@ -36,8 +40,14 @@ def dtype_bits(dtype: str) -> int | None:
         bits = _FIXED_BITS[m.group("fixed")]
     else:
         base = m.group("base")
-        base = "custom" if base.startswith("custom[") else base
-        bits = int(m.group("bits")) if m.group("bits") else _DEFAULT_BITS.get(base, 8)
+        if m.group("bits"):
+            bits = int(m.group("bits"))
+        elif base.startswith("custom["):
+            bits = _CUSTOM_BITS.get(base[len("custom["):-1])
+            if bits is None:
+                return None
+        else:
+            bits = _DEFAULT_BITS.get(base, 8)
     lanes = int(m.group("lanes") or 1)
     return bits * lanes if bits > 0 and lanes > 0 else None
 
