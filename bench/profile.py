@@ -87,8 +87,13 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=0, help="only every k-th file, k chosen to keep about this many")
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=float, default=0, help="seconds per kernel (check's --timeout)")
+    ap.add_argument("--max-steps", type=int, default=0,
+                    help="statement instances per kernel (check's --max-steps): a bound that, unlike "
+                         "--timeout, stops at the same point under any load")
     args = ap.parse_args()
     LIMITS.max_seconds = args.timeout
+    if args.max_steps:
+        LIMITS.max_steps = args.max_steps
     files = files_of(args.paths)
     if args.sample and len(files) > args.sample:
         files = files[:: len(files) // args.sample]

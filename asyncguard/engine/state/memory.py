@@ -8,7 +8,7 @@ issuer's covering `wait_group` (state/cp_async.py); a TMA record completes with 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -58,6 +58,9 @@ class Record:
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
     tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
     same_value: bool = False           # a store of one value in every thread (program.same_in_every_thread)
+    # state/proxy.py: thread sets (Memory.thread_key) no later access of which this record can
+    # be reported against, whatever the bytes
+    quiet_for: set | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -219,6 +222,8 @@ class Memory:
         # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
         self.written = np.zeros(0, dtype=bool)
         self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
+        self._floor_of, self._floor = -1, None   # Memory.floor's record id and its value
+        self._key_of, self._key = -1, b""        # Memory.thread_key's
 
     def signature(self):
         return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live))
@@ -252,6 +257,8 @@ class Memory:
         by_group: dict = {}
         for r in self.live:
             if r.id not in ids:
+                if r.fence_clk is not None:
+                    self.machine.proxy.left_live(r)
                 g = self.plain.pop(r.id, None)
                 if g is not None:
                     by_group.setdefault(g, []).append(r.id)
@@ -314,6 +321,7 @@ class Memory:
         for old in first:
             self._check_pair(old, rec)
         machine.proxy.check_access(rec, ev, writes)
+        self._floor_of = -1   # the clocks may move from here on
         if writes:
             self._check_self(rec)
             self._mark_written(rec)
@@ -340,29 +348,74 @@ class Memory:
         else:
             self.other_live.append(rec)
 
+    def floor(self, rec: Record) -> np.ndarray:
+        """For each vector-clock column, the least that any of `rec`'s threads knows of it
+        (`vc[rec.tids].min(axis=0)`): an old access whose clock is at most that is ordered before
+        every thread of `rec`, so the pair checks can leave its intervals out without looking at
+        their bytes. Computed once per new access (the clocks do not move during its checks)."""
+        if self._floor_of != rec.id:
+            self._floor_of, self._floor = rec.id, self.machine.vc[rec.tids].min(axis=0)
+        return self._floor
+
+    def thread_key(self, rec: Record) -> bytes:
+        """`rec`'s thread ids as a hashable key, once per new access."""
+        if self._key_of != rec.id:
+            self._key_of, self._key = rec.id, rec.tids.tobytes()
+        return self._key
+
     def _check_pair(self, old: Record, new: Record) -> None:
         key = (old.span.start, new.span.start, old.via, new.via)
         if key in self.machine.seen_pairs:
             return   # reported already: nothing below has another effect
-        ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
-        if not ov.any():
-            return
-        rows, cols = np.nonzero(ov)
-        t_new, t_old = new.tids[rows], old.owner[cols]
-        known = self.machine.vc[t_new, t_old]
+        vc = self.machine.vc
+        # Leave out first what is ordered whatever the bytes (the dense overlap matrix of two
+        # wide records is most of the cost): old intervals every new thread has synchronized
+        # with, and (a collective) new threads that have seen it complete. What stays keeps its
+        # order, so the witness below is the one the whole matrices would give.
+        rsel = csel = None
         if old.collective:
             # one operation: ordered once ANY of its threads' waits happens-before the access
             landed = old.done != PENDING
-            seen = (self.machine.vc[np.ix_(t_new, old.owner)] >= old.done[None, :]) | \
-                (t_new[:, None] == old.owner[None, :])
-            ok = (seen & landed[None, :]).any(axis=1)
+            seen = (vc[np.ix_(new.tids, old.owner)] >= old.done[None, :]) | \
+                (new.tids[:, None] == old.owner[None, :])
+            ok_thread = (seen & landed[None, :]).any(axis=1)
+            if ok_thread.all():
+                return
+            if ok_thread.any():
+                rsel = np.flatnonzero(~ok_thread)
+        else:
+            floor = self.floor(new)
+            when = old.clk if old.done is None else old.done
+            ordered_all = floor[old.owner] >= when
+            if old.done is not None:
+                ordered_all &= when != PENDING
+            if ordered_all.all():
+                return
+            if ordered_all.any():
+                csel = np.flatnonzero(~ordered_all)
+        n_lo, n_hi, n_tids = (new.lo, new.hi, new.tids) if rsel is None else \
+            (new.lo[rsel], new.hi[rsel], new.tids[rsel])
+        o_lo, o_hi = (old.lo, old.hi) if csel is None else (old.lo[csel], old.hi[csel])
+        ov = (n_lo[:, None] < o_hi[None, :]) & (o_lo[None, :] < n_hi[:, None])
+        if not ov.any():
+            return
+        rows, cols = np.nonzero(ov)
+        if rsel is not None:
+            rows = rsel[rows]
+        if csel is not None:
+            cols = csel[cols]
+        t_new, t_old = new.tids[rows], old.owner[cols]
+        if old.collective:
+            ok = ok_thread[rows]
             pending = ~landed[cols] & ~ok
             ordered = ok
         elif old.done is not None:
+            known = vc[t_new, t_old]
             done = old.done[cols]
             pending = done == PENDING
             ordered = ~pending & ((t_new == t_old) | (known >= done))
         else:
+            known = vc[t_new, t_old]
             pending = np.zeros(len(rows), dtype=bool)
             ordered = (t_new == t_old) | (known >= old.clk[cols])
         if old.via.startswith("ptx_tcgen05_mma") and new.via.startswith("ptx_tcgen05_mma"):
@@ -376,7 +429,6 @@ class Memory:
         k = bad[0] if cross.size == 0 else cross[0]
         i, j = rows[k], cols[k]
         lo, hi = max(new.lo[i], old.lo[j]), min(new.hi[i], old.hi[j])
-        issuer = int(t_old[k])
         issuer = int(old.tids[cols[k]])
         self.machine.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
                                       bool(pending[k]), int(self.machine.cp_async.committed["cp.async"][issuer]),

@@ -66,6 +66,11 @@ class Proxies:
         # needs a fence.proxy.async in between (the reverse direction)
         self.async_writers = _uses(program.body, ("tma_load", "tma_load_multicast", "tma_load_im2col"))
         self.unfenced_reads: list = []
+        # the live records that carry a fence_clk (generic ones), by id in issue order: what the
+        # checks and fences below visit, instead of every live record
+        self.tracked: dict = {}
+        self.fences = 0                          # fence events so far (fence_floor's cache key)
+        self._fence_floor_of, self._fence_floor = None, None
 
     def signature(self):
         return None
@@ -75,6 +80,7 @@ class Proxies:
 
     def retired(self, r: Record) -> None:
         """`r` (a generic record) left the race check: keep it while some thread has not fenced it."""
+        self.tracked.pop(r.id, None)
         if _unfenced(r):
             if r.kind in _READS:
                 self.unfenced_reads.append(r)
@@ -87,27 +93,44 @@ class Proxies:
             rec.fence_clk = np.full(len(rec.tids), PENDING, dtype=np.int64)
             if ev.kind == AccessKind.ASYNC_WRITE:
                 rec.landed_fence_clk = np.full(len(rec.tids), PENDING, dtype=np.int64)
+            self.tracked[rec.id] = rec
+
+    def left_live(self, r: Record) -> None:
+        """`r` left `Memory.live` (retired, or dropped when no thread is alive)."""
+        self.tracked.pop(r.id, None)
+
+    def fence_floor(self, rec: Record) -> np.ndarray:
+        """`fence_vc[rec.tids].min(axis=0)`: what every thread of `rec` knew at its last proxy
+        fence; once per access (fence_vc moves only at a fence)."""
+        key = (rec.id, self.fences)
+        if self._fence_floor_of != key:
+            self._fence_floor_of, self._fence_floor = key, self.fence_vc[rec.tids].min(axis=0)
+        return self._fence_floor
 
     def check_access(self, rec: Record, ev, writes: bool) -> None:
         """An async-proxy access against the generic accesses of its bytes not yet fenced."""
         if ev.proxy != Proxy.ASYNC:
             return
-        live = self.machine.memory.live
+        live = list(self.tracked.values())   # the live generic records, in issue order
+        # records found quiet for these threads (_check_proxy) stay quiet for them: skipped
+        threads = self.machine.memory.thread_key(rec)
         # async-proxy accesses: every live generic write, one by one
         for old in live:
-            if not writes and old.kind in _READS:
+            if old.kind in _READS:
                 continue
             if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
                 continue
-            if old.proxy == Proxy.GENERIC and old.fence_clk is not None and old.kind not in _READS:
+            if old.quiet_for is None or threads not in old.quiet_for:
                 self._check_proxy(old, rec)
         for old in self.unfenced:
-            if old.hi_max > rec.lo_min and rec.hi_max > old.lo_min:
+            if old.hi_max > rec.lo_min and rec.hi_max > old.lo_min and \
+                    (old.quiet_for is None or threads not in old.quiet_for):
                 self._check_proxy(old, rec)
         if writes:   # a TMA refill over bytes read through the generic proxy
             for old in live + self.unfenced_reads:
                 if old.kind == AccessKind.READ and old.proxy == Proxy.GENERIC and old.fence_clk is not None \
-                        and old.hi_max > rec.lo_min and rec.hi_max > old.lo_min:
+                        and old.hi_max > rec.lo_min and rec.hi_max > old.lo_min and \
+                        (old.quiet_for is None or threads not in old.quiet_for):
                     self._check_proxy(old, rec, "read-write")
             self.unfenced_reads = [r for r in self.unfenced_reads
                                    if r.hi_max <= rec.lo_min or rec.hi_max <= r.lo_min]
@@ -120,31 +143,56 @@ class Proxies:
         key = ("proxy", old.span.start, new.span.start)
         if key in self.machine.seen_pairs:
             return
-        ov = (new.lo[:, None] < old.hi[None, :]) & (old.lo[None, :] < new.hi[:, None])
+        vc = self.machine.vc
+        when = old.done if old.done is not None else old.clk
+        # Leave out first the old intervals that no thread of `new` can report, whatever the
+        # bytes (the dense overlap matrix of two wide records is most of the cost): completed,
+        # and fenced for every new thread, by the writer (and, for the strict reading, after it
+        # landed, unless that reading was reported for this pair already) or by the reader. An
+        # interval still in flight stays: it ends the check.
+        strict_key = ("proxy-in-flight", old.span.start, new.span.start)
+        strict = old.landed_fence_clk is not None and strict_key not in self.machine.seen_pairs
+        floor = self.machine.memory.floor(new)
+        t_issuer = old.tids
+        quiet = (when != PENDING) & (old.fence_clk != PENDING) & (floor[t_issuer] >= old.fence_clk)
+        if strict:
+            quiet &= (old.landed_fence_clk != PENDING) & (floor[t_issuer] >= old.landed_fence_clk)
+        if not quiet.all():
+            quiet |= (when != PENDING) & (self.fence_floor(new)[old.owner] >= when)
+        if quiet.all():
+            # for good: the clocks and fence clocks only grow, a completion or a fence clock once
+            # set stays, and the strict reading once reported is not asked again
+            if old.quiet_for is None:
+                old.quiet_for = set()
+            old.quiet_for.add(self.machine.memory.thread_key(new))
+            return
+        csel = np.flatnonzero(~quiet) if quiet.any() else None
+        o_lo, o_hi = (old.lo, old.hi) if csel is None else (old.lo[csel], old.hi[csel])
+        ov = (new.lo[:, None] < o_hi[None, :]) & (o_lo[None, :] < new.hi[:, None])
         if not ov.any():
             return
         rows, cols = np.nonzero(ov)
+        if csel is not None:
+            cols = csel[cols]
         t_new, t_old = new.tids[rows], old.owner[cols]
-        when = old.done[cols] if old.done is not None else old.clk[cols]
+        when = when[cols]
         if (when == PENDING).any():
             return  # unordered: the race check reports it
-        ordered = (t_new == t_old) | (self.machine.vc[t_new, t_old] >= when)
+        ordered = (t_new == t_old) | (vc[t_new, t_old] >= when)
         # a fence is the issuing thread's, at its own clock: compare it with what the reader knows
         # of that thread (a copy handed to an mbarrier by cp.async.mbarrier.arrive.noinc is owned
         # by the barrier, whose clock column is another one)
         t_issuer = old.tids[cols]
-        writer_fenced = (old.fence_clk[cols] != PENDING) & (self.machine.vc[t_new, t_issuer] >= old.fence_clk[cols])
+        writer_fenced = (old.fence_clk[cols] != PENDING) & (vc[t_new, t_issuer] >= old.fence_clk[cols])
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
-        if bad.size == 0 and old.landed_fence_clk is not None:
+        if bad.size == 0 and strict:
             # the strict reading: only a fence the writer ran after its cp.async landed counts
             landed = old.landed_fence_clk[cols]
-            strict = (landed != PENDING) & (self.machine.vc[t_new, t_issuer] >= landed)
-            bad = np.flatnonzero(ordered & ~strict & ~reader_fenced)
+            after_landing = (landed != PENDING) & (vc[t_new, t_issuer] >= landed)
+            bad = np.flatnonzero(ordered & ~after_landing & ~reader_fenced)
             direction = "in-flight"
-            key = ("proxy-in-flight", old.span.start, new.span.start)
-            if key in self.machine.seen_pairs:
-                return
+            key = strict_key
         if bad.size == 0:
             return
         self.machine.seen_pairs.add(key)
@@ -157,10 +205,9 @@ class Proxies:
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
         self.fence_vc[tids] = vc[tids]
+        self.fences += 1
         fencing = thread_table(tids, self.machine.T)
-        for r in self.machine.memory.live + self.unfenced + self.unfenced_reads:
-            if r.fence_clk is None:
-                continue
+        for r in list(self.tracked.values()) + self.unfenced + self.unfenced_reads:
             # covers the thread's generic accesses issued before the fence, cp.async still in
             # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the strict
             # reading, the first fence after a copy landed is kept apart
