@@ -159,7 +159,7 @@ def test_witness_shows_where_a_copy_landed(tmp_path):
     run("check", "--witness-svg", tmp_path / "g.svg", kernel)
     text = svg_text(tmp_path / "g.svg")
     assert "the copy lands here" in text and "copy in flight until this wait" in text
-    assert "wait_group(0)" in text and "thread 4" in text and "thread 1" in text
+    assert "wait_group(0)" in text and "thread 8" in text and "thread 32" in text
     ring = tmp_path / "r.svg"
     run("check", "--witness-svg", ring, RING)
     assert "copy in flight (not yet landed)" in svg_text(tmp_path / "r-2.svg")

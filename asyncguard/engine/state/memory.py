@@ -424,9 +424,12 @@ class Memory:
         if bad.size == 0:
             return
         self.machine.seen_pairs.add(key)
-        # prefer a witness on two different threads unless the issuer itself read too early
+        # prefer a witness on two different threads unless the issuer itself read too early, and
+        # on two different warps where there is one: the gate's replay delays a warp, which
+        # cannot reorder two threads of one warp
         cross = bad[t_new[bad] != t_old[bad]]
-        k = bad[0] if cross.size == 0 else cross[0]
+        warps = cross[t_new[cross] // 32 != t_old[cross] // 32]
+        k = warps[0] if warps.size else cross[0] if cross.size else bad[0]
         i, j = rows[k], cols[k]
         lo, hi = max(new.lo[i], old.lo[j]), min(new.hi[i], old.hi[j])
         issuer = int(old.tids[cols[k]])
