@@ -23,6 +23,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -107,6 +108,8 @@ def main() -> int:
     ap.add_argument("--over", type=float, default=10.0,
                     help="list every variant whose repair took more seconds than this")
     ap.add_argument("--out", help="write each repaired kernel to OUT/NAME.tir")
+    ap.add_argument("--exclude-from", metavar="LOG",
+                    help="skip the variants an earlier run's printed lines name")
     args = ap.parse_args()
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -116,13 +119,23 @@ def main() -> int:
         files = files[:: max(1, len(files) // keep)]
     if args.only_dynamic:
         files = []
-    if not args.no_dynamic:
-        files += dynamic_corpus() + dynamic_variants()
+    if not args.no_dynamic:    # first: they were the slow ones (issue 17)
+        files = dynamic_corpus() + dynamic_variants() + files
+    if args.exclude_from:      # names printed by an earlier (stopped) run: not run again
+        done = set(re.findall(r"(\S+\.tir)\s*$", Path(args.exclude_from).read_text(), re.M))
+        files = [f for f in files if Path(f).name not in done]
+    # corpus order interleaved (every 7th, then the next offset...): a run stopped early has
+    # measured an even sample of every kernel and mutation kind, not the first names
+    dyn = [f for f in files if "dynamic" in f]
+    rest = [f for f in files if f not in dyn]
+    files = dyn + [f for k in range(7) for f in rest[k::7]]
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_out, initargs=(args.out,)) as pool:
         rows = []
         for row in pool.map(one, files, chunksize=1):   # one line per variant as it comes
             rows.append(row)
+            if args.json:     # kept as it grows: a stopped run leaves its rows
+                Path(args.json).write_text(json.dumps(rows, indent=1))
             print(f"  {row['seconds']:7.2f} s wall {row['cpu_seconds']:7.2f} s CPU  {row['status']:12s} "
                   f"{Path(row['path']).name}", flush=True)
     by = collections.defaultdict(list)
