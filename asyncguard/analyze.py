@@ -27,6 +27,9 @@ class Limits:
     # callable(findings so far) -> bool: stop a kernel's runs (sizes, blocks) as soon as it is
     # true. The repair oracle's "is this edit clean?" needs one problem, not all of them.
     stop_when: object = None
+    # with stop_when: size values to run first, before the proof that plans the rest (the repair
+    # oracle passes the sizes where the unedited kernel failed: a wrong edit mostly fails there)
+    first_sizes: tuple = ()
     strict: tuple = ()               # opt-in strict readings ("lapping", "proxy"; checks.mbarrier.STRICT)
 
 
@@ -116,6 +119,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         nonlocal sizes
         done: list = []
         if program.symbols and stop is not None:
+            for size in limits.first_sizes:
+                if set(size) == set(program.symbols) and size not in done:
+                    done.append(size)
+                    yield size
             from .prover.sizes import small_sizes
             for size in small_sizes(program, asm, count=1):
                 done.append(size)

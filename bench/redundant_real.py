@@ -1,10 +1,15 @@
 """How many synchronizations in the real TileLang corpus are redundant (AG601-AG603)?
 
+    nice -n 10 python bench/redundant_real.py --jobs 2              # corpus/real, one command
     python bench/redundant_real.py [--jobs N] [--json OUT] [--sample K] [--only SUBSTR]
+                                   [--dir corpus/field] [--over SECONDS]
 
 `--sample K`: about K kernels, evenly spread (the dynamic-K ones always included: they were the
-slow ones); `--only SUBSTR`: kernels whose name contains it. The seconds per kernel of the lint
-(`check --redundant`'s work: lint_text) are printed as a distribution.
+slow ones); `--only SUBSTR`: kernels whose name contains it; `--dir`: another folder of kernels
+(corpus/field: TileLang's own examples). The seconds per kernel of the lint (`check
+--redundant`'s work: lint_text) are printed as a distribution (median, p90, max; wall and CPU,
+CPU being what a shared machine's load inflates least), with every kernel over `--over` seconds
+(default 30, issue 17).
 
 For every clean kernel in corpus/real/*.tir: each barrier and wait removed alone (the kernel
 still proves clean -> redundant), each wait count raised while it stays clean, and the greedy
@@ -26,7 +31,16 @@ sys.path.insert(0, str(ROOT))
 
 from asyncguard.analyze import check_text  # noqa: E402
 from asyncguard.repair.redundant import _sync_stmts, lint_text, remove_redundant  # noqa: E402
+from asyncguard.repair.search import Oracle  # noqa: E402
 from asyncguard.repair.tree import Tree  # noqa: E402
+
+
+LINT_ONLY = False     # --lint-only, set in each worker
+
+
+def _set_lint_only(flag: bool) -> None:
+    global LINT_ONLY
+    LINT_ONLY = flag
 
 
 def one(path: str) -> dict:
@@ -38,13 +52,16 @@ def one(path: str) -> dict:
     row["barriers"] = sum(1 for _, c in syncs if c.name == "T.tvm_storage_sync")
     row["waits"] = len(syncs) - row["barriers"]
     t0, c0 = time.time(), time.process_time()
-    found = lint_text(text, path)
+    oracle = Oracle(text, path)    # the lint's own check of the kernel, then one per sync edit
+    found = lint_text(text, path, oracle=oracle)
     row["lint_seconds"] = round(time.time() - t0, 2)
     row["lint_cpu_seconds"] = round(time.process_time() - c0, 2)
     row["AG601"] = sum(f.rule.code == "AG601" for f in found)
     row["AG602"] = sum(f.rule.code == "AG602" for f in found)
     row["AG603"] = sum(f.rule.code == "AG603" for f in found)
-    _, edits = remove_redundant(text, path)
+    if LINT_ONLY:
+        return row
+    _, edits = remove_redundant(text, path, oracle=oracle)
     row["removed_together"] = sum(1 for e in edits if e.op != "replace" or "evaluate" in e.text)
     row["raised_together"] = len(edits) - row["removed_together"]
     return row
@@ -58,17 +75,23 @@ def main() -> int:
                     help="rows of an earlier (partial) run: those kernels are not checked again")
     ap.add_argument("--sample", type=int, default=0, help="about this many kernels (dynamic-K always)")
     ap.add_argument("--only", help="kernels whose file name contains this")
+    ap.add_argument("--lint-only", action="store_true",
+                    help="time the lint only, not fix --remove-redundant's greedy removal")
+    ap.add_argument("--dir", default=str(ROOT / "corpus" / "real"), help="the kernels' folder")
+    ap.add_argument("--over", type=float, default=30.0,
+                    help="list every kernel whose lint took more seconds than this")
     args = ap.parse_args()
     rows = [r for m in args.merge for r in json.loads(Path(m).read_text())]
     done = {r["path"] for r in rows}
-    files = sorted(str(p) for p in (ROOT / "corpus" / "real").glob("*.tir") if p.name not in done)
+    files = sorted(str(p) for p in Path(args.dir).glob("*.tir") if p.name not in done)
     if args.only:
         files = [f for f in files if args.only in Path(f).name]
     if args.sample and len(files) > args.sample:
         dyn = [f for f in files if "dynamic_k" in f]
         rest = [f for f in files if f not in dyn]
         files = dyn + rest[:: max(1, len(rest) // max(1, args.sample - len(dyn)))]
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:   # largest first, rows as they finish
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_lint_only,
+                             initargs=(args.lint_only,)) as pool:   # largest first, rows as they finish
         futs = [pool.submit(one, f) for f in sorted(files, key=lambda f: -os.path.getsize(f))]
         for fut in as_completed(futs):
             rows.append(fut.result())
@@ -78,7 +101,7 @@ def main() -> int:
     clean = [r for r in rows if r["verdict"] == "clean"]
     t = {k: sum(r.get(k, 0) for r in clean) for k in
          ("barriers", "waits", "AG601", "AG602", "AG603", "removed_together", "raised_together")}
-    print(f"kernels: {len(rows)} in corpus/real, {len(clean)} clean (linted)")
+    print(f"kernels: {len(rows)} in {args.dir}, {len(clean)} clean (linted)")
     print(f"syncs: {t['barriers']} barriers, {t['waits']} waits")
     print(f"redundant alone: {t['AG601']} barriers (AG601), {t['AG602']} waits (AG602); "
           f"{t['AG603']} wait counts can grow (AG603)")
@@ -91,6 +114,11 @@ def main() -> int:
                   f"p90 {secs[int(0.9 * (len(secs) - 1))]:.2f}, max {secs[-1]:.2f}")
     for r in sorted(clean, key=lambda r: -r.get("lint_cpu_seconds", 0))[:5]:
         print(f"  slowest: {r.get('lint_seconds', 0):.2f} s wall, {r.get('lint_cpu_seconds', 0):.2f} s CPU {r['path']}")
+    for key, what in (("lint_cpu_seconds", "CPU"), ("lint_seconds", "wall")):
+        over = [r for r in clean if r.get(key, 0) > args.over]
+        print(f"over {args.over:g} s {what}: {len(over)} of {len(clean)}")
+        for r in sorted(over, key=lambda r: -r[key]):
+            print(f"  {r[key]:7.2f} s {what} ({r['lint_cpu_seconds']:.2f} CPU, {r['lint_seconds']:.2f} wall) {r['path']}")
     with_any = [r for r in clean if r["AG601"] + r["AG602"] + r["AG603"]]
     print(f"kernels with at least one redundant sync: {len(with_any)} of {len(clean)}")
     for r in with_any:

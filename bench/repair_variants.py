@@ -1,12 +1,18 @@
-"""Repair every single-bug variant in corpus/variants with `asyncguard fix`'s search and print
-the figures: how many are repaired to clean, proved minimal, statements inserted/changed per fix.
+"""Repair every single-bug variant with `asyncguard fix`'s search and print the figures: how
+many are repaired to clean, proved minimal, statements inserted/changed per fix, and the seconds
+per variant as a distribution (median, p90, max; wall and CPU) with every variant over the limit.
 
-    python bench/repair_variants.py [--jobs N] [--json OUT] [--limit K] [--sample K] [--dynamic] [--out DIR]
+    nice -n 10 python bench/repair_variants.py --jobs 2            # the whole corpus, one command
+    python bench/repair_variants.py [--jobs N] [--json OUT] [--sample K] [--only-dynamic]
+                                    [--no-dynamic] [--over SECONDS] [--out DIR]
 
-`--sample K` (or the older `--limit K`): about K variants, spread evenly over the corpus.
-`--dynamic`: also every single-bug mutation of the symbolic-size (dynamic-K) kernels of
-corpus/real (corpus/variants has none), generated with asyncguard.mutants into a temporary folder.
-The seconds per variant (whole repair, in the worker) are printed as a distribution.
+The corpus: corpus/variants, the single-bug variants in corpus/dynamic (`NAME__MUTATION.tir`),
+and every single-bug mutation of corpus/real's symbolic-size (dynamic-K) kernels (corpus/variants
+has none), generated with asyncguard.mutants into a temporary folder. `--no-dynamic`: only
+corpus/variants; `--only-dynamic`: only the two symbolic-size sets. `--sample K`: about K of
+corpus/variants, spread evenly. `--over S` (default 10, issue 17): the limit a variant's repair
+should stay under. CPU seconds are printed beside wall seconds: on a machine shared with other
+work, wall time grows with the others' load and CPU time much less.
 
 `--out DIR` also writes each repaired kernel to DIR/NAME.tir: the input of the sanitizer gate's
 "every kernel repaired by fix passes" run (docs/sanitizer-gate.md).
@@ -17,6 +23,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -75,6 +82,11 @@ def dynamic_variants() -> list[str]:
     return paths
 
 
+def dynamic_corpus() -> list[str]:
+    """The single-bug variants of corpus/dynamic's symbolic-size kernels."""
+    return sorted(str(p) for p in (ROOT / "corpus" / "dynamic").glob("*__*.tir"))
+
+
 def distribution(label: str, secs: list) -> str:
     if not secs:
         return f"{label}: none"
@@ -89,10 +101,15 @@ def main() -> int:
     ap.add_argument("--json")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--sample", type=int, default=0, help="about this many variants, evenly spread")
-    ap.add_argument("--dynamic", action="store_true",
-                    help="also the mutations of corpus/real's dynamic-K kernels (generated)")
+    ap.add_argument("--dynamic", action="store_true", help="(the default; kept for old commands)")
+    ap.add_argument("--no-dynamic", action="store_true",
+                    help="leave out corpus/dynamic's variants and the dynamic-K mutations")
     ap.add_argument("--only-dynamic", action="store_true", help="only those")
+    ap.add_argument("--over", type=float, default=10.0,
+                    help="list every variant whose repair took more seconds than this")
     ap.add_argument("--out", help="write each repaired kernel to OUT/NAME.tir")
+    ap.add_argument("--exclude-from", metavar="LOG",
+                    help="skip the variants an earlier run's printed lines name")
     args = ap.parse_args()
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -102,13 +119,23 @@ def main() -> int:
         files = files[:: max(1, len(files) // keep)]
     if args.only_dynamic:
         files = []
-    if args.dynamic or args.only_dynamic:
-        files += dynamic_variants()
+    if not args.no_dynamic:    # first: they were the slow ones (issue 17)
+        files = dynamic_corpus() + dynamic_variants() + files
+    if args.exclude_from:      # names printed by an earlier (stopped) run: not run again
+        done = set(re.findall(r"(\S+\.tir)\s*$", Path(args.exclude_from).read_text(), re.M))
+        files = [f for f in files if Path(f).name not in done]
+    # corpus order interleaved (every 7th, then the next offset...): a run stopped early has
+    # measured an even sample of every kernel and mutation kind, not the first names
+    dyn = [f for f in files if "dynamic" in f]
+    rest = [f for f in files if f not in dyn]
+    files = dyn + [f for k in range(7) for f in rest[k::7]]
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_out, initargs=(args.out,)) as pool:
         rows = []
         for row in pool.map(one, files, chunksize=1):   # one line per variant as it comes
             rows.append(row)
+            if args.json:     # kept as it grows: a stopped run leaves its rows
+                Path(args.json).write_text(json.dumps(rows, indent=1))
             print(f"  {row['seconds']:7.2f} s wall {row['cpu_seconds']:7.2f} s CPU  {row['status']:12s} "
                   f"{Path(row['path']).name}", flush=True)
     by = collections.defaultdict(list)
@@ -138,11 +165,21 @@ def main() -> int:
     print(distribution("wall seconds per variant (repair)", [r["seconds"] for r in rows]))
     print(distribution("CPU seconds per variant (repair; what a shared machine's load does not inflate)",
                        [r["cpu_seconds"] for r in rows]))
-    dyn = [r["cpu_seconds"] for r in rows if "dynamic_k" in r["path"]]
+    dyn = [r for r in rows if "dynamic" in r["path"]]
     if dyn:
-        print(distribution("  dynamic-K variants, CPU", dyn))
-    for r in sorted(rows, key=lambda r: -r["seconds"])[:5]:
-        print(f"  slowest: {r['seconds']:.2f} s {Path(r['path']).name} ({r['status']}, {r['checks']} checks)")
+        print(distribution("  symbolic-size variants (dynamic-K, corpus/dynamic), wall",
+                           [r["seconds"] for r in dyn]))
+        print(distribution("  symbolic-size variants (dynamic-K, corpus/dynamic), CPU",
+                           [r["cpu_seconds"] for r in dyn]))
+    for r in sorted(rows, key=lambda r: -r["cpu_seconds"])[:5]:
+        print(f"  slowest: {r['cpu_seconds']:.2f} s CPU, {r['seconds']:.2f} s wall "
+              f"{Path(r['path']).name} ({r['status']}, {r['checks']} checks)")
+    for key, what in (("cpu_seconds", "CPU"), ("seconds", "wall")):
+        over = [r for r in rows if r[key] > args.over]
+        print(f"over {args.over:g} s {what}: {len(over)} of {len(rows)}")
+        for r in sorted(over, key=lambda r: -r[key]):
+            print(f"  {r[key]:7.2f} s {what} ({r['cpu_seconds']:.2f} CPU, {r['seconds']:.2f} wall) "
+                  f"{Path(r['path']).name}")
     for r in rows:
         if r["status"] != "fixed" or not r.get("clean_after") or r["inserted"] + r["changed"] > 1:
             print("  not a one-line fix:", r["path"].split("/")[-1], r["status"],

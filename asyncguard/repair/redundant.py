@@ -50,7 +50,7 @@ def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> li
     oracle = oracle or Oracle(text, path, limits)
     if oracle.base or oracle.notes:
         return []
-    tree = Tree(text, path)
+    tree = Tree(text, path, module=oracle.module)
     out = []
     for s, c in _sync_stmts(tree):
         rm = _removal(tree, s)
@@ -73,13 +73,14 @@ def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> li
     return out
 
 
-def remove_redundant(text: str, path: str = "<string>", limits=None):
+def remove_redundant(text: str, path: str = "<string>", limits=None, oracle=None):
     """Remove redundant syncs one at a time (each removal re-checked with the previous ones),
-    and raise wait counts as far as they stay safe. Returns (new text, edits)."""
-    oracle = Oracle(text, path, limits)
+    and raise wait counts as far as they stay safe. Returns (new text, edits). `oracle`: the one
+    lint_text used on the same text (its checks are remembered)."""
+    oracle = oracle or Oracle(text, path, limits)
     if oracle.base or oracle.notes:
         return text, []
-    tree = Tree(text, path)
+    tree = Tree(text, path, module=oracle.module)
     edits: list = []
     for s, c in _sync_stmts(tree):
         rm = _removal(tree, s)

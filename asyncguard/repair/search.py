@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 from ..analyze import check_text
 from ..checks.redundant import GROW_CALLS
-from ..parse import InputError
+from ..parse import InputError, parse
 from .candidates import Generator
 from .edits import Edit, Fix, apply_edits
+from .splice import Splicer
 from .tree import Gap, Tree, call_of
 
 _PAD = "    "
@@ -39,25 +40,65 @@ def is_problem(f, baseline_notes) -> bool:
 
 
 class Oracle:
-    """check_text with memo: text -> findings that count as problems, lines in original terms."""
+    """check_text with memo: text -> findings that count as problems, lines in original terms.
+
+    The original is parsed once; an edited text's tree is spliced from it (repair/splice.py:
+    only the edited statements are parsed), so a re-check is the checker's runs, not a parse."""
 
     def __init__(self, text: str, path: str, limits=None):
         self.text, self.path, self.limits = text, path, limits
         self.memo: dict[str, object] = {}
         self.clean_memo: dict[str, bool] = {}   # text -> clean? (checks that stopped early)
         self.calls = 0
-        base = self._raw(text)
+        self.module = parse(text, path)          # InputError: not a file we can check
+        self.splicer = Splicer(text, self.module)
+        base = self._raw(text, self.module)
         if base is None:
             raise InputError("cannot check the file", 1, 1, path)
         self.notes = {(f.rule.code, f.line) for f in base if f.rule.severity != "error"}
         self.base = [f for f in base if is_problem(f, self.notes)]
+        self.first_sizes = self._failing_size() if self.base else ()
 
-    def _raw(self, text):
+    def _failing_size(self) -> tuple:
+        """The smallest size value where the unedited kernel goes wrong (a symbolic size: one
+        of its few smallest trip counts, else where the full check found it). An edit that does
+        not repair the kernel mostly still fails there, so clean() runs it first
+        (Limits.first_sizes): one short run refutes it, before the proof plans the rest."""
+        from dataclasses import replace
+
+        from ..analyze import Limits
+        from ..engine.program import elaborate
+        from ..prover.sizes import small_sizes
+        witnessed = [f.witness["sizes"] for f in self.base
+                     if isinstance(f.witness, dict) and f.witness.get("sizes")]
+        if not witnessed:
+            return ()
+        small = [v for func in self.module.functions for v in small_sizes(elaborate(func), [], count=8)]
+        if not small:      # several sizes: no short list to scan; the full check's witness
+            return (dict(witnessed[0]),)
+        probe = replace(self.limits or Limits(), first_sizes=tuple(small),
+                        stop_when=lambda fs: any(is_problem(f, self.notes) for f in fs))
+        try:
+            found = check_text(self.text, self.path, probe, module=self.module).findings
+        except Exception:        # the full check above worked: keep its witness
+            found = []
+        sizes = [f.witness["sizes"] for f in found if is_problem(f, self.notes)
+                 and isinstance(f.witness, dict) and f.witness.get("sizes")]
+        return (dict((sizes or witnessed)[0]),)
+
+    def _module(self, edits, new: str, lmap):
+        """The edited text's tree, spliced; None: check_text parses `new` itself."""
+        try:
+            return self.splicer.module_for(list(edits), new, lmap) if edits else self.module
+        except Exception:        # a splice it did not foresee: the parser decides, as before
+            return None
+
+    def _raw(self, text, module=None):
         if text in self.memo:
             return self.memo[text]
         self.calls += 1
         try:
-            res = check_text(text, self.path, self.limits).findings
+            res = check_text(text, self.path, self.limits, module=module).findings
         except InputError:
             res = None
         except Exception:        # an engine crash on a candidate: not a repair
@@ -84,10 +125,11 @@ class Oracle:
 
         def problem(f) -> bool:
             return f.rule.severity == "error" or (f.rule.code, _orig(lmap, f.line)) not in self.notes
-        limits = replace(self.limits or Limits(), stop_when=lambda fs: any(problem(f) for f in fs))
+        limits = replace(self.limits or Limits(), stop_when=lambda fs: any(problem(f) for f in fs),
+                         first_sizes=self.first_sizes)
         self.calls += 1
         try:
-            found = check_text(new, self.path, limits).findings
+            found = check_text(new, self.path, limits, module=self._module(edits, new, lmap)).findings
             ok = not any(problem(f) for f in found)
         except Exception:        # not valid input, or an engine crash on a candidate: not clean
             ok = False
@@ -111,7 +153,7 @@ class Oracle:
             new, lmap = apply_edits(self.text, edits)
         except ValueError:
             return None
-        raw = self._raw(new)
+        raw = self.memo[new] if new in self.memo else self._raw(new, self._module(edits, new, lmap))
         if raw is None:
             return None
         return self._mapped(raw, lmap)
@@ -132,7 +174,7 @@ def repair_text(text: str, path: str = "<string>", limits=None, max_rounds: int 
                 max_candidates: int = 120) -> Repair:
     try:
         oracle = Oracle(text, path, limits)
-        tree = Tree(text, path)
+        tree = Tree(text, path, module=oracle.module)
     except InputError as e:
         return Repair(path, text, "error", message=str(e))
     if not oracle.base:

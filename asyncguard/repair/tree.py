@@ -83,9 +83,10 @@ class Gap:
 
 
 class Tree:
-    def __init__(self, text: str, path: str = "<string>"):
+    def __init__(self, text: str, path: str = "<string>", module=None):
+        """`module`: the text already parsed (the repair oracle's)."""
         self.text = text
-        self.module = parse(text, path)
+        self.module = module if module is not None else parse(text, path)
         self.lines = split_lines(text)
         self.blocks: list[Block] = []
         self.where: dict[int, tuple] = {}      # id(stmt) -> (block index, index)
