@@ -51,8 +51,8 @@ class AllTaken(Inputs):
     memory is 1 (the checker's first pattern: every branch on an input taken). The skeleton
     prints those loads as 1 (emit/cuda.py loaded_value), so the GPU runs the same pattern."""
 
-    def value(self, cell, text: str, both: bool) -> int:
-        super().value(cell, text, both)
+    def value(self, cell, text: str, both: bool, group=None) -> int:
+        super().value(cell, text, both, group)
         return 1
 
 
