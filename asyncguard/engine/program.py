@@ -1282,15 +1282,7 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
 # ---------------------------------------------------------------- numbers loaded from global memory
 def _rewrite(e, mapping: dict):
     """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
-    if isinstance(e, ir.Var):
-        return mapping.get(e.name, e)
-    if isinstance(e, (tuple, list)):
-        return type(e)(_rewrite(x, mapping) for x in e)
-    if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
-        import dataclasses
-        return dataclasses.replace(e, **{f: _rewrite(getattr(e, f), mapping)
-                                         for f in e.__dataclass_fields__ if f != "span"})
-    return e
+    return ir.map_expr(e, lambda x: mapping.get(x.name) if isinstance(x, ir.Var) else None)
 
 
 def _subscripts(e, out: list) -> list:
