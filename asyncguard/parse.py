@@ -1,13 +1,13 @@
 """TVMScript text -> typed syntax tree (`asyncguard.ir`), with source spans on every node.
 
-One Lark LALR parser, built once from `grammar/tir.lark`; an Indenter turns leading whitespace
-into INDENT/DEDENT. Every failure becomes an `InputError` carrying path:line:col, never a
+One Lark LALR parser per thread, built from `grammar/tir.lark` (Lark caches the analysed grammar
+on disk); an Indenter turns leading whitespace into INDENT/DEDENT. Every failure becomes an `InputError` carrying path:line:col, never a
 traceback.
 """
 from __future__ import annotations
 
 import ast
-import functools
+import threading
 from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
@@ -39,11 +39,20 @@ class TIRIndenter(Indenter):
     tab_len = 8
 
 
-@functools.lru_cache(maxsize=1)
+_PER_THREAD = threading.local()
+
+
 def _parser() -> Lark:
-    text = resources.files("asyncguard.grammar").joinpath("tir.lark").read_text()
-    return Lark(text, parser="lalr", postlex=TIRIndenter(), propagate_positions=True,
-                maybe_placeholders=True, cache=True)
+    """This thread's parser. Not one for the process: the Indenter keeps its paren and indent
+    levels on itself while it runs, so two threads parsing with one instance (a thread-pool or
+    Dask executor) corrupt each other's token stream ("unexpected Token('IF')")."""
+    parser = getattr(_PER_THREAD, "parser", None)
+    if parser is None:
+        text = resources.files("asyncguard.grammar").joinpath("tir.lark").read_text()
+        parser = _PER_THREAD.parser = Lark(text, parser="lalr", postlex=TIRIndenter(),
+                                           propagate_positions=True, maybe_placeholders=True,
+                                           cache=True)
+    return parser
 
 
 def _span(meta) -> ir.Span:

@@ -59,3 +59,27 @@ def test_cli_bad_input_exit_2_without_traceback(tmp_path, data):
     assert "Traceback" not in p.stderr + p.stdout
     first = p.stderr.strip().splitlines()[0]
     assert first.startswith(f"{f}:") and first.split(":")[1].isdigit() and first.split(":")[2].isdigit()
+
+
+def test_threads_parse_at_once():
+    # a thread-pool or Dask executor parses in several threads at once; one shared Lark parser
+    # (its Indenter keeps paren and indent levels on itself) garbled their token streams
+    import threading
+    from pathlib import Path
+    texts = [p.read_text() for p in sorted((Path(__file__).resolve().parent.parent / "corpus" /
+                                            "handwritten").glob("*.tir"))[:6]]
+    expected = [parse(t) for t in texts]
+    got, errors = {}, []
+
+    def work(i):
+        for _ in range(5):
+            try:
+                got[i] = parse(texts[i])
+            except Exception as e:  # noqa: BLE001 (any failure is the bug)
+                errors.append(repr(e))
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and [got[i] for i in range(len(texts))] == expected
