@@ -1280,6 +1280,10 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
 
 
 # ---------------------------------------------------------------- numbers loaded from global memory
+# z3's deterministic resource limit for the numeric pass's queries, never a wall-clock timeout:
+# a verdict must not depend on how loaded the machine is (a 2 s timeout made a CI run's proof
+# fail under load and the kernel come back unknown)
+_Z3_RLIMIT = 2_000_000
 def _rewrite(e, mapping: dict):
     """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
     return ir.map_expr(e, lambda x: mapping.get(x.name) if isinstance(x, ir.Var) else None)
@@ -1793,7 +1797,7 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
                             f"checker cannot bound ({err})")
             return
         opt = z3.Optimize()
-        opt.set("timeout", 5000)
+        opt.set("rlimit", _Z3_RLIMIT)
         opt.add(*side, env[sym] >= 0, z3.Not(z3.And(*limits)))
         handle = opt.minimize(env[sym])
         res = opt.check()
@@ -1871,7 +1875,7 @@ def _only_difference(exprs, start: str, end: str) -> bool:
         except Unencodable:
             return False
         solver = z3.Solver()
-        solver.set("timeout", 2000)
+        solver.set("rlimit", _Z3_RLIMIT)
         solver.add(*sa, *sb, n >= 0, a != b)
         if solver.check() != z3.unsat:
             return False
@@ -2120,7 +2124,7 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
     except Unencodable:
         return False
     solver = z3.Solver()
-    solver.set("timeout", 2000)
+    solver.set("rlimit", _Z3_RLIMIT)
     solver.add(*sa, *sb, *s1, *s2, ea == eb, a[var] != b[var],
                a[var] >= start, a[var] < start + extent, b[var] >= start, b[var] < start + extent)
     return solver.check() == z3.unsat
@@ -2294,6 +2298,6 @@ def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool
     except Unencodable:
         return False
     solver = z3.Solver()
-    solver.set("timeout", 3000)
+    solver.set("rlimit", _Z3_RLIMIT)
     solver.add(*side, z3.Or(*differs))
     return solver.check() == z3.unsat
