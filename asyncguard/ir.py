@@ -5,7 +5,7 @@ That is the job of `asyncguard.models`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 
@@ -138,28 +138,6 @@ def dotted(e) -> Optional[str]:
         base = dotted(e.value)
         return f"{base}.{e.name}" if base else None
     return None
-
-
-def map_expr(e, before, after=None):
-    """`e` rewritten top-down: where `before(x)` returns something other than None that replaces
-    `x` (and is not walked); otherwise `x`'s fields (tuples and lists item by item; spans kept)
-    are rewritten and `after`, if given, is applied to the rebuilt node."""
-    got = before(e)
-    if got is not None:
-        return got
-    if isinstance(e, (tuple, list)):
-        return type(e)(map_expr(x, before, after) for x in e)
-    if not is_dataclass(e) or isinstance(e, (Span, type)):
-        return e
-    changes = {}
-    for f in fields(e):
-        if f.name != "span":
-            v = getattr(e, f.name)
-            nv = map_expr(v, before, after)
-            if nv is not v:
-                changes[f.name] = nv
-    out = replace(e, **changes) if changes else e
-    return after(out) if after is not None else out
 
 
 # ---------------------------------------------------------------- statements

@@ -1286,7 +1286,15 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
 _Z3_RLIMIT = 2_000_000
 def _rewrite(e, mapping: dict):
     """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
-    return ir.map_expr(e, lambda x: mapping.get(x.name) if isinstance(x, ir.Var) else None)
+    if isinstance(e, ir.Var):
+        return mapping.get(e.name, e)
+    if isinstance(e, (tuple, list)):
+        return type(e)(_rewrite(x, mapping) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
+        import dataclasses
+        return dataclasses.replace(e, **{f: _rewrite(getattr(e, f), mapping)
+                                         for f in e.__dataclass_fields__ if f != "span"})
+    return e
 
 
 def _subscripts(e, out: list) -> list:
