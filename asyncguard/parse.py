@@ -40,6 +40,7 @@ class TIRIndenter(Indenter):
 
 
 _PER_THREAD = threading.local()
+_BUILDING = threading.Lock()   # Lark(cache=True) reads and writes one cache file: one build at a time
 
 
 def _parser() -> Lark:
@@ -49,9 +50,10 @@ def _parser() -> Lark:
     parser = getattr(_PER_THREAD, "parser", None)
     if parser is None:
         text = resources.files("asyncguard.grammar").joinpath("tir.lark").read_text()
-        parser = _PER_THREAD.parser = Lark(text, parser="lalr", postlex=TIRIndenter(),
-                                           propagate_positions=True, maybe_placeholders=True,
-                                           cache=True)
+        with _BUILDING:
+            parser = _PER_THREAD.parser = Lark(text, parser="lalr", postlex=TIRIndenter(),
+                                               propagate_positions=True, maybe_placeholders=True,
+                                               cache=True)
     return parser
 
 
