@@ -6,7 +6,6 @@ traceback.
 """
 from __future__ import annotations
 
-import ast
 import threading
 from importlib import resources
 
@@ -57,6 +56,18 @@ def _parser() -> Lark:
     return parser
 
 
+def _string_value(literal: str) -> str:
+    """The value of one Python string literal token. Not ast.literal_eval: CPython 3.11 keeps the
+    AST constructor's recursion depth per interpreter, so two threads calling it at once fail
+    with "AST constructor recursion depth mismatch" (seen in a thread-pool run)."""
+    prefix_len = len(literal) - len(literal.lstrip("ubrfUBRF"))
+    prefix, body = literal[:prefix_len].lower(), literal[prefix_len + 1:-1]
+    if "r" in prefix:
+        return body
+    # escapes as Python reads them; characters beyond Latin-1 pass through as escapes first
+    return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
 def _span(meta) -> ir.Span:
     if getattr(meta, "empty", True):
         return ir.NO_SPAN
@@ -88,7 +99,7 @@ class _ToIR(Transformer):
         return ir.Const(value, _span(meta))
 
     def string(self, meta, c):
-        return ir.Const("".join(ast.literal_eval(str(t)) for t in c), _span(meta))
+        return ir.Const("".join(_string_value(str(t)) for t in c), _span(meta))
 
     def true(self, meta, c):
         return ir.Const(True, _span(meta))

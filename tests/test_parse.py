@@ -83,3 +83,13 @@ def test_threads_parse_at_once():
     for t in threads:
         t.join()
     assert errors == [] and [got[i] for i in range(len(texts))] == expected
+
+
+@pytest.mark.parametrize("literal", ['"abc"', "'a\\nb'", 'r"a\\nb"', '"\u00e9\\t\\x41"', '"tl::gemm_ss<128, 4, true>"',
+                                     "'it\\'s'", '"\\\\"'])
+def test_string_literals_read_as_python_reads_them(literal):
+    # the parser decodes string tokens itself: ast.literal_eval is not safe in threads on 3.11
+    import ast
+
+    from asyncguard.parse import _string_value
+    assert _string_value(literal) == ast.literal_eval(literal)

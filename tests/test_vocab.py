@@ -254,3 +254,18 @@ def test_register_decode_functions_of_the_dequantization_examples():
     assert verdict(kernel(synced)) == "clean"
     unknown_name = regs.replace("decode_i4u_to_f16", "my_decode")   # no source read: AG001
     assert verdict(kernel(unknown_name)) == "unknown"
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("S[tx] = T.float16(0)\nT.tvm_storage_sync(\"shared\")\nC[tx] = S[(tx + 1) % 64]", "clean"),
+    ("S[tx] = T.float16(0)\nC[tx] = S[(tx + 1) % 64]", "buggy"),
+])
+def test_iket_event_markers_change_no_verdict(body, expected):
+    # TileLang's IKET markers store a timestamp into the reserved shared window (models/extern.py):
+    # a kernel with them gets the verdict it gets without them; a payload read from shared
+    # memory is still a read
+    marked = "\n".join(f'T.call_extern("handle", "TL_IKET_EVENT", {i + 1}, "__tl_iket_v1_x")\n{line}'
+                       for i, line in enumerate(body.splitlines()))
+    assert verdict(kernel(body)) == verdict(kernel(marked)) == expected
+    payload = 'S[tx] = T.float16(0)\nT.call_extern("handle", "TL_IKET_EVENT_PAYLOAD_U32", 2, S[(tx + 1) % 64], "t")'
+    assert "AG201" in codes(kernel(payload))

@@ -218,6 +218,7 @@ class NumericInputs:
 
         from .. import ir
         from ..prover.encode import Unencodable, encode
+        from ..prover.solve import Query
         cells: dict = {}      # cell key -> z3 variable
         bounds: list = []
 
@@ -253,15 +254,12 @@ class NumericInputs:
                 atoms.append(term)
         except (Unencodable, NotConcreteKey) as err:
             return [], f"a branch on a loaded value z3 cannot express ({err})"
-        solver = z3.Solver()
-        solver.add(*bounds, *side)
+        query = Query(*bounds, *side, rlimit=None)
         out = []
-        while len(out) < self.max_patterns and solver.check() == z3.sat:
-            m = solver.model()
-            out.append({**base, **{key: m.eval(v, model_completion=True).as_long()
-                                   for key, v in cells.items()}})
-            solver.add(z3.Or(*[a != m.eval(a, model_completion=True) for a in atoms]))
-        if len(out) >= self.max_patterns and solver.check() == z3.sat:
+        while len(out) < self.max_patterns and query.check() == z3.sat:
+            out.append({**base, **{key: query.number(v) for key, v in cells.items()}})
+            query.add(z3.Or(*[a != query.number(a) for a in atoms]))
+        if len(out) >= self.max_patterns and query.check() == z3.sat:
             return out, "truncated"
         return out, None
 

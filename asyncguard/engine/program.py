@@ -1280,10 +1280,6 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
 
 
 # ---------------------------------------------------------------- numbers loaded from global memory
-# z3's deterministic resource limit for the numeric pass's queries, never a wall-clock timeout:
-# a verdict must not depend on how loaded the machine is (a 2 s timeout made a CI run's proof
-# fail under load and the kernel come back unknown)
-_Z3_RLIMIT = 2_000_000
 def _rewrite(e, mapping: dict):
     """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
     if isinstance(e, ir.Var):
@@ -1718,6 +1714,7 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
     import z3
 
     from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
     out: dict = {}
     launch = el.launch
     ranges = {n: launch.threads["xyz".index(a[-1])] for n, a in launch.thread_vars.items()}
@@ -1804,9 +1801,7 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
             problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
                             f"checker cannot bound ({err})")
             return
-        opt = z3.Optimize()
-        opt.set("rlimit", _Z3_RLIMIT)
-        opt.add(*side, env[sym] >= 0, z3.Not(z3.And(*limits)))
+        opt = Query(*side, env[sym] >= 0, z3.Not(z3.And(*limits)), optimize=True)
         handle = opt.minimize(env[sym])
         res = opt.check()
         if res == z3.unsat:
@@ -1815,7 +1810,8 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
             problems.append(f"line {st.span.line}: a loaded length decides a shared access the "
                             "checker cannot bound (z3 gave up)")
             return
-        first_out = opt.lower(handle).as_long() if z3.is_int_value(opt.lower(handle)) else None
+        lowest = opt.solver.lower(handle)
+        first_out = lowest.as_long() if z3.is_int_value(lowest) else None
         if first_out is None or first_out <= 0:
             problems.append(f"line {st.span.line}: a shared access outside its buffer for every "
                             "loaded length")
@@ -1869,6 +1865,7 @@ def _only_difference(exprs, start: str, end: str) -> bool:
     import z3
 
     from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
     for e in exprs:
         names = free_names(e)
         env = {n: z3.Int(n) for n in names}
@@ -1882,10 +1879,7 @@ def _only_difference(exprs, start: str, end: str) -> bool:
             b, sb = encode(e, base)
         except Unencodable:
             return False
-        solver = z3.Solver()
-        solver.set("rlimit", _Z3_RLIMIT)
-        solver.add(*sa, *sb, n >= 0, a != b)
-        if solver.check() != z3.unsat:
+        if not unsat(*sa, *sb, n >= 0, a != b):
             return False
     return True
 
@@ -2118,6 +2112,7 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
     import z3
 
     from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
     if len(index) != 1:
         return False
     names = free_names(index[0]) | free_names(bounds)
@@ -2131,11 +2126,8 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
         extent, s2 = encode(bounds[1], a)
     except Unencodable:
         return False
-    solver = z3.Solver()
-    solver.set("rlimit", _Z3_RLIMIT)
-    solver.add(*sa, *sb, *s1, *s2, ea == eb, a[var] != b[var],
-               a[var] >= start, a[var] < start + extent, b[var] >= start, b[var] < start + extent)
-    return solver.check() == z3.unsat
+    return unsat(*sa, *sb, *s1, *s2, ea == eb, a[var] != b[var],
+                 a[var] >= start, a[var] < start + extent, b[var] >= start, b[var] < start + extent)
 
 
 # ---------------------------------------------------------------- one value per shared address
@@ -2198,6 +2190,7 @@ def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool
     import z3
 
     from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
     sites = _definition_sites(el)
     thread_vars = set(el.launch.thread_vars)
     must_agree: list = []   # expressions that must take one value for the two threads
@@ -2305,7 +2298,4 @@ def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool
             differs.append(x1 != x2)
     except Unencodable:
         return False
-    solver = z3.Solver()
-    solver.set("rlimit", _Z3_RLIMIT)
-    solver.add(*side, z3.Or(*differs))
-    return solver.check() == z3.unsat
+    return unsat(*side, z3.Or(*differs))

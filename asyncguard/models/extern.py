@@ -19,7 +19,17 @@ item, item + threads/32, ... (rows of W when axis is 1, columns of H when axis i
 whose line is out of range returns).
 
 `DP4A(a, b, c)` (common.h) reads 4 bytes at a and at b, reads 4 bytes at c and writes the
-`__dp4a` result back to c, in the executing thread. Other externs are `unsupported`.
+`__dp4a` result back to c, in the executing thread.
+
+`TL_IKET_EVENT(id, tag)`, `TL_IKET_EVENT_PAYLOAD_U32/F32(id, value, tag)`: TileLang's IKET
+event markers, macros that `tilelang/tools/cuda/iket/codegen.py` injects into the CUDA source.
+Each is inline PTX: read `%globaltimer_lo` (and `%cluster_ctarank`), store that word (and the
+payload) with `st.shared` to the fixed window offsets 0x20 / 0x24, then `pmevent`. Offset 0x20
+lies in the block's system-reserved shared memory (`%reserved_smem_offset_begin/end`: the
+region belongs to system software; CUDA reserves 1 KB per block from sm_80 and places the
+kernel's own shared memory after it), so no kernel buffer, barrier or async state is touched; the
+payload `value` is an ordinary argument (a shared load there is a read like any other). The
+"memory" clobber orders the compiler only. Other externs are `unsupported`.
 """
 from __future__ import annotations
 
@@ -39,6 +49,7 @@ _SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
 # (examples/dequantize_gemm/quantize/lop3.py, mxfp.py; bitnet-1.58b): bit manipulation in
 # registers (lop3, prmt, f16x2 arithmetic) through their pointer arguments only, no shared
 # memory of their own, no barrier, no shuffle.
+_IKET_EVENT = re.compile(r"TL_IKET_EVENT(?:_PAYLOAD_(?:U32|F32))?$")
 _DECODE = re.compile(r"decode_(?:i[124][sub]|fp4)_to_(?:f16|bf16|i8s|i4s)\w*$")
 SEG = 32              # InclusiveScanLine's segment: one warp
 MAX_STEPS = 1 << 14   # scan steps one call may take before the model gives up (AG001)
@@ -57,6 +68,8 @@ def extern_effect(ctx, call):
     m = _SCAN.match(name)
     if m is not None:
         return _scan(ctx, call, name, m)
+    if _IKET_EVENT.match(name):
+        return None   # a profiler's marker in the reserved shared window (module doc)
     if name == "DP4A":
         return _dp4a(ctx, call)
     if _DECODE.match(name):

@@ -26,6 +26,7 @@ from .. import ir
 from ..engine.exprs import free_names
 from .encode import Unencodable, encode
 from .periodic import _substitute
+from .solve import Query
 
 
 @dataclass
@@ -165,10 +166,7 @@ def _env(program, names) -> tuple:
 def _prove(constraints: list, goal_false) -> str:
     """'proved' when constraints AND goal_false is unsatisfiable."""
     import z3
-    from . import periodic
-    s = z3.Solver()
-    s.set("rlimit", periodic.RLIMIT)
-    s.add(*constraints, goal_false)
+    s = Query(*constraints, goal_false)
     r = s.check()
     if r == z3.unsat:
         return "proved"
@@ -629,7 +627,6 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
     import z3
 
     from ..engine.program import PIf, PLet, PLoop, POp, PStore
-    from . import periodic
     memo: dict = {}
 
     def decide(x, ctx):
@@ -658,10 +655,7 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
                 dterms.append(t)
                 dside += sd
             for val in (True, False):
-                sol = z3.Solver()
-                sol.set("rlimit", periodic.RLIMIT)
-                sol.add(*cons, *dterms, *dside, term != val)
-                if sol.check() == z3.unsat:
+                if Query(*cons, *dterms, *dside, term != val).check() == z3.unsat:
                     out = ir.Const(val, x.span)
                     break
         except (Unencodable, z3.Z3Exception):
@@ -783,9 +777,7 @@ def derived_size(program, group: list, blocks: list, extent_of: dict, site_list,
         return whole
     cases = []
     for values in itertools.product((True, False), repeat=len(atoms)):
-        sol = z3.Solver()
-        sol.add(*dom, *[t if v else z3.Not(t) for t, v in zip(terms, values)])
-        if sol.check() == z3.unsat:
+        if Query(*dom, *[t if v else z3.Not(t) for t, v in zip(terms, values)]).check() == z3.unsat:
             continue      # no launch of the domain has this outcome
         conds = tuple(a if v else ir.UnaryOp("not", a) for a, v in zip(atoms, values))
         one = _one_case(program, group, dom_exprs, conds, enc)
@@ -832,11 +824,6 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
     mine = [st for st in sites(program) if _names(st.expr) & names]
     conds = list(dom_exprs) + list(case)
 
-    def solver():
-        sol = z3.Solver()
-        from . import periodic
-        sol.set("rlimit", periodic.RLIMIT)
-        return sol
     env = {n: z3.Int(n) for n in group}
     try:
         dom = []
@@ -848,14 +835,12 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
 
     def launch_where(extra) -> dict | None:
         """A launch of the case with `extra` (z3 terms), the smallest names first."""
-        sol = z3.Optimize()
-        sol.add(*dom, *extra)
+        sol = Query(*dom, *extra, optimize=True)
         for n in group:
             sol.minimize(env[n])
         if sol.check() != z3.sat:
             return None
-        m = sol.model()
-        return {n: m.eval(env[n], model_completion=True).as_long() for n in group}
+        return {n: sol.number(env[n]) for n in group}
     if not mine:
         one = launch_where([])
         if one is None:
@@ -917,18 +902,15 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
     if small:
         lo = min(small)
     else:
-        opt = z3.Optimize()
-        opt.add(*dom)
+        opt = Query(*dom, optimize=True)
         h = opt.minimize(dterm)
         if opt.check() != z3.sat:
             return Derived(False, f"no smallest value of {dname} found")
         try:
-            lo = opt.lower(h).as_long()
+            lo = opt.solver.lower(h).as_long()
         except Exception:  # noqa: BLE001 -- unbounded below or not a number: no proof
             return Derived(False, f"{dname} has no smallest value")
-    sol = solver()
-    sol.add(*dom, dterm < lo)
-    if sol.check() != z3.unsat:
+    if Query(*dom, dterm < lo).check() != z3.unsat:
         return Derived(False, f"z3 could not prove {dname} >= {lo} for every launch")
     fam, d1 = _family(group, D, conds, enc, value, lo)
     if fam is None:
@@ -972,11 +954,7 @@ def _family(group, D, conds, enc, value, lo) -> tuple:
             ft, fs = enc(D, fenv)
         except Unencodable:
             return False
-        sol = z3.Solver()
-        from . import periodic
-        sol.set("rlimit", periodic.RLIMIT)
-        sol.add(*fside, *fs, d >= start, z3.Not(z3.And(*fdom, ft == d)))
-        return sol.check() == z3.unsat
+        return Query(*fside, *fs, d >= start, z3.Not(z3.And(*fdom, ft == d))).check() == z3.unsat
     for start in range(lo, lo + 4):
         samples = [start, start + 1, start + 2, start + 3, start + 7, start + 64]
         for combo in itertools.islice(itertools.product(forms, repeat=len(group)), 20000):
@@ -989,9 +967,7 @@ def _family(group, D, conds, enc, value, lo) -> tuple:
         samples = [start, start + 1, start + 2, start + 3, start + 5, start + 8, start + 13, start + 64]
         A = {n: z3.Int(f"a:{n}") for n in group}
         B = {n: z3.Int(f"b:{n}") for n in group}
-        sol = z3.Solver()
-        from . import periodic
-        sol.set("rlimit", periodic.RLIMIT)
+        sol = Query()
         for n in group:
             sol.add(A[n] >= 0, A[n] <= 1024, B[n] >= -1024, B[n] <= 1024)
         for _ in range(6):
@@ -1007,9 +983,7 @@ def _family(group, D, conds, enc, value, lo) -> tuple:
                 return None, None
             if sol.check() != z3.sat:
                 break
-            m = sol.model()
-            fam = {n: (m.eval(A[n], model_completion=True).as_long(),
-                       m.eval(B[n], model_completion=True).as_long()) for n in group}
+            fam = {n: (sol.number(A[n]), sol.number(B[n])) for n in group}
             if proved(fam, start):
                 return fam, start
             sol.add(z3.Or(*[z3.Or(A[n] != fam[n][0], B[n] != fam[n][1]) for n in group]))

@@ -3,8 +3,6 @@
 (`x >> c`, `x << c`, `x & 1`, `x ^ 1`)."""
 from __future__ import annotations
 
-import itertools
-
 import z3
 
 from .. import ir
@@ -12,9 +10,6 @@ from .. import ir
 
 class Unencodable(Exception):
     """A term the encoding cannot express exactly."""
-
-
-_fresh = itertools.count()
 
 
 class Encoder:
@@ -27,7 +22,11 @@ class Encoder:
             raise Unencodable("division by zero")
         if c < 0:
             return self.floordiv(-a, -c)
-        q = z3.Int(f"q{next(_fresh)}")
+        # one quotient per dividend: named by the dividend's term, so `x // 128` in two
+        # constraints of one query is one variable, not two that z3 must prove equal (it took
+        # 4M steps for three copies in a varlen case split, past the resource limit), and the
+        # name does not depend on how many terms the process encoded before
+        q = z3.Int(f"floor({a.sexpr()} / {c})")
         self.side += [c * q <= a, a < c * q + c]
         return q
 

@@ -26,6 +26,7 @@ from .. import ir
 from ..engine.exprs import free_names
 from .encode import Unencodable, encode
 from .periodic import _substitute
+from .solve import Query
 
 
 @dataclass
@@ -60,14 +61,6 @@ def merge(inductions: list) -> "Induction":
                      min(n0s) if n0s else 0, max(i.step for i in inductions), 0, lines, n0_at)
 
 
-def _solver():
-    import z3
-    from . import periodic
-    s = z3.Solver()
-    s.set("rlimit", periodic.RLIMIT)
-    return s
-
-
 def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
     """Prove a == b for every (a_expr, b_expr) pair under constraints; 'proved' or why not."""
     from . import periodic
@@ -96,8 +89,7 @@ def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
         b, sb = encode(b_e, env)
     except Unencodable as err:
         return f"unknown: cannot encode ({err})"
-    s = _solver()
-    s.add(*constraints, *side_extra, *sa, *sb, a != b)
+    s = Query(*constraints, *side_extra, *sa, *sb, a != b)
     r = s.check()
     if r == z3.sat:
         return "refuted"

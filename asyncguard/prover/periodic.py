@@ -9,12 +9,13 @@ import z3
 from .. import ir
 from .encode import Unencodable, encode
 
-RLIMIT = 2_000_000   # z3's deterministic resource limit per query
+from .solve import RLIMIT, Query
 
 # z3's answers, per process, keyed by the question (ir expressions compare without their spans):
 # `fix` and the redundancy lint re-check many edited copies of one kernel, and every copy asks
 # the same questions about the statements the edit did not touch. Answers are deterministic
-# (rlimit, not time), so a remembered one is the one z3 would give again.
+# (rlimit, not time; each query in a context of its own: prover/solve.py), so a remembered one
+# is the one z3 would give again.
 _MEMO: dict = {}
 _MEMO_MAX = 100_000
 
@@ -79,8 +80,6 @@ def _prove_one(exprs, var: str, shift: int, ranges: dict, region: tuple, rlimit:
     for n, r in ranges.items():
         if r is not None:
             dom += [env[n] >= r[0], env[n] < r[1]]
-    solver = z3.Solver()
-    solver.set("rlimit", rlimit)
     goals, side = [], []
     shifted_var = ir.BinOp("+", ir.Var(var), ir.Const(shift))
     try:
@@ -95,12 +94,11 @@ def _prove_one(exprs, var: str, shift: int, ranges: dict, region: tuple, rlimit:
         return Verdict("unknown", f"z3: {err}")
     if not goals:
         return Verdict("proved")
-    solver.add(*dom, *side, z3.Or(*goals))
-    res = solver.check()
+    query = Query(*dom, *side, z3.Or(*goals), rlimit=rlimit)
+    res = query.check()
     if res == z3.unsat:
         return Verdict("proved")
     if res == z3.sat:
-        m = solver.model()
         return Verdict("refuted", "an expression changes after the shift",
-                       {n: m.eval(t, model_completion=True).as_long() for n, t in env.items()})
-    return Verdict("unknown", f"solver gave up ({solver.reason_unknown()})")
+                       {n: query.number(t) for n, t in env.items()})
+    return Verdict("unknown", f"solver gave up ({query.reason_unknown()})")

@@ -16,6 +16,7 @@ from ..engine.exprs import NotConcrete, compile_expr, free_names
 from ..engine.program import flat_text as _text
 from . import periodic
 from .encode import Unencodable, encode
+from .solve import Query
 
 
 @dataclass
@@ -335,8 +336,6 @@ def _prove_one_through_trips(e, trips, sym: str, assumptions) -> str:
     env1 = {n: z3.Int(n) for n in names}
     env2 = dict(env1)
     env1[sym], env2[sym] = z3.Int(sym + "_1"), z3.Int(sym + "_2")
-    solver = z3.Solver()
-    solver.set("rlimit", periodic.RLIMIT)
     try:
         side, diffs = [], []
         for t in trips:
@@ -354,13 +353,13 @@ def _prove_one_through_trips(e, trips, sym: str, assumptions) -> str:
             diffs.append(a != b)
     except Unencodable as err:
         return f"could not decide ({err})"
-    solver.add(*side, z3.Or(*diffs))
-    res = solver.check()
+    query = Query(*side, z3.Or(*diffs))
+    res = query.check()
     if res == z3.unsat:
         return "proved"
     if res == z3.sat:
         return "refuted"
-    return f"could not decide ({solver.reason_unknown()})"
+    return f"could not decide ({query.reason_unknown()})"
 
 
 def parse_assumption(text: str):
