@@ -112,3 +112,32 @@ def test_wgmma_operand_overwritten_by_another_warpgroup_names_the_missing_barrie
     assert f.rule.code == "AG402" and f.line == 37
     assert "warpgroup_wait at line 58 completes it" in f.message
     assert f.witness["missing"].startswith("a barrier")
+
+
+# ---------------------------------------------------------------- sparse wgmma (TileLang's gemm_sp)
+SPARSE_GEMM = Path(__file__).resolve().parent.parent / "corpus" / "field" / \
+    "gemm_sp__example_gemm_sp__matmul_sp_fp16.gemm_sp_fp16__sm_90a.tir"
+
+
+def test_sparse_wgmma_footprints_span_the_compressed_a_and_the_doubled_k_of_b():
+    from asyncguard.models.wgmma import operand_bytes
+    assert operand_bytes("m64n128k32", sparse=True) == {"a": 64 * 32, "b": 128 * 64}
+    assert operand_bytes("m64n128k16") == {"a": 64 * 32, "b": 128 * 32}
+
+
+@pytest.mark.parametrize("kind, line, rules", [
+    (None, None, set()),
+    ("drop-warpgroup-wait", 76, {"AG402"}),   # the stage refilled while the sparse wgmma reads it
+    ("drop-mbarrier-wait", 54, {"AG401"}),    # the wgmma reads the stage before its TMA lands
+    ("drop-proxy-fence", 84, {"AG405"}),
+])
+def test_tilelangs_sparse_gemm_is_clean_and_its_variants_are_flagged(kind, line, rules):
+    from asyncguard.analyze import check_text
+    from asyncguard.mutants import mutations
+    text = SPARSE_GEMM.read_text()
+    if kind is None:
+        assert check_text(text).verdict == "clean"
+        return
+    m = next(m for m in mutations(text) if m.kind == kind and m.line == line)
+    rep = check_text(m.apply(text))
+    assert rep.verdict == "buggy" and rules <= {f.rule.code for f in rep.findings}

@@ -191,7 +191,7 @@ def test_st_bulk_is_a_store():
 @pytest.mark.parametrize("call,named", [
     ("T.loop_break()", "loop_break"),
     ("T.ptx_tcgen05_cp_warpx4()", "shared-to-tensor-memory copy"),
-    ("T.ptx_wgmma_sp_ss()", "sparse wgmma"),
+    ("T.ptx_tcgen05_sf_warp_transpose()", "scale-factor transpose"),
     ("T.clc_try_cancel_multicast()", "cluster launch control"),
 ])
 def test_unmodelled_builtins_are_named(call, named):

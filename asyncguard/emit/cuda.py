@@ -32,7 +32,7 @@ from .. import ir
 from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, _scan_globals
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
-from ..models.wgmma import OPERANDS, operand_bytes
+from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
 
 SPIN_LIMIT = 200_000       # try_wait polls before a wait gives up and records a timeout
 # A kernel already shown to hang (a wait of the launch gave up, flags[0] > 0) polls this many
@@ -800,9 +800,9 @@ class _Emitter:
             self.out(f"{self.descriptor(args[0])} = {self.address(args[1])};  // line {span.line}")
         elif name == "increase_descriptor_offset":
             self.out(f"{self.descriptor(args[0])} += {self.expr(args[1])};  // line {span.line}")
-        elif name in ("ptx_wgmma_ss", "ptx_wgmma_rs"):
+        elif "T." + name in OPERANDS:
             # compute is dropped; the operands' shared bytes (the model's footprint) are read at issue
-            size = operand_bytes(self.el.literal(args[0]))
+            size = operand_bytes(self.el.literal(args[0]), "T." + name in SPARSE)
             if size is None:
                 raise EmitError(f"line {span.line}: wgmma shape")
             self.info[id(s)] = OpInfo("wgmma")

@@ -21,9 +21,6 @@ NOT_MODELLED = {
     "T.ptx_tcgen05_cp_warpx4": "tcgen05 is not modelled yet: a shared-to-tensor-memory copy",
     "T.ptx_tcgen05_sf_warp_transpose": "tcgen05 is not modelled yet: a scale-factor transpose in shared memory",
     "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
-    # sparse wgmma: the metadata operand changes A's footprint; no model reads it yet
-    "T.ptx_wgmma_sp_ss": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",
-    "T.ptx_wgmma_sp_rs": "sparse wgmma is not modelled: asynchronous shared-memory operand reads",
     # control flow the engine cannot follow
     "T.loop_break": "loop_break (`break`): the engine does not cut a loop short",
 }

@@ -8,6 +8,12 @@ reads its operands until a `warpgroup_wait(n)` completes its batch (committed by
 bytes: k16 fp16, k8 tf32, k32 fp8) from its start address. With swizzled layouts the bytes
 really read are spread over the same stage tile, so this stays inside the stage the
 descriptor names (docs/model.md states the approximation).
+
+Sparse wgmma (`wgmma.mma_async.sp`, `ptx_wgmma_sp_ss/_rs`): A is 2:4 structured-sparse and
+stored compressed (K/2 elements per row) while the shape's K doubles (k32 fp16, k16 tf32,
+k64 fp8/int8), so an A row is still 32 bytes and a B row 64. The metadata operand `E` and the
+sparsity selector are registers (TileLang passes `E_local.data`): a register read, no shared
+bytes. Argument positions as TileLang's codegen_cuda.cc reads them (18 and 17 arguments).
 """
 from __future__ import annotations
 
@@ -49,13 +55,18 @@ def increase(ctx, call):
 
 # Shared operands of each wgmma form: (argument count, [(operand, descriptor argument index)]);
 # the descriptor's offset (16-byte units) is the next argument. The skeleton emitter reads it too.
-OPERANDS = {"T.ptx_wgmma_ss": (15, [("a", 6), ("b", 8)]), "T.ptx_wgmma_rs": (14, [("b", 7)])}
+OPERANDS = {"T.ptx_wgmma_ss": (15, [("a", 6), ("b", 8)]), "T.ptx_wgmma_rs": (14, [("b", 7)]),
+            "T.ptx_wgmma_sp_ss": (18, [("a", 6), ("b", 11)]), "T.ptx_wgmma_sp_rs": (17, [("b", 10)])}
+SPARSE = {"T.ptx_wgmma_sp_ss", "T.ptx_wgmma_sp_rs"}
 
 
-def operand_bytes(shape) -> dict | None:
-    """Bytes of each operand's footprint for a shape `mMnNkK` (A: M rows, B: N rows), or None."""
+def operand_bytes(shape, sparse: bool = False) -> dict | None:
+    """Bytes of each operand's footprint for a shape `mMnNkK` (A: M rows, B: N rows), or None.
+    Sparse: B rows span the doubled K (module doc)."""
     m = _SHAPE.fullmatch(str(shape))
-    return None if m is None else {"a": int(m.group(1)) * K_BYTES, "b": int(m.group(2)) * K_BYTES}
+    if m is None:
+        return None
+    return {"a": int(m.group(1)) * K_BYTES, "b": int(m.group(2)) * K_BYTES * (2 if sparse else 1)}
 
 
 @op(*OPERANDS)
@@ -64,7 +75,7 @@ def wgmma(ctx, call):
     if len(call.args) != nargs:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     shape = ctx.literal(call.args[0])
-    size = operand_bytes(shape)
+    size = operand_bytes(shape, call.name in SPARSE)
     if size is None:
         raise NotModelled(f"wgmma shape {shape!r}")
     parts = [(name, desc_key(ctx, call.args[d]), ctx.compile(call.args[d + 1])) for name, d in operands]
