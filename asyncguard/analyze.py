@@ -75,9 +75,15 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
         asm = []
     report = FileReport(path)
     for func in module.functions:
+        clock = _Clock(limits.max_seconds)
         try:
-            with _Clock(limits.max_seconds) as clock:
-                report.kernels.append(_check_function(func, text, path, limits, arch, asm, clock))
+            with clock:
+                try:
+                    report.kernels.append(_check_function(func, text, path, limits, arch, asm, clock))
+                except Exception:
+                    if clock.expired:   # the alarm's exception, turned into another where it landed
+                        raise _Deadline() from None
+                    raise
         except _Deadline:   # outside the machine (elaborating, bounding, checking)
             from .checks.unsupported import ENGINE_LIMIT
             msg = f"more than --timeout {limits.max_seconds:g} s for this kernel; not checked"
@@ -443,6 +449,11 @@ def _run_machine(machine, clock: "_Clock | None", seconds: float):
         machine.deadline = clock.start + clock.seconds
     try:
         res = machine.run()
+        if clock is not None and clock.expired and res.internal_error:
+            # the alarm's exception, turned into another by the code it landed in (numpy raises
+            # TypeError for any exception while comparing structured arrays): a deadline
+            clock.disarm()
+            res.internal_error, res.limit_hit = None, machine.DEADLINE
         if res.limit_hit == machine.DEADLINE:
             clock.expired = True
             res.limit_hit = (f"more than --timeout {seconds:g} s in the concrete engine after "

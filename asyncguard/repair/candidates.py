@@ -164,7 +164,7 @@ class Generator:
         elif code in ("AG410", "AG413"):
             out += self.wait_into_elected_branch(f.line)
             out += self.every_waiter_releases(f)
-        if "cluster_dims" in t.text and code in ("AG103", "AG201", "AG401", "AG402", "AG403", "AG408",
+        if t.clustered and code in ("AG103", "AG201", "AG401", "AG402", "AG403", "AG408",
                                                  "AG430"):
             # the CTAs of a cluster are ordered by the cluster barrier only (a remote store, a
             # peer's barrier init, a CTA that must not exit before its peer is done with it)

@@ -223,6 +223,14 @@ class Tree:
     def calls(self, name: str) -> list:
         return [s for s in self.stmts if (c := call_of(s)) is not None and c.name == name]
 
+    @property
+    def clustered(self) -> bool:
+        """Whether a kernel is launched as a thread-block cluster (`cluster_dims` among its
+        `T.func_attr` keys), not whether the words appear somewhere in the text."""
+        return any(isinstance(arg, ir.DictE) and
+                   any(isinstance(k, ir.Const) and k.value == "cluster_dims" for k, _ in arg.items)
+                   for s in self.calls("T.func_attr") for arg in call_of(s).args[:1])
+
     def src(self, node) -> str:
         return self.text[node.span.start:node.span.end]
 
