@@ -13,7 +13,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, thread_table
+from .memory import _READS, PENDING, Record, thread_rows, thread_table
 
 
 @dataclass
@@ -104,7 +104,7 @@ class Proxies:
         fence; once per access (fence_vc moves only at a fence)."""
         key = (rec.id, self.fences)
         if self._fence_floor_of != key:
-            self._fence_floor_of, self._fence_floor = key, self.fence_vc[rec.tids].min(axis=0)
+            self._fence_floor_of, self._fence_floor = key, self.fence_vc[thread_rows(rec.tids)].min(axis=0)
         return self._fence_floor
 
     def check_access(self, rec: Record, ev, writes: bool) -> None:
@@ -204,7 +204,8 @@ class Proxies:
 
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
-        self.fence_vc[tids] = vc[tids]
+        rows = thread_rows(tids)
+        self.fence_vc[rows] = vc[rows]
         self.fences += 1
         fencing = thread_table(tids, self.machine.T)
         for r in list(self.tracked.values()) + self.unfenced + self.unfenced_reads:
