@@ -78,6 +78,11 @@ class Record:
     # Memory.retire: the position of a thread whose completion or clock kept the record live at
     # the last retirement (-1: none yet); checked first, it mostly keeps it live again
     blocker: int = field(default=-1, compare=False, repr=False)
+    # ... and, when that thread's clock (not a pending completion) kept it, the clock column and
+    # value `known` must reach: a clock once set never changes, nor the owner of a completed copy
+    blocked_on: tuple | None = field(default=None, compare=False, repr=False)
+    tmin: int = field(default=0, compare=False, repr=False)   # least and greatest thread id
+    tmax: int = field(default=0, compare=False, repr=False)
     # Memory._check_pair: thread sets (Memory.thread_key) every thread of which this record was
     # found ordered before, whatever the bytes; it stays so (clocks only grow, a completion
     # once set stays), so their later accesses skip the pair check
@@ -108,6 +113,11 @@ class UnwrittenRead:
 
 
 _READS = (AccessKind.READ, AccessKind.ASYNC_READ)
+
+
+def _alike_key(r: Record) -> tuple:
+    """What `Memory._supersede` needs equal first: statement, operation, kind and byte bounds."""
+    return (r.span.start, r.via, r.kind, r.lo_min, r.hi_max)
 
 
 class _Group:
@@ -240,6 +250,8 @@ class Memory:
         self.groups: dict = {}          # (span start, via, kind) -> _Group
         self.plain: dict = {}           # record id -> its _Group
         self.other_live: dict = {}      # record id -> Record, in issue order
+        # other_live again by (statement, via, kind, first byte, end byte): _supersede's candidates
+        self.alike: dict = {}
         # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
         self.written = np.zeros(0, dtype=bool)
         self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
@@ -261,20 +273,25 @@ class Memory:
             self._drop([r for r in self.live.values() if r.done is None or not (r.done == PENDING).any()])
             return
         known = machine.vc[thread_rows(alive)].min(axis=0)
+        known_at = known.tolist()
         gone = []
         for r in self.live.values():
+            # `known` only grows and a completion once set stays, so the thread that kept the
+            # record live last time mostly keeps it live now: one element, not the whole record
+            # (persistent kernels keep hundreds of records live for tiles)
+            if r.blocked_on is not None:
+                col, need = r.blocked_on
+                if known_at[col] < need:
+                    continue
             when = r.done if r.done is not None else r.clk
             b = r.blocker
-            if b >= 0:
-                # `known` only grows and a completion once set stays, so the thread that kept
-                # the record live last time mostly keeps it live now: one element, not the
-                # whole record (persistent kernels keep hundreds of records live for tiles)
-                w = when[b]
-                if w == PENDING or known[r.owner[b]] < w:
-                    continue
+            if r.blocked_on is None and b >= 0 and when[b] == PENDING:
+                continue
             late = (when == PENDING) | (known[r.owner] < when)
             if late.any():
-                r.blocker = int(late.argmax())
+                b = r.blocker = int(late.argmax())
+                w = int(when[b])
+                r.blocked_on = None if w == PENDING else (int(r.owner[b]), w)
                 continue
             if r.fence_clk is not None:
                 machine.proxy.retired(r)
@@ -293,8 +310,12 @@ class Memory:
             g = self.plain.pop(r.id, None)
             if g is not None:
                 by_group.setdefault(g, []).append(r.id)
-            else:
-                self.other_live.pop(r.id, None)
+            elif self.other_live.pop(r.id, None) is not None:
+                key = _alike_key(r)
+                same = self.alike[key]
+                del same[r.id]
+                if not same:
+                    del self.alike[key]
         for g, rids in by_group.items():
             g.remove(rids)
             if not g.recs:
@@ -326,6 +347,7 @@ class Memory:
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
+        rec.tmin, rec.tmax = int(tids.min()), int(tids.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
         # The race check of every live record against `rec`, in record order: a pair of
         # statements is reported once, on the first record (oldest) that races. Async and
@@ -333,14 +355,15 @@ class Memory:
         # oldest that races (found through the index) can be the one reported.
         first = []
         threads = self.thread_key(rec)
-        for old in self.other_live.values():
-            if not writes and old.kind in _READS:
+        for (_, _, kind, lo_min, hi_max), same in self.alike.items():   # kind and bytes first
+            if not writes and kind in _READS:
                 continue
-            if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
+            if hi_max <= rec.lo_min or rec.hi_max <= lo_min:
                 continue
-            if old.ordered_for is not None and threads in old.ordered_for:
-                continue
-            first.append(old)
+            for old in same.values():
+                if old.ordered_for is not None and threads in old.ordered_for:
+                    continue
+                first.append(old)
         seen_pairs = machine.seen_pairs
         for g in self.groups.values():
             if not writes and g.kind in _READS:
@@ -381,6 +404,7 @@ class Memory:
             self.plain[rec.id] = g
         else:
             self.other_live[rec.id] = rec
+            self.alike.setdefault(_alike_key(rec), {})[rec.id] = rec
 
     def floor(self, rec: Record) -> np.ndarray:
         """For each vector-clock column, the least that any of `rec`'s threads knows of it
@@ -523,7 +547,7 @@ class Memory:
         vc = self.machine.vc
         ordered_mma = rec.via.startswith("ptx_tcgen05_mma")
         gone = []
-        for r in self.other_live.values():
+        for r in self.alike.get(_alike_key(rec), {}).values():
             if r.lo_min != rec.lo_min or r.hi_max != rec.hi_max or r.span.start != rec.span.start \
                     or r.kind != rec.kind or r.via != rec.via or r.collective or r.fence_clk is not None \
                     or (rec.tainted and not r.tainted) \
