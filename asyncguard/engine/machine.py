@@ -178,7 +178,7 @@ class Machine:
     @property
     def live(self) -> list:
         """Every live access record (state/memory.py)."""
-        return self.memory.live
+        return list(self.memory.live.values())
 
     # ------------------------------------------------------------ driver
     DEADLINE = "deadline"   # result.limit_hit when `deadline` (time.monotonic()) has passed

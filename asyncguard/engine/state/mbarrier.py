@@ -14,7 +14,7 @@ import numpy as np
 from ... import ir
 from ...events import Access, AccessKind, MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from ...models.launch import WARP
-from .memory import PENDING, Record, thread_table
+from .memory import PENDING, Record, thread_rows, thread_table
 
 
 @dataclass
@@ -69,6 +69,9 @@ class _Mbar:
         self.arrivals: list = []    # (span, n) this phase
         self.waiters: list = []     # (task, parity, span)
         self.observations: list = []  # (phase observed, tids, clocks after the wait, span, watch id)
+        # per thread: how many of the first completed phases it is known to know complete (a
+        # lower bound, `Mbarriers._wait_parity`'s count for a set of threads that held it)
+        self.known_by = np.zeros(threads, dtype=np.int64)
 
 
 class Mbarriers:
@@ -231,7 +234,7 @@ class Mbarriers:
                 self._complete_phase(m, b)
             return
         tids = ev.tids
-        m.rel_vc = np.maximum(m.rel_vc, self.machine.vc[tids].max(axis=0))
+        m.rel_vc = np.maximum(m.rel_vc, self.machine.vc[thread_rows(tids)].max(axis=0))
         self.machine.vc[tids, tids] += 1   # later accesses are not covered by this release
         n = len(tids)
         m.arrivals.append((s.span, n))
@@ -373,7 +376,12 @@ class Mbarriers:
 
     def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
         if phase >= 0:
-            self.machine.vc[tids] = np.maximum(self.machine.vc[tids], m.completed[phase])
+            rows = thread_rows(tids)
+            if isinstance(rows, slice):
+                view = self.machine.vc[rows]
+                np.maximum(view, m.completed[phase], out=view)
+            else:
+                self.machine.vc[rows] = np.maximum(self.machine.vc[rows], m.completed[phase])
         if self.machine.taint.barriers and self.machine.taint.tainted_barrier(self.machine, m):
             self.machine.vc[tids, self.machine.taint.column] = 1   # an unmodelled op may arrive on it
         watch = len(self.watch_acted)
@@ -404,11 +412,16 @@ class Mbarriers:
         p = int(ps[0])
         # The earliest phase this wait can find the barrier in: phases whose completion the
         # waiter already knows of. A different answer there means a schedule observes a stale phase.
-        known = 0
-        mine = self.machine.vc[ev.tids]
+        # The count is the least over the threads of each one's count, and each one's only grows
+        # (its clocks only grow; a completed phase's clock and flag never change): the search
+        # starts at the least count these threads were found to hold before, not at phase 0
+        # (a persistent kernel's barriers complete thousands of phases).
+        known = int(m.known_by[ev.tids].min())
+        mine = self.machine.vc[thread_rows(ev.tids)]
         while known < len(m.completed) and (mine[:, : self.machine.T] >= m.completed[known][: self.machine.T]).all() \
                 and (not m.completed_deferred[known] or (mine[:, self.machine.T + b] > known).all()):
             known += 1
+        m.known_by[ev.tids] = np.maximum(m.known_by[ev.tids], known)
         early = known - 1 if known % 2 != p else known
         if m.phase % 2 != p:     # the phase with parity p has completed: return at once
             observed = m.phase - 1

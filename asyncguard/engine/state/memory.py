@@ -27,6 +27,20 @@ def thread_table(tids: np.ndarray, T: int) -> np.ndarray:
     return table
 
 
+def thread_rows(tids: np.ndarray):
+    """`tids` as an index of the vector-clock rows: a slice when they are exactly one ascending run
+    of thread ids (a warp, a warpgroup, a CTA: the usual case), else the ids themselves. Both
+    select the same rows in the same order; the slice takes a view where the ids copy them
+    (`vc[tids].min(axis=0)` over a 384-column clock matrix is 2-3x slower through the ids)."""
+    n = len(tids)
+    if n == 0:
+        return tids
+    t0, t1 = int(tids[0]), int(tids[-1])
+    if t1 - t0 + 1 != n or (n > 2 and not (np.diff(tids) == 1).all()):
+        return tids
+    return slice(t0, t1 + 1)
+
+
 # ---------------------------------------------------------------- results the checks read
 @dataclass
 class Record:
@@ -61,6 +75,18 @@ class Record:
     # state/proxy.py: thread sets (Memory.thread_key) no later access of which this record can
     # be reported against, whatever the bytes
     quiet_for: set | None = field(default=None, compare=False, repr=False)
+    # Memory.retire: the position of a thread whose completion or clock kept the record live at
+    # the last retirement (-1: none yet); checked first, it mostly keeps it live again
+    blocker: int = field(default=-1, compare=False, repr=False)
+    # ... and, when that thread's clock (not a pending completion) kept it, the clock column and
+    # value `known` must reach: a clock once set never changes, nor the owner of a completed copy
+    blocked_on: tuple | None = field(default=None, compare=False, repr=False)
+    tmin: int = field(default=0, compare=False, repr=False)   # least and greatest thread id
+    tmax: int = field(default=0, compare=False, repr=False)
+    # Memory._check_pair: thread sets (Memory.thread_key) every thread of which this record was
+    # found ordered before, whatever the bytes; it stays so (clocks only grow, a completion
+    # once set stays), so their later accesses skip the pair check
+    ordered_for: set | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -87,6 +113,11 @@ class UnwrittenRead:
 
 
 _READS = (AccessKind.READ, AccessKind.ASYNC_READ)
+
+
+def _alike_key(r: Record) -> tuple:
+    """What `Memory._supersede` needs equal first: statement, operation, kind and byte bounds."""
+    return (r.span.start, r.via, r.kind, r.lo_min, r.hi_max)
 
 
 class _Group:
@@ -213,12 +244,14 @@ class Memory:
     def __init__(self, machine):
         self.machine = machine
         self.next_id = 0
-        self.live: list[Record] = []
+        self.live: dict = {}            # record id -> Record, in issue order
         # `live` again, split for the race check: plain records indexed per statement (_Group),
         # the rest (async, collective) scanned one by one
         self.groups: dict = {}          # (span start, via, kind) -> _Group
         self.plain: dict = {}           # record id -> its _Group
-        self.other_live: list[Record] = []
+        self.other_live: dict = {}      # record id -> Record, in issue order
+        # other_live again by (statement, via, kind, first byte, end byte): _supersede's candidates
+        self.alike: dict = {}
         # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
         self.written = np.zeros(0, dtype=bool)
         self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
@@ -226,7 +259,7 @@ class Memory:
         self._key_of, self._key = -1, b""        # Memory.thread_key's
 
     def signature(self):
-        return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live))
+        return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live.values()))
 
     def finish(self, result) -> None:
         pass
@@ -237,37 +270,56 @@ class Memory:
         machine = self.machine
         alive = np.flatnonzero(machine.alive)
         if alive.size == 0:
-            self._set_live([r for r in self.live if r.done is not None and (r.done == PENDING).any()])
+            self._drop([r for r in self.live.values() if r.done is None or not (r.done == PENDING).any()])
             return
-        known = machine.vc[alive].min(axis=0)
-        keep = []
-        for r in self.live:
+        known = machine.vc[thread_rows(alive)].min(axis=0)
+        known_at = known.tolist()
+        gone = []
+        for r in self.live.values():
+            # `known` only grows and a completion once set stays, so the thread that kept the
+            # record live last time mostly keeps it live now: one element, not the whole record
+            # (persistent kernels keep hundreds of records live for tiles)
+            if r.blocked_on is not None:
+                col, need = r.blocked_on
+                if known_at[col] < need:
+                    continue
             when = r.done if r.done is not None else r.clk
-            if (when == PENDING).any() or not (known[r.owner] >= when).all():
-                keep.append(r)
-            elif r.fence_clk is not None:
+            b = r.blocker
+            if r.blocked_on is None and b >= 0 and when[b] == PENDING:
+                continue
+            late = (when == PENDING) | (known[r.owner] < when)
+            if late.any():
+                b = r.blocker = int(late.argmax())
+                w = int(when[b])
+                r.blocked_on = None if w == PENDING else (int(r.owner[b]), w)
+                continue
+            if r.fence_clk is not None:
                 machine.proxy.retired(r)
-        self._set_live(keep)
+            gone.append(r)
+        self._drop(gone)
 
-    def _set_live(self, keep: list) -> None:
-        """`keep`: the live records that stay, in order; the rest leave the race-check index too."""
-        if len(keep) == len(self.live):
+    def _drop(self, gone: list) -> None:
+        """`gone` (live records) leave `live` and the race-check index."""
+        if not gone:
             return
-        ids = {r.id for r in keep}
         by_group: dict = {}
-        for r in self.live:
-            if r.id not in ids:
-                if r.fence_clk is not None:
-                    self.machine.proxy.left_live(r)
-                g = self.plain.pop(r.id, None)
-                if g is not None:
-                    by_group.setdefault(g, []).append(r.id)
+        for r in gone:
+            del self.live[r.id]
+            if r.fence_clk is not None:
+                self.machine.proxy.left_live(r)
+            g = self.plain.pop(r.id, None)
+            if g is not None:
+                by_group.setdefault(g, []).append(r.id)
+            elif self.other_live.pop(r.id, None) is not None:
+                key = _alike_key(r)
+                same = self.alike[key]
+                del same[r.id]
+                if not same:
+                    del self.alike[key]
         for g, rids in by_group.items():
             g.remove(rids)
             if not g.recs:
                 del self.groups[(g.span_start, g.via, g.kind)]
-        self.other_live = [r for r in self.other_live if r.id in ids]
-        self.live = keep
 
     # ------------------------------------------------------------ the race check
     def access(self, task, ev: Access, s) -> None:
@@ -295,18 +347,23 @@ class Memory:
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
         rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
+        rec.tmin, rec.tmax = int(tids.min()), int(tids.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
         # The race check of every live record against `rec`, in record order: a pair of
         # statements is reported once, on the first record (oldest) that races. Async and
         # collective records are checked one by one; of each statement's plain records only the
         # oldest that races (found through the index) can be the one reported.
         first = []
-        for old in self.other_live:
-            if not writes and old.kind in _READS:
+        threads = self.thread_key(rec)
+        for (_, _, kind, lo_min, hi_max), same in self.alike.items():   # kind and bytes first
+            if not writes and kind in _READS:
                 continue
-            if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
+            if hi_max <= rec.lo_min or rec.hi_max <= lo_min:
                 continue
-            first.append(old)
+            for old in same.values():
+                if old.ordered_for is not None and threads in old.ordered_for:
+                    continue
+                first.append(old)
         seen_pairs = machine.seen_pairs
         for g in self.groups.values():
             if not writes and g.kind in _READS:
@@ -337,7 +394,7 @@ class Memory:
                 machine.mbarrier.tma_deliver(task, rec, ev, s)
             else:
                 machine.cp_async.issue(rec)
-        self.live.append(rec)
+        self.live[rec.id] = rec
         if rec.done is None and not rec.collective:
             gk = (rec.span.start, rec.via, rec.kind)
             g = self.groups.get(gk)
@@ -346,7 +403,8 @@ class Memory:
             g.add(rec)
             self.plain[rec.id] = g
         else:
-            self.other_live.append(rec)
+            self.other_live[rec.id] = rec
+            self.alike.setdefault(_alike_key(rec), {})[rec.id] = rec
 
     def floor(self, rec: Record) -> np.ndarray:
         """For each vector-clock column, the least that any of `rec`'s threads knows of it
@@ -354,7 +412,7 @@ class Memory:
         every thread of `rec`, so the pair checks can leave its intervals out without looking at
         their bytes. Computed once per new access (the clocks do not move during its checks)."""
         if self._floor_of != rec.id:
-            self._floor_of, self._floor = rec.id, self.machine.vc[rec.tids].min(axis=0)
+            self._floor_of, self._floor = rec.id, self.machine.vc[thread_rows(rec.tids)].min(axis=0)
         return self._floor
 
     def thread_key(self, rec: Record) -> bytes:
@@ -362,6 +420,12 @@ class Memory:
         if self._key_of != rec.id:
             self._key_of, self._key = rec.id, rec.tids.tobytes()
         return self._key
+
+    def _ordered(self, old: Record, new: Record) -> None:
+        """`old` is ordered before every thread of `new`: for good (see Record.ordered_for)."""
+        if old.ordered_for is None:
+            old.ordered_for = set()
+        old.ordered_for.add(self.thread_key(new))
 
     def _check_pair(self, old: Record, new: Record) -> None:
         key = (old.span.start, new.span.start, old.via, new.via)
@@ -380,6 +444,7 @@ class Memory:
                 (new.tids[:, None] == old.owner[None, :])
             ok_thread = (seen & landed[None, :]).any(axis=1)
             if ok_thread.all():
+                self._ordered(old, new)
                 return
             if ok_thread.any():
                 rsel = np.flatnonzero(~ok_thread)
@@ -390,6 +455,7 @@ class Memory:
             if old.done is not None:
                 ordered_all &= when != PENDING
             if ordered_all.all():
+                self._ordered(old, new)
                 return
             if ordered_all.any():
                 csel = np.flatnonzero(~ordered_all)
@@ -481,7 +547,7 @@ class Memory:
         vc = self.machine.vc
         ordered_mma = rec.via.startswith("ptx_tcgen05_mma")
         gone = []
-        for r in self.other_live:
+        for r in self.alike.get(_alike_key(rec), {}).values():
             if r.lo_min != rec.lo_min or r.hi_max != rec.hi_max or r.span.start != rec.span.start \
                     or r.kind != rec.kind or r.via != rec.via or r.collective or r.fence_clk is not None \
                     or (rec.tainted and not r.tainted) \
@@ -494,8 +560,7 @@ class Memory:
                     continue
             gone.append(r)
         if gone:
-            ids = {r.id for r in gone}
-            self._set_live([r for r in self.live if r.id not in ids])
+            self._drop(gone)
 
     # ------------------------------------------------------------ shared bytes no write reached
     def _mark_written(self, rec: Record) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, thread_table
+from .memory import _READS, PENDING, Record, thread_rows, thread_table
 
 
 @dataclass
@@ -49,6 +49,54 @@ def _uses(body, names) -> bool:
     return False
 
 
+class _ByBytes:
+    """Records in insertion order, also grouped by (kind, first byte, end byte), so an access finds
+    the ones whose bytes it may overlap without visiting the rest: a persistent kernel keeps
+    hundreds of its epilogue's generic records for tiles while every TMA and MMA access of its
+    main loop, to other bytes, is checked. `overlapping` lists the same records, in the same
+    order, as a scan of every record with the same byte test would."""
+    __slots__ = ("seq", "order", "groups")
+
+    def __init__(self):
+        self.seq = 0
+        self.order: dict = {}    # record id -> (insertion number, record), in insertion order
+        self.groups: dict = {}   # (kind, lo_min, hi_max) -> {record id: record}
+
+    def add(self, r: Record) -> None:
+        self.order[r.id] = (self.seq, r)
+        self.seq += 1
+        self.groups.setdefault((r.kind, r.lo_min, r.hi_max), {})[r.id] = r
+
+    def discard(self, r: Record) -> None:
+        if self.order.pop(r.id, None) is not None:
+            key = (r.kind, r.lo_min, r.hi_max)
+            g = self.groups[key]
+            del g[r.id]
+            if not g:
+                del self.groups[key]
+
+    def values(self) -> list:
+        return [r for _, r in self.order.values()]
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def overlapping(self, lo: int, hi: int, kinds) -> list:
+        """The records of a kind in `kinds` whose bytes [lo_min, hi_max) meet [lo, hi)."""
+        hit = [g for (kind, a, b), g in self.groups.items() if kind in kinds and b > lo and hi > a]
+        if not hit:
+            return []
+        if len(hit) == 1:
+            return list(hit[0].values())
+        out = [r for g in hit for r in g.values()]
+        order = self.order
+        out.sort(key=lambda r: order[r.id][0])
+        return out
+
+
+_WRITES = (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
+
+
 class Proxies:
     """Each thread's knowledge at its last proxy fence; generic records retired but not yet fenced."""
     EVENTS = {ProxyFence: "fence"}
@@ -59,16 +107,16 @@ class Proxies:
         self.fence_vc = np.full((T, cols), -1, dtype=np.int64)  # knowledge at last proxy fence
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
-        self.unfenced: list[Record] = []
+        self.unfenced = _ByBytes()
         self.async_readers = _uses(program.body, ("ptx_wgmma_ss", "ptx_wgmma_rs", "tma_store",
                                                   "ptx_tcgen05_mma_ss", "ptx_tcgen05_mma_ts"))
         # generic reads retired from `live` but not yet proxy-fenced: a TMA load over them later
         # needs a fence.proxy.async in between (the reverse direction)
         self.async_writers = _uses(program.body, ("tma_load", "tma_load_multicast", "tma_load_im2col"))
-        self.unfenced_reads: list = []
+        self.unfenced_reads = _ByBytes()
         # the live records that carry a fence_clk (generic ones), by id in issue order: what the
         # checks and fences below visit, instead of every live record
-        self.tracked: dict = {}
+        self.tracked = _ByBytes()
         self.fences = 0                          # fence events so far (fence_floor's cache key)
         self._fence_floor_of, self._fence_floor = None, None
 
@@ -80,12 +128,12 @@ class Proxies:
 
     def retired(self, r: Record) -> None:
         """`r` (a generic record) left the race check: keep it while some thread has not fenced it."""
-        self.tracked.pop(r.id, None)
+        self.tracked.discard(r)
         if _unfenced(r):
             if r.kind in _READS:
-                self.unfenced_reads.append(r)
+                self.unfenced_reads.add(r)
             elif self.async_readers:
-                self.unfenced.append(r)
+                self.unfenced.add(r)
 
     def track(self, rec: Record, ev, writes: bool) -> None:
         """A new access: a generic one waits for its threads' next proxy fence."""
@@ -93,47 +141,42 @@ class Proxies:
             rec.fence_clk = np.full(len(rec.tids), PENDING, dtype=np.int64)
             if ev.kind == AccessKind.ASYNC_WRITE:
                 rec.landed_fence_clk = np.full(len(rec.tids), PENDING, dtype=np.int64)
-            self.tracked[rec.id] = rec
+            self.tracked.add(rec)
 
     def left_live(self, r: Record) -> None:
         """`r` left `Memory.live` (retired, or dropped when no thread is alive)."""
-        self.tracked.pop(r.id, None)
+        self.tracked.discard(r)
 
     def fence_floor(self, rec: Record) -> np.ndarray:
         """`fence_vc[rec.tids].min(axis=0)`: what every thread of `rec` knew at its last proxy
         fence; once per access (fence_vc moves only at a fence)."""
         key = (rec.id, self.fences)
         if self._fence_floor_of != key:
-            self._fence_floor_of, self._fence_floor = key, self.fence_vc[rec.tids].min(axis=0)
+            self._fence_floor_of, self._fence_floor = key, self.fence_vc[thread_rows(rec.tids)].min(axis=0)
         return self._fence_floor
 
     def check_access(self, rec: Record, ev, writes: bool) -> None:
         """An async-proxy access against the generic accesses of its bytes not yet fenced."""
         if ev.proxy != Proxy.ASYNC:
             return
-        live = list(self.tracked.values())   # the live generic records, in issue order
         # records found quiet for these threads (_check_proxy) stay quiet for them: skipped
         threads = self.machine.memory.thread_key(rec)
-        # async-proxy accesses: every live generic write, one by one
-        for old in live:
-            if old.kind in _READS:
-                continue
-            if old.hi_max <= rec.lo_min or rec.hi_max <= old.lo_min:
-                continue
+        lo, hi = rec.lo_min, rec.hi_max
+        # async-proxy accesses: every live generic write of its bytes, one by one, in issue order
+        for old in self.tracked.overlapping(lo, hi, _WRITES):
             if old.quiet_for is None or threads not in old.quiet_for:
                 self._check_proxy(old, rec)
-        for old in self.unfenced:
-            if old.hi_max > rec.lo_min and rec.hi_max > old.lo_min and \
-                    (old.quiet_for is None or threads not in old.quiet_for):
+        for old in self.unfenced.overlapping(lo, hi, _WRITES + _READS):
+            if old.quiet_for is None or threads not in old.quiet_for:
                 self._check_proxy(old, rec)
         if writes:   # a TMA refill over bytes read through the generic proxy
-            for old in live + self.unfenced_reads:
+            reads = self.unfenced_reads.overlapping(lo, hi, _READS)
+            for old in self.tracked.overlapping(lo, hi, _READS) + reads:
                 if old.kind == AccessKind.READ and old.proxy == Proxy.GENERIC and old.fence_clk is not None \
-                        and old.hi_max > rec.lo_min and rec.hi_max > old.lo_min and \
-                        (old.quiet_for is None or threads not in old.quiet_for):
+                        and (old.quiet_for is None or threads not in old.quiet_for):
                     self._check_proxy(old, rec, "read-write")
-            self.unfenced_reads = [r for r in self.unfenced_reads
-                                   if r.hi_max <= rec.lo_min or rec.hi_max <= r.lo_min]
+            for r in reads:
+                self.unfenced_reads.discard(r)
 
     def _check_proxy(self, old: Record, new: Record, direction: str = "write-read") -> None:
         """Shared bytes accessed through the generic proxy and then through the async proxy need
@@ -204,10 +247,14 @@ class Proxies:
 
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
-        self.fence_vc[tids] = vc[tids]
+        rows = thread_rows(tids)
+        self.fence_vc[rows] = vc[rows]
         self.fences += 1
         fencing = thread_table(tids, self.machine.T)
-        for r in list(self.tracked.values()) + self.unfenced + self.unfenced_reads:
+        first, last = int(tids.min()), int(tids.max())
+        for r in self.tracked.values() + self.unfenced.values() + self.unfenced_reads.values():
+            if r.tmax < first or last < r.tmin:
+                continue   # none of its threads fences (the epilogue's records at a producer's fence)
             # covers the thread's generic accesses issued before the fence, cp.async still in
             # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the strict
             # reading, the first fence after a copy landed is kept apart
@@ -219,5 +266,7 @@ class Proxies:
                 sel = mine & (r.landed_fence_clk == PENDING) & (r.done != PENDING)
                 if sel.any():
                     r.landed_fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
-        self.unfenced = [r for r in self.unfenced if _unfenced(r)]
-        self.unfenced_reads = [r for r in self.unfenced_reads if _unfenced(r)]
+        for kept in (self.unfenced, self.unfenced_reads):
+            for r in kept.values():
+                if not _unfenced(r):
+                    kept.discard(r)
