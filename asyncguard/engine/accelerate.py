@@ -33,8 +33,15 @@ class Plan:
 
 
 def collect(body, views, out: list, inner: dict) -> None:
+    """The expressions of `body` that decide what the machine does: shared addresses, barriers,
+    parities, branches, loop bounds, lets and register stores. A loop or branch the program marks
+    irrelevant (nothing in it touches shared memory or synchronizes, engine/program.py) is never
+    evaluated by the machine, so its bound or condition (a global-memory bounds guard) decides
+    nothing."""
     from .program import PIf, PLet, PLoop, POp, PStore
     for s in body:
+        if isinstance(s, (PIf, PLoop)) and not s.relevant:
+            continue
         if isinstance(s, POp) and s.src is not None:
             _shared_exprs(s.src, views, out)
         elif isinstance(s, PIf):
