@@ -72,3 +72,16 @@ def test_the_real_kernel_has_no_hang_and_its_empty_sequence_race_stays():
     races = [f for f in r.findings if f.rule.code == "AG401"]
     assert {f.line for f in races} == {203, 211}
     assert all(list(f.witness["sizes"].values()) == [0] for f in races)
+
+
+def test_the_periodicity_proof_holds_for_the_block_being_run():
+    # TileLang's sm_120 attention-sink backward (bhsd): both loops run k from by * 4 and the
+    # consumer's first iteration waits on K's mbarrier (`if k == by * 4`). With `by` free the
+    # branch may fall anywhere and the loop never skipped; the machine runs one block, whose `by`
+    # puts the branch before the skipped range
+    path = DATA / "attention_sink__example_mha_sink_bwd_bhsd__flashattn_bwd.flash_bwd__sm_120.tir"
+    program = elaborate(parse(path.read_text(), str(path)).functions[0])
+    result = Machine(program, block={"blockIdx.y": 1}).run()
+    assert not result.stuck and result.limit_hit is None
+    skipped = {span.line: (a, b) for span, n, a, b, how in result.accelerated if a is not None}
+    assert skipped == {75: (20, 108), 100: (20, 108)}, result.accelerated

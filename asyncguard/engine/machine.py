@@ -295,6 +295,7 @@ class Machine:
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
                 if n > self.accelerate_above or s.span.line in self.accelerate_lines:
+                    self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
                     if frame.plan.jump_to is None:
                         self.result.accelerated.append((s.span, int(n), None, None,
@@ -324,12 +325,16 @@ class Machine:
                 self.taint.note(self, task, s)
 
     def _plan(self, loop: PLoop, n: int, start: int):
+        """The skip plan of `loop` with `n` trips from `start`, run by `self.running`'s CTA."""
         geometry = self.size_geometry.get(loop.span.line)
-        key = (n, start, geometry)
+        env = self.running.env if self.running is not None else {}
+        block = tuple(sorted((name, int(env[name])) for name in self.p.launch.block_vars
+                             if isinstance(env.get(name), (int, np.integer))))
+        key = (n, start, geometry, block)
         cache = loop.plan if isinstance(loop.plan, dict) else {}
         if key not in cache:
             try:
-                cache[key] = accelerate.plan(loop, n, start, self.p, geometry)
+                cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block)
             except Exception as err:  # noqa: BLE001 -- a failed proof only means "no skipping"
                 cache[key] = accelerate.Plan(0, 0, None, f"unknown: {type(err).__name__}: {err}")
             loop.plan = cache
@@ -380,12 +385,13 @@ class Machine:
                 "unwritten_reads", "stuck")
 
     def _beside(self, task: _Task, f: _Frame):
-        """For each other live task of `task`'s CTA, the loop frame it runs beside `f`: the frames
-        of loops both tasks are in at one iteration (they forked inside it) are common; past them,
-        the other's loop frame at f's depth (None where it has none)."""
+        """For each other live task (of any CTA of the cluster: a peer's loop may wait on this
+        one's arrivals too), the loop frame it runs beside `f`: the frames of loops both tasks
+        are in at one iteration (they forked inside it) are common; past them, the other's loop
+        frame at f's depth (None where it has none)."""
         mine = [g for g in task.frames if g.loop is not None]
         for other in self.tasks:
-            if other is task or other.cta != task.cta or other.state in ("done", "gone"):
+            if other is task or other.state in ("done", "gone"):
                 continue
             theirs = [g for g in other.frames if g.loop is not None]
             common = 0
