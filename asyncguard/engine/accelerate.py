@@ -33,8 +33,15 @@ class Plan:
 
 
 def collect(body, views, out: list, inner: dict) -> None:
+    """The expressions of `body` that decide what the machine does: shared addresses, barriers,
+    parities, branches, loop bounds, lets and register stores. A loop or branch the program marks
+    irrelevant (nothing in it touches shared memory or synchronizes, engine/program.py) is never
+    evaluated by the machine, so its bound or condition (a global-memory bounds guard) decides
+    nothing."""
     from .program import PIf, PLet, PLoop, POp, PStore
     for s in body:
+        if isinstance(s, (PIf, PLoop)) and not s.relevant:
+            continue
         if isinstance(s, POp) and s.src is not None:
             _shared_exprs(s.src, views, out)
         elif isinstance(s, PIf):
@@ -116,14 +123,19 @@ def loop_period(loop, program) -> int:
     return period_of(parts, loop.var)
 
 
-def plan(loop, n: int, start: int, program, geometry: tuple | None = None) -> Plan:
+def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
+         block: tuple = ()) -> Plan:
     """Where (if anywhere) iterations of `loop` with `n` trips can be skipped.
 
     `geometry` = (shift, warm, tail): a loop whose trip count depends on a symbolic size, for which
     the induction (prover/induction.py) chose the shortest shift and warm-up that make the state
     repeat; it skips as soon as one whole period fits before its last `tail` iterations, so that
     few trip counts need a run of their own. Without it: shift twice the period, warm-up two shifts, and
-    two to three shifts left at the end (long fixed-size loops, where a run is cheap anyway)."""
+    two to three shifts left at the end (long fixed-size loops, where a run is cheap anyway).
+
+    `block`: (name, value) of the block indices of the CTA that runs the loop. The machine runs one
+    block, so the proof may hold for those values alone: a first-iteration branch `k == by * 4` of
+    a loop from `by * 4` is then decided outside the skipped range."""
     from ..prover.periodic import prove_equal_under_shift
     exprs: list = []
     inner: dict = {}
@@ -149,6 +161,7 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None) -> Pl
     launch = program.launch
     ranges = {name: (0, launch.threads["xyz".index(axis[-1])]) for name, axis in launch.thread_vars.items()}
     ranges.update({name: launch.block_range(axis) for name, axis in launch.block_vars.items()})
+    ranges.update({name: (value, value + 1) for name, value in block if name in ranges})
     ranges.update(inner)
     names = set().union(*(free_names(e) for e in exprs)) if exprs else set()
     for nm in names - set(ranges) - {loop.var}:

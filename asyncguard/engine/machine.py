@@ -85,15 +85,18 @@ class RunResult:
 
 # ---------------------------------------------------------------- scheduler state
 class _Frame:
-    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "sig")
+    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "sig", "skipped")
 
     def __init__(self, body, loop=None, n=0, start=0, join=None):
         self.body, self.idx, self.loop, self.it, self.n, self.start, self.join = body, 0, loop, 0, n, start, join
         self.plan, self.sig = None, None
+        # a loop's skipping outcome once decided: the iterations it skipped (0: it runs them all);
+        # None while a plan may still skip (or for a frame that is no loop)
+        self.skipped = None
 
     def copy(self):
         f = _Frame(self.body, self.loop, self.n, self.start, self.join)
-        f.idx, f.it, f.plan, f.sig = self.idx, self.it, self.plan, self.sig
+        f.idx, f.it, f.plan, f.sig, f.skipped = self.idx, self.it, self.plan, self.sig, self.skipped
         return f
 
 
@@ -235,13 +238,14 @@ class Machine:
         while task.pending and task.state == "run":
             ev, s = task.pending.pop(0)
             self._event(task, ev, s)
-        while task.state == "run":
+        while task.state == "run" and not res.limit_hit:
             frames = task.frames
             f = frames[-1]
             if f.idx >= len(f.body):
                 if f.loop is not None and f.it + 1 < f.n:
                     f.it += 1
                     if f.plan is not None and f.plan.jump_to is not None:
+                        self.running = task
                         self._maybe_jump(f)
                     f.idx = 0
                     task.env[f.loop.var] = f.start + f.it
@@ -291,11 +295,14 @@ class Machine:
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
                 if n > self.accelerate_above or s.span.line in self.accelerate_lines:
+                    self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
                     if frame.plan.jump_to is None:
                         self.result.accelerated.append((s.span, int(n), None, None,
                                                         f"not skipped: {frame.plan.reason}"))
                 frames.append(frame)
+                if frame.plan is None or frame.plan.jump_to is None:
+                    self._skip_decided(task, frame, 0)
             elif isinstance(s, PWhile):   # before PIf, which it extends
                 if s.relevant:
                     self._while(task, s)
@@ -318,12 +325,16 @@ class Machine:
                 self.taint.note(self, task, s)
 
     def _plan(self, loop: PLoop, n: int, start: int):
+        """The skip plan of `loop` with `n` trips from `start`, run by `self.running`'s CTA."""
         geometry = self.size_geometry.get(loop.span.line)
-        key = (n, start, geometry)
+        env = self.running.env if self.running is not None else {}
+        block = tuple(sorted((name, int(env[name])) for name in self.p.launch.block_vars
+                             if isinstance(env.get(name), (int, np.integer))))
+        key = (n, start, geometry, block)
         cache = loop.plan if isinstance(loop.plan, dict) else {}
         if key not in cache:
             try:
-                cache[key] = accelerate.plan(loop, n, start, self.p, geometry)
+                cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block)
             except Exception as err:  # noqa: BLE001 -- a failed proof only means "no skipping"
                 cache[key] = accelerate.Plan(0, 0, None, f"unknown: {type(err).__name__}: {err}")
             loop.plan = cache
@@ -334,19 +345,91 @@ class Machine:
 
     def _maybe_jump(self, f: _Frame) -> None:
         """At the period boundaries before the jump, compare the synchronization state; when it
-        repeats, skip whole periods (engine/accelerate.py states the argument)."""
+        repeats, and the loops other threads run beside this one skip the same iterations, skip
+        whole periods (engine/accelerate.py states the argument). `self.running`: f's task."""
         plan = f.plan
         if f.it == plan.warm - plan.shift:
             f.sig = self._signature()
         elif f.it == plan.warm:
-            if f.sig is not None and f.sig == self._signature():
-                self.result.accelerated.append((f.loop.span, f.n, f.start + f.it, f.start + plan.jump_to,
-                                                plan.reason))
-                f.it = plan.jump_to
-            else:
+            task = self.running
+            if f.sig is None or f.sig != self._signature():
                 self.result.accelerated.append((f.loop.span, f.n, None, None,
                                                 "not skipped: the state did not repeat after one period"))
+                self._skip_decided(task, f, 0)
+            else:
+                count = plan.jump_to - f.it
+                apart = self._skips_apart(task, f, count)
+                if apart is not None:
+                    self.result.accelerated.append((f.loop.span, f.n, None, None, f"not skipped: {apart}"))
+                    self._skip_decided(task, f, 0)
+                else:
+                    self.result.accelerated.append((f.loop.span, f.n, f.start + f.it,
+                                                    f.start + plan.jump_to, plan.reason))
+                    f.it = plan.jump_to
+                    if not self.skips_taken:   # what was found before any skip stays true
+                        self.found_before_skip = {k: len(getattr(self.result, k)) for k in self.FINDINGS}
+                    self.skips_taken += 1
+                    self._skip_decided(task, f, count)
             f.plan = None
+
+    # A skip is sound only together with the loops beside it: a producer's loop that skips periods
+    # while its consumer's loop (other threads of the CTA) runs every iteration never makes the
+    # arrivals the consumer's late iterations wait for (a false hang), and the consumer's accesses
+    # there meet no producer writes (missed races). So a loop skips only when every loop running
+    # beside it skips the same number of iterations, or has yet to decide with a plan for that
+    # number; a loop that decides otherwise after one beside it skipped stops the run (unknown).
+    skips_taken = 0
+    running = None
+    found_before_skip: dict = {}
+    FINDINGS = ("races", "barrier_problems", "pending", "proxy_problems", "mbar_problems",
+                "unwritten_reads", "stuck")
+
+    def _beside(self, task: _Task, f: _Frame):
+        """For each other live task (of any CTA of the cluster: a peer's loop may wait on this
+        one's arrivals too), the loop frame it runs beside `f`: the frames of loops both tasks
+        are in at one iteration (they forked inside it) are common; past them, the other's loop
+        frame at f's depth (None where it has none)."""
+        mine = [g for g in task.frames if g.loop is not None]
+        for other in self.tasks:
+            if other is task or other.state in ("done", "gone"):
+                continue
+            theirs = [g for g in other.frames if g.loop is not None]
+            common = 0
+            while common < min(len(mine), len(theirs)) and mine[common].loop is theirs[common].loop \
+                    and mine[common].it == theirs[common].it:
+                common += 1
+            depth = next((i for i, g in enumerate(mine) if g is f), None)
+            if depth is None or depth < common:
+                continue   # f is a loop both run together: it is not beside the other
+            yield theirs[depth] if depth < len(theirs) else None
+
+    def _skips_apart(self, task: _Task, f: _Frame, count: int) -> str | None:
+        """Why `f` may not skip `count` iterations (None: it may)."""
+        for g in self._beside(task, f):
+            if g is None or g.skipped == count:
+                continue
+            if g.skipped is None and g.plan is not None and g.plan.jump_to is not None \
+                    and g.plan.jump_to - g.plan.warm == count:
+                continue   # it will skip as many, or stop the run (_skip_decided)
+            return (f"the loop at line {g.loop.span.line} beside it (other threads) does not skip "
+                    f"the same {count} iterations")
+        return None
+
+    def _skip_decided(self, task: _Task, f: _Frame, count: int) -> None:
+        """`f`'s loop skips `count` iterations (0: none); a loop beside it that skipped a different
+        number makes this run's outcome no longer the kernel's: stop it (unknown)."""
+        f.skipped = count
+        if not self.skips_taken:
+            return
+        for g in self._beside(task, f):
+            if g is not None and g.skipped is not None and g.skipped != count:
+                self.result.limit_hit = (
+                    f"loop skipping: the loop at line {f.loop.span.line} skipped {count} iterations and "
+                    f"the loop at line {g.loop.span.line} beside it (other threads) {g.skipped}: the "
+                    "skipped periods are not the kernel's; run without skipping")
+                for k, n in self.found_before_skip.items():   # found since rests on the skip
+                    del getattr(self.result, k)[n:]
+                return
 
     def _branch(self, task: _Task, s: PIf) -> None:
         try:
