@@ -267,6 +267,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         findings.append(f)
     if scope_line(searches):
         scope.append(scope_line(searches))
+    if program.unread_registers:   # engine/program.py `_drop_dead_registers`
+        scope.append(program.unread_registers)
     numeric = program.numeric
     if numeric is not None and numeric.problem is not None:
         scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")

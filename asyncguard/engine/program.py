@@ -200,6 +200,9 @@ class Program:
     count_roots: dict = field(default_factory=dict)
     size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
+    # registers computed from data whose stores were not run because nothing the machine
+    # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
+    unread_registers: str = ""
 
 
 def _assignments(stmts):
@@ -1237,9 +1240,130 @@ def elaborate(func: ir.Function) -> Program:
                                                    if root not in el.written_roots))
     el.body = body   # same_value_per_address reads where registers and lets are defined,
     _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
+    _drop_dead_registers(el, program)
     _numeric_pass(el, program)
     _count_loops(el, program, func)
     return program
+
+
+def _register_regions(el: Elaborator, e) -> set:
+    """The register regions expression `e` reads or names (`r[i]`, `r.data`, `r`)."""
+    out: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (ir.Var, ir.Attr)):
+            reg = el.register_of(el.view_of(x))
+            if reg is not None:
+                out.add(reg[0])
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return out
+
+
+def _drop_dead_registers(el: Elaborator, program: Program) -> None:
+    """Register stores nothing the machine evaluates ever reads: a per-thread register decides
+    nothing unless a shared address, a synchronization argument, a relevant branch or loop
+    bound, or a let or register store those read, reads it. Such stores are removed, and a
+    branch or loop left around nothing relevant is marked irrelevant (the machine skips it
+    unevaluated), so a register computed from data (a sparse kernel's non-zero count, deciding
+    only which other register element it writes) no longer stops the run where no model needs
+    its value. The least fixed point: a store counts only once its region is read by something
+    that counts. Where an operation no model runs (PNote) or a store whose source is not kept
+    is met, nothing is dropped: what they read is not known."""
+    nodes: list = []
+
+    def collect(stmts) -> bool:
+        for st in stmts:
+            if isinstance(st, PNote) or isinstance(st, PStore) and not st.src:
+                return False
+            if isinstance(st, (PLet, POp)) and st.src is None or \
+                    isinstance(st, (PIf, PLoop)) and st.relevant and st.src is None:
+                return False
+            nodes.append(st)
+            if isinstance(st, PIf) and not (collect(st.then) and collect(st.other)):
+                return False
+            if isinstance(st, PLoop) and not collect(st.body):
+                return False
+        return True
+    if not collect(program.body) or not any(isinstance(st, PStore) for st in nodes):
+        return
+    lets: dict = {}
+    for st in nodes:
+        if isinstance(st, PLet):
+            lets.setdefault(st.name, []).append(st.src)
+    needed_regs: set = set()
+    needed_lets: set = set()
+
+    def need(e) -> bool:
+        regs, names = _register_regions(el, e), free_names(e) & set(lets)
+        if regs <= needed_regs and names <= needed_lets:
+            return False
+        needed_regs.update(regs)
+        needed_lets.update(names)
+        return True
+
+    def counts(st) -> bool:
+        if isinstance(st, POp):
+            return True
+        if isinstance(st, PStore):
+            return st.region in needed_regs
+        if isinstance(st, PIf):
+            return st.relevant and any(counts(x) for x in st.then + st.other)
+        if isinstance(st, PLoop):
+            return st.relevant and any(counts(x) for x in st.body)
+        return False
+    changed = True
+    while changed:
+        changed = False
+        for st in nodes:
+            if isinstance(st, POp) or isinstance(st, (PIf, PLoop, PStore)) and counts(st):
+                srcs = [x for x in st.src if x is not None] if isinstance(st, (PStore, PLoop)) else [st.src]
+                changed |= need(srcs)
+            elif isinstance(st, PLet) and st.name in needed_lets:
+                changed |= need(st.src)
+    dropped: list = []
+
+    def prune(stmts) -> tuple:
+        out = []
+        for st in stmts:
+            if isinstance(st, PStore) and st.region not in needed_regs:
+                dropped.append(st)
+                continue
+            if isinstance(st, PIf):
+                st.then, st.other = prune(st.then), prune(st.other)
+                if isinstance(st, PWhile):
+                    st.cycle = tuple(st.then) + (st,)
+                if st.relevant and not (_relevant(st.then) or _relevant(st.other)):
+                    st.relevant = False
+                    skipped.append(st.span.line)
+            elif isinstance(st, PLoop):
+                st.body = prune(st.body)
+                if st.relevant and not _relevant(st.body):
+                    st.relevant = False
+                    skipped.append(st.span.line)
+            out.append(st)
+        return tuple(out)
+    skipped: list = []   # lines of branches and loops left around nothing relevant
+    if not any(isinstance(st, PStore) and st.region not in needed_regs for st in nodes):
+        return
+    program.body = prune(program.body)
+    # the scope line names them where it matters: a store reading global memory or another
+    # register, or a branch or loop the machine no longer evaluates
+    named = sorted({st.region for st in dropped
+                    if any(el._global_in(x) is not None or _register_regions(el, x)
+                           for x in st.src if x is not None)})
+    if named or skipped:
+        regions = sorted({st.region for st in dropped})
+        program.unread_registers = (
+            f"registers {', '.join(regions)} decide nothing checked (no shared address, barrier, "
+            "branch or loop bound the machine evaluates reads them, directly or through another "
+            "register or let): their stores were not run" +
+            (f", nor the branches and loops at lines {sorted(set(skipped))} around nothing else"
+             if skipped else "") +
+            (f" (registers {', '.join(named)} hold values computed from memory or other registers)" if named else ""))
 
 
 def _symbolic_block_vars(el: Elaborator, body) -> list:
