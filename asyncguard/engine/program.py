@@ -1294,6 +1294,20 @@ def _drop_dead_registers(el: Elaborator, program: Program) -> None:
     for st in nodes:
         if isinstance(st, PLet):
             lets.setdefault(st.name, []).append(st.src)
+    # a value stored into shared memory may be loaded back and decide something (a flag
+    # computed from a register, `_taint_registers`): what it reads counts from the start
+    shared_values: list = []
+    stack = [el.func.body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
+            view = el.view_of(x.target.value)
+            if view is not None and view.is_shared:
+                shared_values.append(x.value)
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
     needed_regs: set = set()
     needed_lets: set = set()
 
@@ -1315,6 +1329,7 @@ def _drop_dead_registers(el: Elaborator, program: Program) -> None:
         if isinstance(st, PLoop):
             return st.relevant and any(counts(x) for x in st.body)
         return False
+    need(shared_values)
     changed = True
     while changed:
         changed = False
