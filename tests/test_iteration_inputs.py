@@ -42,7 +42,7 @@ def test_nsa_selected_blocks_are_checked_for_every_pattern_by_its_classes():
         scope = scope_of(rep)
         assert f"loop(s) at line(s) [{loop}], the branches at lines {lines}" in scope
         assert "all first or all last" in scope
-        assert "every outcome pattern checked (128 run(s))" in scope   # 2 x 16 per block, 4 blocks
+        assert "every outcome pattern checked (32 run(s))" in scope   # 2 x 16, one block for all
         flagged(text, {bug})   # a barrier dropped inside the data-dependent body: AG201
 
 

@@ -175,7 +175,8 @@ def scope_line(searches: list, choices: list = ()) -> str | None:
                  "like the one with as many true cells, all first: one run per count covers every "
                  "pattern")
     for _, root, mode in chosen:
-        where = [(loop, list(lines)) for loop, lines, r, _ in choices if r == root]
+        where = [(loop, list(lines)) for loop, lines, r, _, _ in choices if r == root]
+        everywhere = all(e for _, _, r, _, e in choices if r == root)
         text += (f"; {root} decides, in each iteration of the loop(s) at line(s) "
                  f"{[w[0] for w in where]}, the branches at lines {sorted(x for w in where for x in w[1])} "
                  "by one cell, the same for every thread (the loop variable only picks the cell and "
@@ -186,6 +187,9 @@ def scope_line(searches: list, choices: list = ()) -> str | None:
                      if mode == "monotone" else
                      "a false iteration does nothing, so a pattern runs like the one with as many "
                      "true iterations, all first: one run per count covers every pattern"))
+        if everywhere:
+            text += ("; z3 showed both outcomes possible in every block, so the condition decides "
+                     "nothing that differs between blocks")
     if taken:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")

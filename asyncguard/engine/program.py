@@ -203,8 +203,9 @@ class Program:
     # registers computed from data whose stores were not run because nothing the machine
     # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
     unread_registers: str = ""
-    # (loop line, branch line, parameter, mode): branches whose every iteration's outcome is an
-    # unknown truth value searched by pattern (_iteration_choice)
+    # (loop line, branch lines, parameter, mode, both outcomes possible in every block): branches
+    # whose every iteration's outcome is an unknown truth value searched by pattern
+    # (_iteration_choice)
     iteration_choices: list = field(default_factory=list)
 
 
@@ -1756,6 +1757,8 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
     first, last = loop.body.index(branches[0]), loop.body.index(branches[-1])
     if barriers and not (barriers[0] < first or barriers[-1] > last):
         return False
+    if barriers and not _outside_branches(program.body, loop):
+        return False   # a barrier collapses only where every thread runs the loop alike
     for b in branches:
         evaluated = _evaluated_names(el, b.then)
         if evaluated is None or evaluated & (set(lets) | {loop.var}):
@@ -1808,13 +1811,26 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
         except Exception as err:  # noqa: BLE001 -- a cell or size this run cannot compute: unknown
             raise NotConcrete(f"the cell deciding this branch ({err})", span) from None
         if here not in possible:
-            possible[here] = _outcomes(outside, placeholder.name, bits, dict(zip(names, here)), span)
+            possible[here] = _outcomes(outside, placeholder.name, bits, dict(zip(names, here)), span,
+                                       signed=not str(view.dtype).startswith("uint"))
         if possible[here] is not None:
             if mode == "monotone":   # the shape of the pattern matters, not only its count
                 raise NotConcrete("an iteration whose outcome the loaded value cannot change, in a "
                                   "loop searched by the shape of its pattern", span)
             return possible[here]   # counted: the runs still reach every possible count
         return bool(inputs.value(key, f"{view.name}[{(key[1] - offset) // esize}]", True, group=group))
+    # where z3 shows both outcomes possible in every block (the condition's other names are
+    # block indices of fixed extents), the branches decide nothing that differs between blocks:
+    # their conditions leave the control names, so one block stands for all (`_live_control`)
+    ranges = {n: el.launch.block_range(el.launch.block_vars[n]) for n in names
+              if n in el.launch.block_vars}
+    if len(ranges) == len(names) and all(r is not None for r in ranges.values()) and \
+            _possible_everywhere(outside, placeholder.name, bits, ranges,
+                                 signed=not str(view.dtype).startswith("uint")):
+        program.__dict__.setdefault("uniform_choice_lines", set()).update(lines)
+        everywhere = True
+    else:
+        everywhere = False
     originals = [(b, b.cond) for b in branches]
     for b in branches:
         b.cond = choose
@@ -1822,7 +1838,7 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
     canon = _rewrite(tuple(cell.indices), {loop.var: ir.Var("%k")})
     el.__dict__.setdefault("_iteration_roots", {}).setdefault(root, []).append(
         (loop, canon, mode, originals))
-    program.iteration_choices.append((loop.span.line, lines, root, mode))
+    program.iteration_choices.append((loop.span.line, lines, root, mode, everywhere))
     return True
 
 
@@ -1852,7 +1868,40 @@ def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> 
         program.iteration_choices[:] = [c for c in program.iteration_choices if c[2] != root]
 
 
-def _outcomes(cond, cell: str, bits: int, env: dict, span):
+def _possible_everywhere(cond, cell: str, bits: int, ranges: dict, signed: bool) -> bool:
+    """z3: for every value of the names in `ranges` (name -> (lo, hi)) some cell value makes
+    `cond` true and some makes it false."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    v = z3.Int("cell")
+    zenv = {cell: v, **{n: z3.Int(n) for n in ranges}}
+    try:
+        term, side = encode(cond, zenv)
+    except Unencodable:
+        return False
+    if side:
+        return False   # auxiliary variables would need quantifying too
+    truth = term if z3.is_bool(term) else term != 0
+    lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    within = [c for n, (a, b) in ranges.items() for c in (zenv[n] >= a, zenv[n] < b)]
+    cell_ok = z3.And(v >= lo, v < hi)
+    return all(unsat(*within, z3.ForAll([v], z3.Implies(cell_ok, t)))
+               for t in (z3.Not(truth), truth))
+
+
+def _outside_branches(stmts, target) -> bool:
+    """`target` sits in `stmts` with loops, and no branch, around it."""
+    for st in stmts:
+        if st is target:
+            return True
+        if isinstance(st, PLoop) and _outside_branches(st.body, target):
+            return True
+    return False
+
+
+def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True):
     """None when `cond` may be true and may be false for some value of the signed `bits`-bit
     cell (the other names as in `env`); else the one outcome possible (z3)."""
     import z3
@@ -1866,7 +1915,8 @@ def _outcomes(cond, cell: str, bits: int, env: dict, span):
     except Unencodable as err:
         raise NotConcrete(f"a branch on a loaded value z3 cannot express ({err})", span) from None
     truth = term if z3.is_bool(term) else term != 0
-    bounds = [v >= -(1 << (bits - 1)), v < (1 << (bits - 1)), *side]
+    bounds = [v >= -(1 << (bits - 1)), v < (1 << (bits - 1)), *side] if signed else \
+        [v >= 0, v < (1 << bits), *side]
     can = [Query(*bounds, t).check() == z3.sat for t in (truth, z3.Not(truth))]
     if all(can):
         return None
@@ -2348,7 +2398,8 @@ def _live_control(el: Elaborator, program: Program) -> None:
     from .exprs import shared_index_exprs as _shared_exprs
     names: set = set()
     let_srcs: dict = {}
-    reduced_lines = {line for line, _ in program.numeric.reduced}
+    reduced_lines = {line for line, _ in program.numeric.reduced} | \
+        program.__dict__.get("uniform_choice_lines", set())
 
     def walk(stmts) -> None:
         for st in stmts:
