@@ -265,8 +265,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                             f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
                                                               inputs.pattern().items()) + ")"
                         findings.append(f)
-    if scope_line(searches):
-        scope.append(scope_line(searches))
+    if scope_line(searches, program.iteration_choices):
+        scope.append(scope_line(searches, program.iteration_choices))
+    if program.unread_registers:   # engine/program.py `_drop_dead_registers`
+        scope.append(program.unread_registers)
     numeric = program.numeric
     if numeric is not None and numeric.problem is not None:
         scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")

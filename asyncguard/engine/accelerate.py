@@ -41,7 +41,7 @@ def collect(body, views, out: list, inner: dict) -> None:
     from .program import PIf, PLet, PLoop, POp, PStore
     for s in body:
         if isinstance(s, (PIf, PLoop)) and not s.relevant:
-            continue
+            continue   # skipped unevaluated by the machine: decides nothing
         if isinstance(s, POp) and s.src is not None:
             _shared_exprs(s.src, views, out)
         elif isinstance(s, PIf):

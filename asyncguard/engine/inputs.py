@@ -41,18 +41,26 @@ class Inputs:
         self.groups: dict = {}       # cell -> its count-loop root (searched by count)
         self.closed: set = set()     # count-loop roots with a false cell met in this run
         self.forced: set = set()     # cells false because an earlier cell of their group is
+        # groups searched "monotone" (program.py `_iteration_choice`): the last outcome met, and
+        # the groups whose outcome changed once already (every later cell keeps the new one)
+        self.last: dict = {}
+        self.turned: set = set()
 
     def value(self, cell, text: str, both: bool, group=None) -> int:
         """The outcome of truth-valued cell `cell` in this run. `group`: the input root of a
         count loop (program.py `_count_loops`): its cells are met in loop order, and once one is
         false every later one is false too, so the runs of a group are its n + 1 counts."""
         new = cell not in self.names
+        monotone = isinstance(group, tuple) and group[-1] == "monotone"
         if new:
             self.order.append(cell)
             self.names[cell] = text
             if group is not None:
                 self.groups[cell] = group
-                if cell not in self.fixed and group in self.closed:
+                if cell not in self.fixed and monotone and group in self.turned:
+                    self.fixed[cell] = self.last[group]   # after the one change: no choice left
+                    self.forced.add(cell)
+                elif cell not in self.fixed and not monotone and group in self.closed:
                     self.fixed[cell] = 0   # after a false cell of its group: no choice left
                     self.forced.add(cell)
         if both and cell not in self.forced:
@@ -60,6 +68,10 @@ class Inputs:
         v = self.fixed.get(cell, 1)
         if group is not None and v == 0:
             self.closed.add(group)
+        if monotone and new:
+            if group in self.last and self.last[group] != v:
+                self.turned.add(group)
+            self.last[group] = v
         return v
 
     def number(self, cell, text: str):
@@ -74,12 +86,16 @@ class Inputs:
         """The patterns this run opens: for each new cell where both outcomes matter, the same
         outcomes for the cells met before it and the other outcome for it."""
         out = []
+        # a forced cell is left for the next run to force again (from the same earlier cells):
+        # fixing it would keep a monotone group's old value after its change point moved
+        chosen = {c: v for c, v in self.fixed.items() if c not in self.forced}
         for i, cell in enumerate(self.order):
             if cell in self.fixed or cell not in self.both:
                 continue
-            alt = dict(self.fixed)
+            alt = dict(chosen)
             for earlier in self.order[:i]:
-                alt[earlier] = self.fixed.get(earlier, 1)
+                if earlier not in self.forced:
+                    alt[earlier] = self.fixed.get(earlier, 1)
             alt[cell] = 0
             out.append(alt)
         return out
@@ -126,7 +142,7 @@ class InputSearch:
                 todo.extend(reversed(inputs.alternatives()))
 
 
-def scope_line(searches: list) -> str | None:
+def scope_line(searches: list, choices: list = ()) -> str | None:
     """What the verdict assumed and covered, in words, over the searches of every block and
     size; None when no run met a data-dependent value."""
     met = [s for s in searches if s.names]
@@ -136,7 +152,9 @@ def scope_line(searches: list) -> str | None:
     numeric = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.numeric})
     cells = sum(len(s.names) for s in met)
     taken = sum(len(set(s.names) - s.both - s.numeric - set(s.counted)) for s in met)
-    counted = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.counted})
+    counted = sorted({s.names[c].split("[", 1)[0] for s in met for c, g in s.counted.items()
+                      if not isinstance(g, tuple)})
+    chosen = sorted({g for s in met for g in s.counted.values() if isinstance(g, tuple)})
     runs = sum(s.runs for s in met)
     kinds = []
     if buffers:
@@ -156,6 +174,22 @@ def scope_line(searches: list) -> str | None:
                  "nothing, and the loop variable only addresses global memory), so a pattern runs "
                  "like the one with as many true cells, all first: one run per count covers every "
                  "pattern")
+    for _, root, mode in chosen:
+        where = [(loop, list(lines)) for loop, lines, r, _, _ in choices if r == root]
+        everywhere = all(e for _, _, r, _, e in choices if r == root)
+        text += (f"; {root} decides, in each iteration of the loop(s) at line(s) "
+                 f"{[w[0] for w in where]}, the branches at lines {sorted(x for w in where for x in w[1])} "
+                 "by one cell, the same for every thread (the loop variable only picks the cell and "
+                 "global addresses), so each iteration's outcome is an unknown truth value; " + (
+                     "a false iteration only passes __syncthreads, and two barriers with nothing "
+                     "between order what one does, so a pattern runs like the one with as many "
+                     "true iterations, all first or all last: those patterns cover every pattern"
+                     if mode == "monotone" else
+                     "a false iteration does nothing, so a pattern runs like the one with as many "
+                     "true iterations, all first: one run per count covers every pattern"))
+        if everywhere:
+            text += ("; z3 showed both outcomes possible in every block, so the condition decides "
+                     "nothing that differs between blocks")
     if taken:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")

@@ -200,6 +200,13 @@ class Program:
     count_roots: dict = field(default_factory=dict)
     size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
+    # registers computed from data whose stores were not run because nothing the machine
+    # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
+    unread_registers: str = ""
+    # (loop line, branch lines, parameter, mode, both outcomes possible in every block): branches
+    # whose every iteration's outcome is an unknown truth value searched by pattern
+    # (_iteration_choice)
+    iteration_choices: list = field(default_factory=list)
 
 
 def _assignments(stmts):
@@ -245,6 +252,9 @@ class Elaborator:
         self.roots: dict = {}
         self.written_roots: set = set()
         self.truth_only: dict = {}
+        # root -> the vector loads copied into registers read only as truth values
+        # (_register_slice_store): the root is truth-valued when they are all its loads
+        self.truth_copies: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
         self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.count_roots: dict = {}   # set by _count_loops: inputs searched by their count
@@ -360,6 +370,13 @@ class Elaborator:
         root = self.roots.get(g.name) if g is not None else None
         gsl = src.indices[0] if root is not None and len(src.indices) == 1 and \
             isinstance(src.indices[0], ir.Slice) and src.indices[0].step is None else None
+        if not truth and root is not None and g.dtype == self.view_of(tgt.value).dtype and \
+                self._read_as_truth(region):
+            # a plain copy into a register every read of which only asks `!= 0` (SeerAttention's
+            # `block_mask[0:4] = BlockSparseMask[...]`): its elements are truth values too; the
+            # parameter counts as truth-valued when every load of it is such a copy (elaborate)
+            truth = True
+            self.truth_copies.setdefault(root, []).append(src)
         if isinstance(lo, int) and isinstance(hi, int) and truth and gsl is not None and \
                 gsl.lo is not None and 0 <= lo < hi <= size - first:
             start = self.compile(gsl.lo)
@@ -381,6 +398,64 @@ class Elaborator:
             raise NotConcrete("a register slice written with a value the engine does not compute", span)
         return [PStore(region, lambda env, k=first + k: k, unknown, size, bounds, span, (None, val))
                 for k in range(size - first)]
+
+    def _read_as_truth(self, region: str) -> bool:
+        """Every read of register `region` in the kernel is a truth test: `T.Cast(t, r[k]) != 0`
+        or `== 0`, `r[k] != 0`, `T.Cast("bool", r[k])`, or the bare condition of a branch; its
+        only writes are slice stores (the copies themselves)."""
+        names = {n for n, v in self.views.items() if self.register_of(v) is not None and
+                 self.register_of(v)[0] == region}
+        ok = True
+
+        def is_reg(x) -> bool:
+            return isinstance(x, ir.Subscript) and isinstance(x.value, ir.Var) and x.value.name in names
+
+        def zero(x) -> bool:
+            return isinstance(x, ir.Const) and x.value == 0
+
+        def bare(x):
+            while isinstance(x, ir.Call) and x.name == "T.Cast" and len(x.args) == 2:
+                x = x.args[1]
+            return x
+
+        def visit(x) -> None:
+            nonlocal ok
+            if not ok:
+                return
+            if isinstance(x, ir.Assign) and isinstance(x.target, ir.Var):
+                visit(x.value)   # `r = T.alloc_buffer(...)`: the name bound, not read
+                return
+            if isinstance(x, ir.Assign) and is_reg(x.target):
+                if not (len(x.target.indices) == 1 and isinstance(x.target.indices[0], ir.Slice)):
+                    ok = False
+                visit(x.value)
+                return
+            if isinstance(x, ir.Call) and x.name in ("T.decl_buffer", "T.alloc_buffer", "T.Buffer",
+                                                    "T.match_buffer"):
+                return   # a declaration names the buffer, never reads it
+            if isinstance(x, ir.If) and is_reg(bare(x.cond)):
+                visit(x.then)
+                visit(x.other)
+                return
+            if isinstance(x, ir.BinOp) and x.op in ("!=", "==") and (
+                    is_reg(bare(x.left)) and zero(x.right) or is_reg(bare(x.right)) and zero(x.left)):
+                return
+            if isinstance(x, ir.Call) and x.name == "T.Cast" and len(x.args) == 2 and \
+                    str(self.literal(x.args[0]) or "").startswith("bool") and is_reg(bare(x.args[1])):
+                return
+            if is_reg(x) or isinstance(x, ir.Var) and x.name in names or \
+                    isinstance(x, ir.Attr) and isinstance(x.value, ir.Var) and x.value.name in names:
+                ok = False   # a read as a number, or the buffer handed on by pointer
+                return
+            if isinstance(x, (tuple, list)):
+                for y in x:
+                    visit(y)
+            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+                for f in x.__dataclass_fields__:
+                    if f != "span":
+                        visit(getattr(x, f))
+        visit(self.func.body)
+        return ok
 
     def _input_load(self, sub: ir.Subscript):
         """A load from a global parameter: an unknown input of the run (engine/inputs.py), when
@@ -1224,6 +1299,11 @@ def elaborate(func: ir.Function) -> Program:
     el = Elaborator(func)
     body = el.block(func.body)
     _scan_globals(el, func.body)
+    for root, copies in el.truth_copies.items():
+        loads = [x for x in _subscripts(func.body, []) if
+                 (lambda v: v is not None and el.roots.get(v.name) == root)(el.view_of(x.value))]
+        if len(loads) == len(copies) and all(any(x is c for c in copies) for x in loads):
+            el.truth_only[root] = True
     el.layout.assign_bases()
     program = Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                        el.barrier_regions, el.symbols,
@@ -1237,9 +1317,145 @@ def elaborate(func: ir.Function) -> Program:
                                                    if root not in el.written_roots))
     el.body = body   # same_value_per_address reads where registers and lets are defined,
     _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
+    _drop_dead_registers(el, program)
     _numeric_pass(el, program)
     _count_loops(el, program, func)
     return program
+
+
+def _register_regions(el: Elaborator, e) -> set:
+    """The register regions expression `e` reads or names (`r[i]`, `r.data`, `r`)."""
+    out: set = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (ir.Var, ir.Attr)):
+            reg = el.register_of(el.view_of(x))
+            if reg is not None:
+                out.add(reg[0])
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return out
+
+
+def _drop_dead_registers(el: Elaborator, program: Program) -> None:
+    """Register stores nothing the machine evaluates ever reads: a per-thread register decides
+    nothing unless a shared address, a synchronization argument, a relevant branch or loop
+    bound, or a let or register store those read, reads it. Such stores are removed, and a
+    branch or loop left around nothing relevant is marked irrelevant (the machine skips it
+    unevaluated), so a register computed from data (a sparse kernel's non-zero count, deciding
+    only which other register element it writes) no longer stops the run where no model needs
+    its value. The least fixed point: a store counts only once its region is read by something
+    that counts. Where an operation no model runs (PNote) or a store whose source is not kept
+    is met, nothing is dropped: what they read is not known."""
+    nodes: list = []
+
+    def collect(stmts) -> bool:
+        for st in stmts:
+            if isinstance(st, PNote) or isinstance(st, PStore) and not st.src:
+                return False
+            if isinstance(st, (PLet, POp)) and st.src is None or \
+                    isinstance(st, (PIf, PLoop)) and st.relevant and st.src is None:
+                return False
+            nodes.append(st)
+            if isinstance(st, PIf) and not (collect(st.then) and collect(st.other)):
+                return False
+            if isinstance(st, PLoop) and not collect(st.body):
+                return False
+        return True
+    if not collect(program.body) or not any(isinstance(st, PStore) for st in nodes):
+        return
+    lets: dict = {}
+    for st in nodes:
+        if isinstance(st, PLet):
+            lets.setdefault(st.name, []).append(st.src)
+    # a value stored into shared memory may be loaded back and decide something (a flag
+    # computed from a register, `_taint_registers`): what it reads counts from the start
+    shared_values: list = []
+    stack = [el.func.body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
+            view = el.view_of(x.target.value)
+            if view is not None and view.is_shared:
+                shared_values.append(x.value)
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    needed_regs: set = set()
+    needed_lets: set = set()
+
+    def need(e) -> bool:
+        regs, names = _register_regions(el, e), free_names(e) & set(lets)
+        if regs <= needed_regs and names <= needed_lets:
+            return False
+        needed_regs.update(regs)
+        needed_lets.update(names)
+        return True
+
+    def counts(st) -> bool:
+        if isinstance(st, POp):
+            return True
+        if isinstance(st, PStore):
+            return st.region in needed_regs
+        if isinstance(st, PIf):
+            return st.relevant and any(counts(x) for x in st.then + st.other)
+        if isinstance(st, PLoop):
+            return st.relevant and any(counts(x) for x in st.body)
+        return False
+    need(shared_values)
+    changed = True
+    while changed:
+        changed = False
+        for st in nodes:
+            if isinstance(st, POp) or isinstance(st, (PIf, PLoop, PStore)) and counts(st):
+                srcs = [x for x in st.src if x is not None] if isinstance(st, (PStore, PLoop)) else [st.src]
+                changed |= need(srcs)
+            elif isinstance(st, PLet) and st.name in needed_lets:
+                changed |= need(st.src)
+    dropped: list = []
+
+    def prune(stmts) -> tuple:
+        out = []
+        for st in stmts:
+            if isinstance(st, PStore) and st.region not in needed_regs:
+                dropped.append(st)
+                continue
+            if isinstance(st, PIf):
+                st.then, st.other = prune(st.then), prune(st.other)
+                if isinstance(st, PWhile):
+                    st.cycle = tuple(st.then) + (st,)
+                if st.relevant and not (_relevant(st.then) or _relevant(st.other)):
+                    st.relevant = False
+                    skipped.append(st.span.line)
+            elif isinstance(st, PLoop):
+                st.body = prune(st.body)
+                if st.relevant and not _relevant(st.body):
+                    st.relevant = False
+                    skipped.append(st.span.line)
+            out.append(st)
+        return tuple(out)
+    skipped: list = []   # lines of branches and loops left around nothing relevant
+    if not any(isinstance(st, PStore) and st.region not in needed_regs for st in nodes):
+        return
+    program.body = prune(program.body)
+    # the scope line names them where it matters: a store reading global memory or another
+    # register, or a branch or loop the machine no longer evaluates
+    named = sorted({st.region for st in dropped
+                    if any(el._global_in(x) is not None or _register_regions(el, x)
+                           for x in st.src if x is not None)})
+    if named or skipped:
+        regions = sorted({st.region for st in dropped})
+        program.unread_registers = (
+            f"registers {', '.join(regions)} decide nothing checked (no shared address, barrier, "
+            "branch or loop bound the machine evaluates reads them, directly or through another "
+            "register or let): their stores were not run" +
+            (f", nor the branches and loops at lines {sorted(set(skipped))} around nothing else"
+             if skipped else "") +
+            (f" (registers {', '.join(named)} hold values computed from memory or other registers)" if named else ""))
 
 
 def _symbolic_block_vars(el: Elaborator, body) -> list:
@@ -1378,7 +1594,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
     _taint_registers(el, program.body, el.func.body, lets, data_registers, data_shared, mentions)
 
-    def walk(stmts, loop_vars: frozenset) -> None:
+    def walk(stmts, loop_vars: frozenset, loop=None) -> None:
         for st in stmts:
             if isinstance(st, PLet):
                 if st.src is not None and mentions(st.src):
@@ -1389,6 +1605,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                         skipped.append(st)
                         continue
                     conds.append((st, loop_vars))
+                    parents[id(st)] = loop
                 if st.relevant:
                     walk(st.then, loop_vars)
                     walk(st.other, loop_vars)
@@ -1397,7 +1614,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                     continue
                 if any(mentions(x) for x in st.src):
                     loops.append(st)
-                walk(st.body, loop_vars | {st.var})
+                walk(st.body, loop_vars | {st.var}, st)
             elif isinstance(st, POp) and st.src is not None:
                 out: list = []
                 _shared_exprs(st.src, el.views, out)
@@ -1413,6 +1630,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
     uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
     skipped: list = []   # branches the machine skips (nothing shared inside) on a loaded number
+    parents: dict = {}   # id(branch) -> the loop whose body holds it directly (None: none)
     walk(program.body, frozenset())
     if not (lets or conds or loops or uses):
         program.numeric = el.numeric_info = None   # loaded numbers decide nothing: as before
@@ -1449,6 +1667,9 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
             info.conditions.append((cond, st.span.line))
+        elif cells and all(c == cells[0] for c in cells) and not held and \
+                _iteration_choice(el, program, st, parents.get(id(st)), cond, cells[0], lets, mentions):
+            continue
         elif not cells and not held and not (
                 names & set(el.launch.thread_vars) and _access_only(st.then)
                 and _access_only(st.other) and _same_accesses(st.then, st.other)):
@@ -1467,6 +1688,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                              if held else "") +
                             " that differs between threads or loop iterations, or decides "
                             "synchronization")
+    _check_iteration_roots(el, program, problems)
     if problems:
         info.problem = problems[0]
         for sym, _ in info.lengths:   # no size to plan: the kernel stays unknown, quickly
@@ -1477,6 +1699,230 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     # so): the provers need not read it (a page-table lookup feeding a global address)
     _drop_let_sources(program.body, set(lets) - replaced)
     _live_control(el, program)
+
+
+_FULL_BARRIER_SCOPES = ("shared", "shared.dyn")
+
+
+def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cell, lets: dict,
+                      mentions) -> bool:
+    """`for k: x = M[f(k)]; __syncthreads(); if c(x): B1; __syncthreads(); if c(x): B2 ...`
+    (NSA's selected blocks): one cell per iteration, at an address the same for every thread,
+    decides whether the iteration's branches run, and nothing else the machine evaluates reads
+    the cell or `k`. The outcome of each iteration is then an unknown truth value of the run
+    (engine/inputs.py), the same for every thread, searched by pattern. What is required:
+    - the loop body is lets of the loaded number (all before the first branch), full-block
+      barriers (`__syncthreads`, every thread) and branches with no `else` on one condition, so
+      a false iteration has no event but those barriers;
+    - the branches read neither `k` nor a loaded number in anything the machine evaluates
+      (shared addresses, synchronization arguments, branches, bounds, registers, lets): a true
+      iteration does the same whichever k it is;
+    - the loop's bounds are the same for every thread and read no loaded number;
+    - the parameter is loaded nowhere else, the cell address reads only `k`, block indices and
+      sizes, distinct k read distinct cells (z3), and the condition reads only the cell, block
+      indices and sizes: the outcomes of different iterations are independent, and for each
+      block z3 decides whether both outcomes are possible (else the one possible is taken).
+    So every outcome pattern is possible, and a run depends on it only through its sequence of
+    false iterations (F: barriers only) and true ones (T). Two barriers with nothing between
+    order what one orders, so consecutive Fs run like one, and an F next to a T's own barrier
+    (before its first branch, or after its last) runs like nothing: with a barrier before the
+    first branch a pattern runs like T^m or T^m F, with one after the last like T^m or F T^m (m
+    true iterations); with no barrier at all an F does nothing and only m matters. The search
+    (`Inputs.value`) runs the patterns whose outcome changes at most once (mode "monotone": true
+    ones all first, or all last) or the counts (mode "count"): every class is among them. A
+    barrier only between branches would not collapse (T F T differs from T T): not taken."""
+    from .inputs import INPUTS
+    if loop is None or not loop.relevant or not loop.body:
+        return False
+    plans = el.__dict__.setdefault("_iteration_plans", {})
+    if id(loop) in plans:   # the loop's other branches: one plan, one cell per iteration
+        plan = plans[id(loop)]
+        if plan is None or plan[0] != cond or st not in plan[2]:
+            return False
+        st.cond = plan[1]
+        return True
+    plans[id(loop)] = None
+    branches, barriers = [], []
+    for pos, x in enumerate(loop.body):
+        if isinstance(x, PLet) and x.name in lets and not branches:
+            continue
+        if isinstance(x, POp) and x.name == "tvm_storage_sync" and isinstance(x.src, ir.Call) \
+                and len(x.src.args) == 1 and el.literal(x.src.args[0]) in _FULL_BARRIER_SCOPES:
+            barriers.append(pos)
+            continue
+        if isinstance(x, PIf) and not isinstance(x, PWhile) and not x.other and x.src == st.src:
+            branches.append(x)
+            continue
+        return False
+    first, last = loop.body.index(branches[0]), loop.body.index(branches[-1])
+    if barriers and not (barriers[0] < first or barriers[-1] > last):
+        return False
+    if barriers and not _outside_branches(program.body, loop):
+        return False   # a barrier collapses only where every thread runs the loop alike
+    for b in branches:
+        evaluated = _evaluated_names(el, b.then)
+        if evaluated is None or evaluated & (set(lets) | {loop.var}):
+            return False
+        stack = list(b.then)
+        while stack:   # no loaded number decides anything inside (no other data branch or bound)
+            x = stack.pop()
+            if isinstance(x, PIf):
+                if x.src is not None and mentions(x.src):
+                    return False
+                stack += list(x.then) + list(x.other)
+            elif isinstance(x, PLoop):
+                if any(mentions(e) for e in x.src):
+                    return False
+                stack += list(x.body)
+            elif isinstance(x, (PLet, PStore)) and x.src is not None and any(
+                    e is not None and mentions(e) for e in (x.src if isinstance(x, PStore) else (x.src,))):
+                return False
+    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    if not loop.src or free_names(loop.src) - uniform or any(mentions(e) for e in loop.src):
+        return False
+    placeholder = ir.Var("\x00cell")
+    outside = _replace_subscripts(cond, [(cell, placeholder)])
+    if free_names(outside) - uniform - {placeholder.name, loop.var} or \
+            free_names(cell.indices) - uniform - {loop.var}:
+        return False
+    view = el.view_of(cell.value)
+    root = el.roots.get(view.name) if view is not None else None
+    if root is None or root in el.written_roots:
+        return False
+    if not _injective(tuple(cell.indices), loop.var, loop.src):
+        return False
+    _, key_fn, bits = _cell_key(el, cell)
+    names = sorted(free_names(outside) - {placeholder.name, "T"})
+    mode = "monotone" if barriers else "count"
+    lines = tuple(b.span.line for b in branches)
+    # several loops meeting the same cells in the same order (a producer's and a consumer's)
+    # share one group: _check_iteration_roots requires them all counted
+    group = ("iteration", root, mode)
+    possible: dict = {}   # values of the condition's other names -> None (both) or the one outcome
+    span, esize, offset = st.span, view.elem_size, view.byte_offset
+
+    def choose(env):
+        inputs = env.get(INPUTS)
+        if inputs is None:
+            raise NotConcrete("a value loaded from global memory (data-dependent)", span)
+        try:
+            key = key_fn(env)
+            here = tuple(int(env[n]) for n in names)
+        except Exception as err:  # noqa: BLE001 -- a cell or size this run cannot compute: unknown
+            raise NotConcrete(f"the cell deciding this branch ({err})", span) from None
+        if here not in possible:
+            possible[here] = _outcomes(outside, placeholder.name, bits, dict(zip(names, here)), span,
+                                       signed=not str(view.dtype).startswith("uint"))
+        if possible[here] is not None:
+            if mode == "monotone":   # the shape of the pattern matters, not only its count
+                raise NotConcrete("an iteration whose outcome the loaded value cannot change, in a "
+                                  "loop searched by the shape of its pattern", span)
+            return possible[here]   # counted: the runs still reach every possible count
+        return bool(inputs.value(key, f"{view.name}[{(key[1] - offset) // esize}]", True, group=group))
+    # where z3 shows both outcomes possible in every block (the condition's other names are
+    # block indices of fixed extents), the branches decide nothing that differs between blocks:
+    # their conditions leave the control names, so one block stands for all (`_live_control`)
+    ranges = {n: el.launch.block_range(el.launch.block_vars[n]) for n in names
+              if n in el.launch.block_vars}
+    if len(ranges) == len(names) and all(r is not None for r in ranges.values()) and \
+            _possible_everywhere(outside, placeholder.name, bits, ranges,
+                                 signed=not str(view.dtype).startswith("uint")):
+        program.__dict__.setdefault("uniform_choice_lines", set()).update(lines)
+        everywhere = True
+    else:
+        everywhere = False
+    originals = [(b, b.cond) for b in branches]
+    for b in branches:
+        b.cond = choose
+    plans[id(loop)] = (cond, choose, branches)
+    canon = _rewrite(tuple(cell.indices), {loop.var: ir.Var("%k")})
+    el.__dict__.setdefault("_iteration_roots", {}).setdefault(root, []).append(
+        (loop, canon, mode, originals))
+    program.iteration_choices.append((loop.span.line, lines, root, mode, everywhere))
+    return True
+
+
+def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> None:
+    """The loops `_iteration_choice` planned, per parameter: every load of it is one of theirs
+    (one per loop), and several loops read the same cells in the same order (one index
+    expression, one range) and are all counted (a false iteration does nothing in any of them),
+    so one count per run stands for every pattern in each. Otherwise the branches get their
+    conditions back (the run cannot evaluate them: `unknown`) and the problem is said."""
+    for root, entries in getattr(el, "_iteration_roots", {}).items():
+        loads = [x for x in _subscripts(el.func.body, []) if
+                 (lambda v: v is not None and el.roots.get(v.name) == root)(el.view_of(x.value))]
+        loop0, canon0, _, _ = entries[0]
+        why = None
+        if len(loads) != len(entries):
+            why = "is loaded outside the loops whose iterations it decides"
+        elif len(entries) > 1 and not all(mode == "count" and canon == canon0 and lp.src == loop0.src
+                                          for lp, canon, mode, _ in entries):
+            why = ("decides the iterations of several loops that do not meet the same cells in "
+                   "the same order, or pass a barrier in a false iteration")
+        if why is None:
+            continue
+        problems.append(f"line {loop0.span.line}: {root} {why}")
+        for _, _, _, originals in entries:
+            for b, fn in originals:
+                b.cond = fn
+        program.iteration_choices[:] = [c for c in program.iteration_choices if c[2] != root]
+
+
+def _possible_everywhere(cond, cell: str, bits: int, ranges: dict, signed: bool) -> bool:
+    """z3: for every value of the names in `ranges` (name -> (lo, hi)) some cell value makes
+    `cond` true and some makes it false."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    v = z3.Int("cell")
+    zenv = {cell: v, **{n: z3.Int(n) for n in ranges}}
+    try:
+        term, side = encode(cond, zenv)
+    except Unencodable:
+        return False
+    if side:
+        return False   # auxiliary variables would need quantifying too
+    truth = term if z3.is_bool(term) else term != 0
+    lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    within = [c for n, (a, b) in ranges.items() for c in (zenv[n] >= a, zenv[n] < b)]
+    cell_ok = z3.And(v >= lo, v < hi)
+    return all(unsat(*within, z3.ForAll([v], z3.Implies(cell_ok, t)))
+               for t in (z3.Not(truth), truth))
+
+
+def _outside_branches(stmts, target) -> bool:
+    """`target` sits in `stmts` with loops, and no branch, around it."""
+    for st in stmts:
+        if st is target:
+            return True
+        if isinstance(st, PLoop) and _outside_branches(st.body, target):
+            return True
+    return False
+
+
+def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True):
+    """None when `cond` may be true and may be false for some value of the signed `bits`-bit
+    cell (the other names as in `env`); else the one outcome possible (z3)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
+    v = z3.Int("cell")
+    cond = _rewrite(cond, {n: ir.Const(int(x)) for n, x in env.items()})   # constant divisors
+    try:
+        term, side = encode(cond, {cell: v})
+    except Unencodable as err:
+        raise NotConcrete(f"a branch on a loaded value z3 cannot express ({err})", span) from None
+    truth = term if z3.is_bool(term) else term != 0
+    bounds = [v >= -(1 << (bits - 1)), v < (1 << (bits - 1)), *side] if signed else \
+        [v >= 0, v < (1 << bits), *side]
+    can = [Query(*bounds, t).check() == z3.sat for t in (truth, z3.Not(truth))]
+    if all(can):
+        return None
+    if not any(can):
+        raise NotConcrete("a branch on a loaded value that z3 finds neither true nor false", span)
+    return can[0]
 
 
 def _taint_registers(el: Elaborator, body, func_body, lets: dict, data_registers: set,
@@ -1952,7 +2398,8 @@ def _live_control(el: Elaborator, program: Program) -> None:
     from .exprs import shared_index_exprs as _shared_exprs
     names: set = set()
     let_srcs: dict = {}
-    reduced_lines = {line for line, _ in program.numeric.reduced}
+    reduced_lines = {line for line, _ in program.numeric.reduced} | \
+        program.__dict__.get("uniform_choice_lines", set())
 
     def walk(stmts) -> None:
         for st in stmts:
@@ -2089,6 +2536,8 @@ def _evaluated_names(el: Elaborator, stmts):
                 return None
             names |= free_names([x for x in st.src if x is not None])
         elif isinstance(st, (PIf, PLoop)):
+            if not st.relevant:
+                continue   # skipped unevaluated: its condition or bounds decide nothing
             if st.src is None or isinstance(st, PLoop) and not st.src:
                 return None
             names |= free_names(st.src)
@@ -2115,6 +2564,14 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
     from ..prover.solve import unsat
     if len(index) != 1:
         return False
+    # the terms of a sum that do not mention `var` are the same for both values: only the rest
+    # can tell two indices apart (and z3 need not read a nonlinear block offset)
+    terms = [(sign, t) for sign, t in _signed_terms(index[0]) if var in free_names(t)]
+    if terms:
+        part = terms[0][1] if terms[0][0] > 0 else ir.UnaryOp("-", terms[0][1])
+        for sign, t in terms[1:]:
+            part = ir.BinOp("+" if sign > 0 else "-", part, t)
+        index = (part,)
     names = free_names(index[0]) | free_names(bounds)
     a = {n: z3.Int(n) for n in names}
     b = dict(a)
@@ -2122,12 +2579,16 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
     try:
         ea, sa = encode(index[0], a)
         eb, sb = encode(index[0], b)
-        start, s1 = encode(bounds[0], a)
-        extent, s2 = encode(bounds[1], a)
     except Unencodable:
         return False
-    return unsat(*sa, *sb, *s1, *s2, ea == eb, a[var] != b[var],
-                 a[var] >= start, a[var] < start + extent, b[var] >= start, b[var] < start + extent)
+    try:
+        start, s1 = encode(bounds[0], a)
+        extent, s2 = encode(bounds[1], a)
+        inside = [*s1, *s2, a[var] >= start, a[var] < start + extent, b[var] >= start,
+                  b[var] < start + extent]
+    except Unencodable:   # bounds z3 cannot read (a symbolic divisor): injective everywhere then
+        inside = []
+    return unsat(*sa, *sb, *inside, ea == eb, a[var] != b[var])
 
 
 # ---------------------------------------------------------------- one value per shared address

@@ -99,12 +99,15 @@ def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
 
 
 def size_loops(program, sym: str) -> list:
-    """The loops (PLoop) whose trip count mentions `sym`, in program order."""
+    """The loops (PLoop) whose trip count mentions `sym`, in program order. A loop or branch
+    around nothing relevant (`relevant` False: the machine skips it unevaluated) is left out."""
     from ..engine.program import PIf, PLoop
     loops: list = []
 
     def walk(body):
         for s in body:
+            if isinstance(s, (PLoop, PIf)) and not s.relevant:
+                continue
             if isinstance(s, PLoop):
                 if s.src and sym in free_names(s.src[1]):
                     loops.append(s)

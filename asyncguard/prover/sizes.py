@@ -67,6 +67,8 @@ def _merge_cases(inds: list):
 def _trip_exprs(body, sym: str, out: list) -> None:
     from ..engine.program import PIf, PLoop
     for s in body:
+        if isinstance(s, (PLoop, PIf)) and not s.relevant:
+            continue   # the machine skips it unevaluated: its trip count changes nothing
         if isinstance(s, PLoop):
             if s.src and sym in free_names(s.src[1]):
                 out.append(s.src[1])
