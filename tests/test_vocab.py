@@ -166,6 +166,21 @@ def test_sync_grid_and_cluster_sync_order_the_block():
     assert "AG301" in codes(text)
 
 
+def test_a_block_barrier_the_absent_threads_exited_before_is_named_as_such():
+    # PTX waits only for threads that have not exited, so this need not hang; CUDA's rules still
+    # forbid it, and a grid sync without thread 0 skips its grid-wide handshake (TileLang's
+    # persistent MLA decode lowered for sm_120 calls sync_grid in its consumer branch only)
+    exited = [f for f in check_text(kernel("if 32 <= tx:\n    T.sync_grid()")).findings if f.rule.code == "AG301"]
+    assert exited and "threads 0..31 exited without reaching it" in exited[0].message
+    assert "need not hang" in exited[0].message and exited[0].witness["exited"] == "0..31"
+    blocked = kernel('mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")\n'
+                     'if tx == 0:\n    T.ptx_init_barrier_thread_count(mbar[0], 1)\n'
+                     'T.tvm_storage_sync("shared")\n'
+                     'if tx < 32:\n    T.tvm_storage_sync("shared")\nelse:\n    T.mbarrier_wait_parity(mbar[0], 0)')
+    stuck = [f for f in check_text(blocked).findings if f.rule.code == "AG301"]
+    assert stuck and "never arrive (hang)" in stuck[0].message and "exited" not in stuck[0].witness
+
+
 def test_sync_warp_orders_lanes_of_one_warp():
     text = kernel("S[tx] = T.float16(0)\nT.sync_warp()\nC[tx] = S[tx // 32 * 32 + (tx + 1) % 32]")
     assert verdict(text) == "clean"

@@ -14,6 +14,11 @@ wait at different barrier statements.
 ## Why is this bad?
 Every thread of the block must arrive at the same barrier. If some never do, the others wait
 forever (a hang); if threads meet at different barrier statements the behaviour is undefined.
+When the absent threads have exited, the hardware does not wait for them (PTX ISA, `barrier`:
+it waits for the non-exited threads), so the block need not hang; the program is still outside
+CUDA's rules (`__syncthreads` in code not every thread runs), and whatever the barrier was to
+do with those threads does not happen (cooperative groups' grid sync, for one, has thread 0 of
+the block perform the grid-wide handshake). The message says which case it is.
 
 ## Example
 ```python
@@ -91,7 +96,18 @@ def check(result: RunResult, path: str) -> list[Finding]:
             wit["missing_at"] = [{"line": sp.line if sp else None, "threads": _groups(t)}
                                  for sp, t in p.where_missing]
             arrived = sum(a["count"] for a in arrivals)
-            if p.barrier_id == 0:
+            if p.barrier_id == 0 and len(p.exited) and len(p.exited) == len(p.missing):
+                # every absent thread exited: the hardware waits only for threads that have not
+                # exited (PTX ISA, barrier), but the program is outside CUDA's rules all the same
+                wit["exited"] = wit["missing"]
+                msg = (f"block barrier at line {line} is reached by {arrived} of "
+                       f"{result.num_threads} threads; threads {wit['missing']} exited without "
+                       "reaching it: __syncthreads where not every thread of the block runs it is "
+                       "undefined (CUDA C++ Programming Guide; bar.sync 0 is .aligned); the hardware "
+                       "does not wait for exited threads, so it need not hang, but whatever the "
+                       "block relies on those threads for at the barrier does not happen")
+                out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
+            elif p.barrier_id == 0:
                 msg = (f"block barrier at line {line} is reached by {arrived} of "
                        f"{result.num_threads} threads; threads {wit['missing']} never arrive (hang)")
                 out.append(Finding(DIVERGENCE, line, col, msg, wit, path))

@@ -5,7 +5,7 @@ not a multiple of a warp, barriers some threads never reach.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,6 +21,7 @@ class BarrierProblem:
     arrivals: list          # [(span, tids)]
     missing: np.ndarray     # threads that never arrived
     where_missing: list     # [(span or None, tids)]
+    exited: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.int64))   # of `missing`
 
 
 class _BarrierGen:
@@ -97,4 +98,5 @@ class Barriers:
                 if sel.size:
                     where.append((t.where[1] if t.state == "barrier" and t.where else None, sel))
             result.barrier_problems.append(BarrierProblem(
-                "stuck", bid, None, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where))
+                "stuck", bid, None, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where,
+                missing[~machine.alive[missing]]))
