@@ -214,18 +214,12 @@ def test_lowered_warp_specialized_block_sparse_gemm_is_clean_for_every_mask_by_i
 
 
 def test_its_single_bug_variants_are_found_with_the_count_that_shows_them():
-    from asyncguard.mutants import EXPECTED_RULES, mutations
-    text = BLOCKSPARSE_SM90.read_text()
-    chosen = {("flip-parity", 60), ("drop-mbarrier-wait", 42)}
-    for m in mutations(text):
-        if (m.kind, m.line) not in chosen:
-            continue
-        rep = check_text(m.apply(text))
-        assert rep.verdict == "buggy", m.description
-        assert {f.rule.code for f in rep.findings} & EXPECTED_RULES[m.kind], m.description
+    from _variants import assert_variants_flagged
+
+    def witness_names_the_inputs(rep):
         assert all("inputs" in f.witness for f in rep.findings if f.rule.kind != "unsupported")
-        chosen.discard((m.kind, m.line))
-    assert not chosen
+    assert_variants_flagged(BLOCKSPARSE_SM90.read_text(), {("flip-parity", 60), ("drop-mbarrier-wait", 42)},
+                            witness_names_the_inputs)
 
 
 def test_a_loop_whose_variable_decides_a_shared_address_is_not_searched_by_count():

@@ -5,8 +5,10 @@ value searched by pattern class. And a mask copied into registers by a plain vec
 only as `!= 0` (SeerAttention), is a truth input like a truth-cast copy."""
 from pathlib import Path
 
+from _variants import assert_variants_flagged as flagged
+
 from asyncguard.analyze import check_text
-from asyncguard.mutants import EXPECTED_RULES, mutations
+from asyncguard.mutants import mutations
 
 FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
 NSA = "deepseek_nsa__benchmark_nsa_fwd__tilelang_sparse_attention__{}.tir"
@@ -16,19 +18,6 @@ SEER_SM90 = "seer_attention__block_sparse_attn_tilelang__blocksparse_flashattn__
 
 def scope_of(rep) -> str:
     return " ".join(s for k in rep.kernels for s in k.scope)
-
-
-def flagged(text: str, chosen: set) -> None:
-    """Each (kind, line) single-bug variant of `text` is buggy with a rule its kind expects."""
-    chosen = set(chosen)
-    for m in mutations(text):
-        if (m.kind, m.line) not in chosen:
-            continue
-        rep = check_text(m.apply(text))
-        assert rep.verdict == "buggy", m.description
-        assert {f.rule.code for f in rep.findings} & EXPECTED_RULES[m.kind], m.description
-        chosen.discard((m.kind, m.line))
-    assert not chosen, chosen
 
 
 def test_nsa_selected_blocks_are_checked_for_every_pattern_by_its_classes():
