@@ -131,6 +131,23 @@ class Lambda:
 Expr = Union[Const, Var, BinOp, UnaryOp, IfExp, Attr, Subscript, Call, TupleE, ListE, DictE, Lambda]
 
 
+def nodes(root, skip=None):
+    """Every syntax node under `root` (statements and expressions; tuples and lists are walked
+    through, spans are not nodes), depth first. `skip(x)` true: neither x nor anything under it.
+    The one walk the read-only questions share (which names, subscripts, stores a body has)."""
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+            continue
+        if isinstance(x, Span) or (skip is not None and skip(x)):
+            continue
+        yield x
+        if hasattr(x, "__dataclass_fields__"):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+
+
 def dotted(e) -> Optional[str]:
     if isinstance(e, Var):
         return e.name

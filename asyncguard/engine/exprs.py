@@ -464,19 +464,7 @@ def _fail(what: str, span: ir.Span) -> Fn:
 
 def free_names(e) -> set[str]:
     """Every Var name inside an expression (for dependence questions: thread id? loop var?)."""
-    out: set[str] = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Var):
-            out.add(x.name)
-        elif isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-            for f in x.__dataclass_fields__:
-                if f != "span":
-                    stack.append(getattr(x, f))
-    return out
+    return {x.name for x in ir.nodes(e) if isinstance(x, ir.Var)}
 
 
 # ---------------------------------------------------------------- what decides shared bytes

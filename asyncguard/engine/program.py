@@ -20,7 +20,7 @@ from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from .exprs import NotConcrete, compile_expr, free_names, memoize
-from .inputs import INPUTS, LENGTH_ASSUMPTION, NumericInputs
+from .inputs import INPUTS, NumericInputs
 
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
@@ -307,21 +307,10 @@ class Elaborator:
 
     def _names_outside_inputs(self, e) -> set:
         """free_names(e) without the names that only address a global parameter's element."""
-        out: set = set()
-        stack = [e]
-        while stack:
-            x = stack.pop()
-            if isinstance(x, ir.Subscript):
-                v = self.view_of(x.value)
-                if v is not None and v.name in self.roots:
-                    continue
-            if isinstance(x, ir.Var):
-                out.add(x.name)
-            elif isinstance(x, (tuple, list)):
-                stack.extend(x)
-            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-                stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
-        return out
+        def loaded(x) -> bool:
+            v = self.view_of(x.value) if isinstance(x, ir.Subscript) else None
+            return v is not None and v.name in self.roots
+        return {x.name for x in ir.nodes(e, skip=loaded) if isinstance(x, ir.Var)}
 
     def register_of(self, view: View | None):
         """(region name, first element, element count, dtype range) when `view` is a per-thread
@@ -645,7 +634,7 @@ class Elaborator:
             if isinstance(axis, str) and not isinstance(extent, int) and len(call.args) > 1:
                 return self._symbolic_launch(name, axis, call.args[1], call.span)
             if not isinstance(axis, str) or not isinstance(extent, int):
-                self.notes.append((f"launch_thread with non-constant extent", call.span))
+                self.notes.append(("launch_thread with non-constant extent", call.span))
                 return True
             if axis not in LAUNCH_AXES:   # threadIdx.w, vthread: no launch dimension to model
                 self.notes.append((f"launch_thread over {axis!r:.40}: not a threadIdx or blockIdx "
@@ -1325,19 +1314,8 @@ def elaborate(func: ir.Function) -> Program:
 
 def _register_regions(el: Elaborator, e) -> set:
     """The register regions expression `e` reads or names (`r[i]`, `r.data`, `r`)."""
-    out: set = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (ir.Var, ir.Attr)):
-            reg = el.register_of(el.view_of(x))
-            if reg is not None:
-                out.add(reg[0])
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
-    return out
+    regs = (el.register_of(el.view_of(x)) for x in ir.nodes(e) if isinstance(x, (ir.Var, ir.Attr)))
+    return {reg[0] for reg in regs if reg is not None}
 
 
 def _drop_dead_registers(el: Elaborator, program: Program) -> None:
@@ -1373,18 +1351,9 @@ def _drop_dead_registers(el: Elaborator, program: Program) -> None:
             lets.setdefault(st.name, []).append(st.src)
     # a value stored into shared memory may be loaded back and decide something (a flag
     # computed from a register, `_taint_registers`): what it reads counts from the start
-    shared_values: list = []
-    stack = [el.func.body]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
-            view = el.view_of(x.target.value)
-            if view is not None and view.is_shared:
-                shared_values.append(x.value)
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    shared_values = [x.value for x in ir.nodes(el.func.body)
+                     if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript)
+                     and (view := el.view_of(x.target.value)) is not None and view.is_shared]
     needed_regs: set = set()
     needed_lets: set = set()
 
@@ -1510,15 +1479,7 @@ def _rewrite(e, mapping: dict):
 
 
 def _subscripts(e, out: list) -> list:
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Subscript):
-            out.append(x)
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    out.extend(x for x in ir.nodes(e) if isinstance(x, ir.Subscript))
     return out
 
 
@@ -1946,9 +1907,7 @@ def _taint_registers(el: Elaborator, body, func_body, lets: dict, data_registers
     collect(body)
     stores: dict = {}      # shared region -> values stored by plain assignments
     pointed: set = set()   # shared regions some operation gets a pointer to (copies, atomics)
-    stack = [func_body]
-    while stack:
-        x = stack.pop()
+    for x in ir.nodes(func_body):
         if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
             view = el.view_of(x.target.value)
             if view is not None and view.is_shared and view.region is not None:
@@ -1957,10 +1916,6 @@ def _taint_registers(el: Elaborator, body, func_body, lets: dict, data_registers
             view = el.view_of(x.args[1])
             if view is not None and view.is_shared and view.region is not None:
                 pointed.add(view.region.name)
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
     changed = True
     while changed:
         changed = False
@@ -2465,18 +2420,12 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
     if not candidates:
         return
     loads: dict = {}   # root -> ids of every subscript of it in the kernel
-    stack = [func.body]
-    while stack:
-        x = stack.pop()
+    for x in ir.nodes(func.body):
         if isinstance(x, ir.Subscript):
             view = el.view_of(x.value)
             root = el.roots.get(view.name) if view is not None else None
             if root is not None:
                 loads.setdefault(root, set()).add(id(x))
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
     uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
     for root, sites in candidates.items():
         if loads.get(root, set()) != {id(sub) for _, subs in sites for sub in subs}:
