@@ -16,6 +16,7 @@ from .engine.exprs import free_names
 from .engine.program import elaborate
 from .checks.resources import KernelContext
 from .parse import parse
+from .prover import one_thread_at_a_time
 
 
 @dataclass
@@ -59,6 +60,7 @@ class FileReport:
         return verdict(self.findings)
 
 
+@one_thread_at_a_time
 def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
                arch: str | None = None, assumptions: list | None = None, module=None) -> FileReport:
     """Check every prim_func in a TVMScript text. Raises parse.InputError for bad input.

@@ -127,6 +127,10 @@ def check(source, *, arch: str | None = None, assumptions=None, select=None, ign
     select / ignore: rule selectors (codes, prefixes, names), over the config's.
     config: a pyproject.toml to use instead of discovery (paths only).
     cache: use the results cache (off by default here: tests should see the checker run).
+
+    Safe to call from several threads: z3's term context is shared by the process and not
+    thread-safe, so checks in threads of one process take turns at it
+    (`prover.one_thread_at_a_time`); for parallel checks use `jobs` or `executor` (processes).
     """
     limits = limits or Limits()
     kwargs = {}

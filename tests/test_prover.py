@@ -89,3 +89,37 @@ def test_assumptions_restrict_the_values_checked():
     rep = check_text(text, assumptions=["K % 64 == 0", "K >= 128"])
     values = re.search(r"checked for K in \{([^}]*)\}", rep.kernels[0].scope[0]).group(1)
     assert all(int(v) % 64 == 0 and int(v) >= 128 for v in values.split(", "))
+
+
+def test_checks_in_threads_of_one_process_take_turns_at_z3(monkeypatch):
+    """z3 builds terms in one process-wide context that is not thread-safe: two checks started
+    at once in two threads (a Dask worker's threads, a caller's pool) never query z3 at once, and
+    both get the verdict a check alone gets."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from asyncguard.prover import solve
+    inside, most, count = [0], [0], [0]
+    counting = threading.Lock()
+    check = solve.Query.check
+
+    def watched(self):
+        with counting:
+            inside[0] += 1
+            count[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)     # long enough for the other thread to come in, if it may
+        try:
+            return check(self)
+        finally:
+            with counting:
+                inside[0] -= 1
+
+    monkeypatch.setattr(solve.Query, "check", watched)
+    monkeypatch.setattr(periodic, "_MEMO", {})     # answers remembered from earlier tests
+    text = (CORPUS / "real" / "gemm_sm80_dynamic_k_s2_128x128x32.tir").read_text()
+    with ThreadPoolExecutor(2) as pool:
+        reports = list(pool.map(lambda _: check_text(text), range(2)))
+    assert [r.verdict for r in reports] == ["clean", "clean"]
+    assert count[0] >= 2 and most[0] == 1

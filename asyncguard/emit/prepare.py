@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..prover import one_thread_at_a_time
+
 MAX_BLOCK_THREADS = 1024          # CUDA's limit on threads per block
 MAX_Z_THREADS = 64                # CUDA's limit on blockDim.z
 GATE_SIZES = 4                    # symbolic kernels run at this many of the sizes the checker lists
@@ -253,6 +255,7 @@ def run_forked(fn, tasks: list, jobs: int, hard_limit: float | None, progress=No
     return results
 
 
+@one_thread_at_a_time
 def prepare_file(index: int, path: str, seconds: float = PREPARE_SECONDS, replay: bool = False,
                  strict: tuple = (), delays: tuple = ()) -> list[Case]:
     """Every case of one file. Never raises: a file the parser rejects is one SKIP case."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..analyze import check_text
 from ..checks.redundant import GROW_CALLS
 from ..parse import InputError, parse
+from ..prover import one_thread_at_a_time
 from .candidates import Generator
 from .edits import Edit, Fix, apply_edits
 from .splice import Splicer
@@ -170,6 +171,7 @@ def _keys(fs):
     return {(f.rule.code, f.line) for f in fs}
 
 
+@one_thread_at_a_time
 def repair_text(text: str, path: str = "<string>", limits=None, max_rounds: int = 4,
                 max_candidates: int = 120) -> Repair:
     try:
