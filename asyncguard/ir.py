@@ -5,7 +5,7 @@ That is the job of `asyncguard.models`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as _rebuilt
 from typing import Optional, Union
 
 
@@ -146,6 +146,34 @@ def nodes(root, skip=None):
         yield x
         if hasattr(x, "__dataclass_fields__"):
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+
+
+def rewrite(root, replace, after=None):
+    """`root` with every node x for which `replace(x)` is not None replaced by that value (not
+    walked into), depth first; tuples and lists are walked through, spans kept. A node with a
+    replaced node under it is rebuilt; one with none is returned as is (the same object).
+    `after(x)`, when given, maps every node that was not replaced, once its inside is rewritten.
+    The one map the rewriting questions share; `nodes` is the read-only walk."""
+    def walk(x):
+        if isinstance(x, (tuple, list)):
+            items = [walk(y) for y in x]
+            return x if all(a is b for a, b in zip(items, x)) else type(x)(items)
+        if isinstance(x, Span) or not hasattr(x, "__dataclass_fields__"):
+            return x
+        got = replace(x)
+        if got is not None:
+            return got
+        changes = {}
+        for f in x.__dataclass_fields__:
+            if f != "span":
+                v = getattr(x, f)
+                nv = walk(v)
+                if nv is not v:
+                    changes[f] = nv
+        if changes:
+            x = _rebuilt(x, **changes)
+        return after(x) if after is not None else x
+    return walk(root)
 
 
 def dotted(e) -> Optional[str]:

@@ -93,3 +93,20 @@ def test_string_literals_read_as_python_reads_them(literal):
 
     from asyncguard.parse import _string_value
     assert _string_value(literal) == ast.literal_eval(literal)
+
+
+def test_the_shared_walks_read_and_rewrite_every_node_and_keep_what_they_do_not_change():
+    call = parse("@T.prim_func\ndef f():\n    T.evaluate(g(A[i * 2], (i, j), 3 + 4))\n").functions[0].body[0].expr.args[0]
+    names = sorted(x.name for x in ir.nodes(call) if isinstance(x, ir.Var))
+    assert names == ["A", "g", "i", "i", "j"]
+    assert ir.rewrite(call, lambda x: None) is call          # nothing replaced: the same object
+    renamed = ir.rewrite(call, lambda x: ir.Var("k") if x == ir.Var("i") else None)
+    assert sorted(x.name for x in ir.nodes(renamed) if isinstance(x, ir.Var)) == ["A", "g", "j", "k", "k"]
+    assert renamed.span == call.span and renamed.args[1] is not call.args[1]
+    assert renamed.args[2] is call.args[2]                    # untouched parts are shared
+
+    def fold(x):
+        if isinstance(x, ir.BinOp) and isinstance(x.left, ir.Const) and isinstance(x.right, ir.Const):
+            return ir.Const(x.left.value + x.right.value)
+        return x
+    assert ir.rewrite(call, lambda x: None, after=fold).args[2] == ir.Const(7)

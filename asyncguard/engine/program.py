@@ -1467,15 +1467,7 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
 # ---------------------------------------------------------------- numbers loaded from global memory
 def _rewrite(e, mapping: dict):
     """`e` with every Var named in `mapping` replaced by mapping[name] (an ir expression)."""
-    if isinstance(e, ir.Var):
-        return mapping.get(e.name, e)
-    if isinstance(e, (tuple, list)):
-        return type(e)(_rewrite(x, mapping) for x in e)
-    if hasattr(e, "__dataclass_fields__") and not isinstance(e, ir.Span):
-        import dataclasses
-        return dataclasses.replace(e, **{f: _rewrite(getattr(e, f), mapping)
-                                         for f in e.__dataclass_fields__ if f != "span"})
-    return e
+    return ir.rewrite(e, lambda x: mapping.get(x.name) if isinstance(x, ir.Var) else None)
 
 
 def _subscripts(e, out: list) -> list:
@@ -2287,16 +2279,9 @@ def _only_difference(exprs, start: str, end: str) -> bool:
 
 def _replace_subscripts(e, sub_map: list):
     """`e` with every subscript equal to one in `sub_map` replaced by its expression."""
-    for sub, target in sub_map:
-        if e == sub:
-            return target
-    if isinstance(e, (tuple, list)):
-        return type(e)(_replace_subscripts(x, sub_map) for x in e)
-    if hasattr(e, "__dataclass_fields__") and not isinstance(e, (ir.Span, ir.Var, ir.Const)):
-        import dataclasses
-        return dataclasses.replace(e, **{f: _replace_subscripts(getattr(e, f), sub_map)
-                                         for f in e.__dataclass_fields__ if f != "span"})
-    return e
+    def target(x):
+        return next((t for sub, t in sub_map if x == sub), None)
+    return ir.rewrite(e, target)
 
 
 def _rewrite_program(body, mapping: dict, sub_map: list = (), inline: dict | None = None):

@@ -469,26 +469,7 @@ def _children(e):
 
 def replace_expr(e, target, repl):
     """`e` with every sub-expression equal to `target` replaced by `repl` (spans kept)."""
-    import dataclasses
-    if e == target:
-        return repl
-    if not dataclasses.is_dataclass(e) or isinstance(e, (ir.Var, ir.Const)):
-        return e
-    changes = {}
-    for f in dataclasses.fields(e):
-        if f.name == "span":
-            continue
-        v = getattr(e, f.name)
-        if isinstance(v, tuple):
-            nv = tuple(replace_expr(x, target, repl) if not isinstance(x, tuple) else
-                       tuple(replace_expr(y, target, repl) for y in x) for x in v)
-        elif dataclasses.is_dataclass(v):
-            nv = replace_expr(v, target, repl)
-        else:
-            continue
-        if nv != v or nv is not v:
-            changes[f.name] = nv
-    return dataclasses.replace(e, **changes) if changes else e
+    return ir.rewrite(e, lambda x: repl if x == target else None)
 
 
 def _terms(e, sign: int, out: list) -> None:
@@ -503,38 +484,26 @@ def regroup(e, names: set):
     """`e` with every sum's terms of `names` alone gathered first ((k + A) + B -> (A + B) + k
     when A and B mention only `names`), so that a quantity of the names is one sub-expression
     wherever it occurs; integer addition is exact, so the value is unchanged."""
-    import dataclasses
-    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+    def gathered(x):     # None: not a sum to regroup here (its parts are walked into)
+        if not (isinstance(x, ir.BinOp) and x.op in ("+", "-")):
+            return None
         terms: list = []
-        _terms(e, 1, terms)
+        _terms(x, 1, terms)
         terms = [(s, regroup(t, names)) for s, t in terms]
         mine = [(s, t) for s, t in terms if _names(t) and _names(t) <= names]
         rest = [(s, t) for s, t in terms if not (_names(t) and _names(t) <= names)]
-        if len(mine) >= 2 and rest or len(mine) >= 2 and mine[0][0] > 0:
-            def build(items, acc=None):
-                for s, t in items:
-                    if acc is None:
-                        acc = t if s > 0 else ir.UnaryOp("-", t, e.span)
-                    else:
-                        acc = ir.BinOp("+" if s > 0 else "-", acc, t, e.span)
-                return acc
-            return build(rest, build(mine))
-    if not dataclasses.is_dataclass(e) or isinstance(e, (ir.Var, ir.Const)):
-        return e
-    changes = {}
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if f.name == "span":
-            continue
-        if isinstance(v, tuple):
-            nv = tuple(regroup(x, names) if dataclasses.is_dataclass(x) else x for x in v)
-        elif dataclasses.is_dataclass(v):
-            nv = regroup(v, names)
-        else:
-            continue
-        if nv != v:
-            changes[f.name] = nv
-    return dataclasses.replace(e, **changes) if changes else e
+        if not (len(mine) >= 2 and rest or len(mine) >= 2 and mine[0][0] > 0):
+            return None
+
+        def build(items, acc=None):
+            for s, t in items:
+                if acc is None:
+                    acc = t if s > 0 else ir.UnaryOp("-", t, x.span)
+                else:
+                    acc = ir.BinOp("+" if s > 0 else "-", acc, t, x.span)
+            return acc
+        return build(rest, build(mine))
+    return ir.rewrite(e, gathered)
 
 
 def _subexprs(e, out: list) -> list:
@@ -667,29 +636,11 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
         if e is None or not any(c[0] is None or _names(c[2]) & names for c in ctx) or \
                 not (_names(e) & names):
             return e
-        def walk(x):
+        def decided(x):
             if isinstance(x, ir.BinOp) and x.op in _COMPARE and _names(x) & names:
-                got = decide(x, ctx)
-                if got is not None:
-                    return got
-            if not dataclasses.is_dataclass(x) or isinstance(x, (ir.Var, ir.Const)):
-                return x
-            changes = {}
-            for f in dataclasses.fields(x):
-                if f.name == "span":
-                    continue
-                v = getattr(x, f.name)
-                if isinstance(v, tuple):
-                    nv = tuple(walk(y) if dataclasses.is_dataclass(y) else y for y in v)
-                elif dataclasses.is_dataclass(v):
-                    nv = walk(v)
-                else:
-                    continue
-                if nv != v:
-                    changes[f.name] = nv
-            x = dataclasses.replace(x, **changes) if changes else x
-            return _fold(x)
-        return walk(e)
+                return decide(x, ctx)
+            return None
+        return ir.rewrite(e, decided, after=_fold)
 
     def body(stmts, ctx):
         out = []
