@@ -109,6 +109,7 @@ class Barrier:
     barrier_id: int
     count: int | None
     arrive_only: bool = False   # bar.arrive: publishes, does not wait
+    grid_sync: bool = False     # one of the two block barriers of a grid sync (models/barriers.py)
 
 
 @dataclass

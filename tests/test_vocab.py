@@ -168,17 +168,40 @@ def test_sync_grid_and_cluster_sync_order_the_block():
 
 def test_a_block_barrier_the_absent_threads_exited_before_is_named_as_such():
     # PTX waits only for threads that have not exited, so this need not hang; CUDA's rules still
-    # forbid it, and a grid sync without thread 0 skips its grid-wide handshake (TileLang's
-    # persistent MLA decode lowered for sm_120 calls sync_grid in its consumer branch only)
-    exited = [f for f in check_text(kernel("if 32 <= tx:\n    T.sync_grid()")).findings if f.rule.code == "AG301"]
+    # forbid it
+    exited = [f for f in check_text(kernel('if 32 <= tx:\n    T.tvm_storage_sync("shared")')).findings
+              if f.rule.code == "AG301"]
     assert exited and "threads 0..31 exited without reaching it" in exited[0].message
     assert "need not hang" in exited[0].message and exited[0].witness["exited"] == "0..31"
+    assert "grid_sync_without_master" not in exited[0].witness
     blocked = kernel('mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")\n'
                      'if tx == 0:\n    T.ptx_init_barrier_thread_count(mbar[0], 1)\n'
                      'T.tvm_storage_sync("shared")\n'
                      'if tx < 32:\n    T.tvm_storage_sync("shared")\nelse:\n    T.mbarrier_wait_parity(mbar[0], 0)')
     stuck = [f for f in check_text(blocked).findings if f.rule.code == "AG301"]
     assert stuck and "never arrive (hang)" in stuck[0].message and "exited" not in stuck[0].witness
+
+
+def test_a_grid_sync_that_thread_0_of_the_block_never_reaches_says_the_handshake_is_skipped():
+    # cooperative groups' sync_grids: thread (0, 0, 0) of each block performs the grid-wide
+    # arrive and spin between two block barriers. TileLang's persistent MLA decode lowered for
+    # sm_120 calls sync_grid in its consumer branch only, after the producers (0..127) exited
+    for absent, how in (("if 32 <= tx:\n    T.sync_grid()", "exited before it"),
+                        ('mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")\n'
+                         'if tx == 0:\n    T.ptx_init_barrier_thread_count(mbar[0], 1)\n'
+                         'T.tvm_storage_sync("shared")\n'
+                         'if 32 <= tx:\n    T.sync_grid()\nelse:\n    T.mbarrier_wait_parity(mbar[0], 0)',
+                         "never reaches it")):
+        (f,) = [f for f in check_text(kernel(absent)).findings if f.rule.code == "AG301"]
+        assert f.witness["grid_sync_without_master"] is True
+        assert f"thread 0 of the block {how}" in f.message and "orders nothing across blocks" in f.message
+    # thread 0 reaches it, others do not: the plain hang, not the skipped handshake
+    waits = ('mbar = T.alloc_buffer((1,), "uint64", scope="shared.barrier")\n'
+             'if tx == 0:\n    T.ptx_init_barrier_thread_count(mbar[0], 1)\n'
+             'T.tvm_storage_sync("shared")\n'
+             'if tx < 32:\n    T.sync_grid()\nelse:\n    T.mbarrier_wait_parity(mbar[0], 0)')
+    (f,) = [f for f in check_text(kernel(waits)).findings if f.rule.code == "AG301"]
+    assert "never arrive (hang)" in f.message and "grid_sync_without_master" not in f.witness
 
 
 def test_sync_warp_orders_lanes_of_one_warp():

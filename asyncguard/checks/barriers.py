@@ -96,7 +96,17 @@ def check(result: RunResult, path: str) -> list[Finding]:
             wit["missing_at"] = [{"line": sp.line if sp else None, "threads": _groups(t)}
                                  for sp, t in p.where_missing]
             arrived = sum(a["count"] for a in arrivals)
-            if p.barrier_id == 0 and len(p.exited) and len(p.exited) == len(p.missing):
+            if p.grid_master_missing:
+                wit["grid_sync_without_master"] = True
+                how = "exited before it" if len(p.exited) == len(p.missing) else "never reaches it"
+                msg = (f"grid sync at line {line} is reached by {arrived} of {result.num_threads} "
+                       f"threads; thread 0 of the block {how} (threads {wit['missing']} are absent): "
+                       "that thread performs the grid-wide handshake (cooperative groups' "
+                       "sync_grids), so this block never arrives at the grid barrier and the sync "
+                       "orders nothing across blocks; a block whose thread 0 does reach it waits "
+                       "for this one forever")
+                out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
+            elif p.barrier_id == 0 and len(p.exited) and len(p.exited) == len(p.missing):
                 # every absent thread exited: the hardware waits only for threads that have not
                 # exited (PTX ISA, barrier), but the program is outside CUDA's rules all the same
                 wit["exited"] = wit["missing"]

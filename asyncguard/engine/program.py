@@ -1234,21 +1234,45 @@ def _same_terms(a: list, b: list) -> bool:
     return not rest
 
 
+# Python's binding strength of the operators TVMScript prints (weakest first): expr_text
+# parenthesizes exactly where the text would otherwise read as another expression
+_BINDING = {op: level for level, ops in enumerate((
+    ("or",), ("and",), ("==", "!=", "<", "<=", ">", ">="), ("|",), ("^",), ("&",),
+    ("<<", ">>"), ("+", "-"), ("*", "/", "//", "%"))) for op in ops}
+_UNARY_BINDING = {"not": 2, "-": 9, "~": 9}
+_ATOM = 10
+
+
 def expr_text(e) -> str:
-    """A TIR expression back as text, for messages and scope lines ('(M + 31) // 32')."""
-    if isinstance(e, ir.BinOp):
-        def side(x):
-            return f"({expr_text(x)})" if isinstance(x, ir.BinOp) else expr_text(x)
-        return f"{side(e.left)} {e.op} {side(e.right)}"
+    """A TIR expression back as text, for messages, scope lines and the names of loaded values
+    ('(M + 31) // 32', 'cu_seqlens[bx + 1] - cu_seqlens[bx]'); '...' for what it cannot print.
+    A name made of an expression (a length `seqlen - seq_start`) is one operand: parenthesized
+    inside a larger expression."""
+    return _printed(e)[0]
+
+
+def _printed(e) -> tuple[str, int]:
+    """`e` as text and how strongly that text binds (_BINDING's levels; _ATOM: not at all)."""
+    if isinstance(e, ir.BinOp) and e.op in _BINDING:
+        level = _BINDING[e.op]
+        (lt, ll), (rt, rl) = _printed(e.left), _printed(e.right)
+        # left to right: an operand of the same strength groups by itself on the left only
+        left = lt if ll >= level else f"({lt})"
+        right = rt if rl > level else f"({rt})"
+        return f"{left} {e.op} {right}", level
+    if isinstance(e, ir.UnaryOp) and e.op in _UNARY_BINDING:
+        level = _UNARY_BINDING[e.op]
+        t, lv = _printed(e.operand)
+        return f"{e.op}{'' if e.op in '-~' else ' '}{t if lv >= level else f'({t})'}", level
     if isinstance(e, ir.Var):
-        return e.name
+        return e.name, (_ATOM if " " not in e.name else 0)
     if isinstance(e, ir.Const):
-        return str(e.value)
+        return str(e.value), (_ATOM if not (isinstance(e.value, (int, float)) and e.value < 0) else 9)
+    if isinstance(e, ir.Subscript):
+        return f"{expr_text(e.value)}[{', '.join(expr_text(i) for i in e.indices)}]", _ATOM
     if isinstance(e, ir.Call):
-        return f"{e.name}({', '.join(expr_text(a) for a in e.args)})"
-    if isinstance(e, ir.UnaryOp):
-        return f"{e.op}{'' if e.op == '-' else ' '}{expr_text(e.operand)}"
-    return "..."
+        return f"{e.name}({', '.join(expr_text(a) for a in e.args)})", _ATOM
+    return "...", _ATOM
 
 
 _text = expr_text
@@ -1637,7 +1661,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             info.reduced.append((st.span.line, "same"))
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number" +
-                            (f" (held in {', '.join(sorted({flat_text(x.value) for x in held}))})"
+                            (f" (held in {', '.join(sorted({expr_text(x.value) for x in held}))})"
                              if held else "") +
                             " that differs between threads or loop iterations, or decides "
                             "synchronization")
@@ -2038,8 +2062,8 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.symbols.append(sym)
         program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
         program.size_lowest[sym] = 0
-        info.lengths.append((sym, f"{flat_text(bare[end] if end in bare else lets[end].left)} - "
-                                  f"{flat_text(bare[start])}"))
+        info.lengths.append((sym, f"{expr_text(bare[end] if end in bare else lets[end].left)} - "
+                                  f"{expr_text(bare[start])}"))
     # a single cell at a block-uniform address that decides a trip count by itself (a paged
     # kernel's cache_seqlens[bx]): its own symbolic size, read by the run from the size's value
     block_vars = set(el.launch.block_vars)
@@ -2062,7 +2086,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                     singles.append(sub)
     sub_map = []
     for sub in singles:
-        sym = flat_text(sub)
+        sym = expr_text(sub)
         sub_map.append((sub, ir.Var(sym)))
         program.symbols.append(sym)
         program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
@@ -2236,20 +2260,6 @@ def _loops_left(el, loops, lets, replaced: set, numeric_roots, problems) -> None
             problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded number "
                             "(proved for every value only where it is a length: a cell at a "
                             "block-uniform address, or end - start of a cu_seqlens-like pair)")
-
-
-def flat_text(e) -> str:
-    """A TIR expression as text without parentheses, subscripts kept (symbol names of loaded
-    values, 'cache_seqlens[bx]'; scope lines' assumptions); anything else is '...'."""
-    if isinstance(e, ir.Subscript):
-        return f"{flat_text(e.value)}[{', '.join(flat_text(i) for i in e.indices)}]"
-    if isinstance(e, ir.BinOp):
-        return f"{flat_text(e.left)} {e.op} {flat_text(e.right)}"
-    if isinstance(e, ir.Var):
-        return e.name
-    if isinstance(e, ir.Const):
-        return str(e.value)
-    return "..."
 
 
 def _only_difference(exprs, start: str, end: str) -> bool:

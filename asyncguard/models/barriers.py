@@ -73,5 +73,5 @@ def sync_warp(ctx, call):
 
 @op("T.sync_grid")
 def sync_grid(ctx, call):
-    return lambda env, tids: [Barrier(tids, 0, None), Barrier(tids, 0, None)]
+    return lambda env, tids: [Barrier(tids, 0, None, grid_sync=True), Barrier(tids, 0, None, grid_sync=True)]
 

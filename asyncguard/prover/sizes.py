@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..engine.exprs import NotConcrete, compile_expr, free_names
-from ..engine.program import flat_text as _text
+from ..engine.program import expr_text as _text
 from . import periodic
 from .encode import Unencodable, encode
 from .solve import Query

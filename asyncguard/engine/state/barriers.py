@@ -22,12 +22,16 @@ class BarrierProblem:
     missing: np.ndarray     # threads that never arrived
     where_missing: list     # [(span or None, tids)]
     exited: np.ndarray = field(default_factory=lambda: np.array([], dtype=np.int64))   # of `missing`
+    # a grid sync's barrier that the block's thread (0, 0, 0) never reached: the thread that
+    # performs the grid-wide handshake (cooperative_groups' sync_grids)
+    grid_master_missing: bool = False
 
 
 class _BarrierGen:
     def __init__(self):
         self.arrivals = []      # (task, tids, span, arrive_only)
         self.count = 0
+        self.grid_sync = False  # some arrival is a grid sync's
 
 
 class Barriers:
@@ -52,6 +56,7 @@ class Barriers:
         gen = self.barriers.setdefault(key, _BarrierGen())
         gen.arrivals.append((task, ev.tids, s.span, ev.arrive_only))
         gen.count += len(ev.tids)
+        gen.grid_sync |= ev.grid_sync
         if not ev.arrive_only:
             task.state = "barrier"
             task.where = (ev.barrier_id, s.span)
@@ -97,6 +102,7 @@ class Barriers:
                 sel = np.intersect1d(t.tids, missing)
                 if sel.size:
                     where.append((t.where[1] if t.state == "barrier" and t.where else None, sel))
+            master = machine.cluster.threads_of(cta)[0]
             result.barrier_problems.append(BarrierProblem(
                 "stuck", bid, None, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where,
-                missing[~machine.alive[missing]]))
+                missing[~machine.alive[missing]], gen.grid_sync and bool((missing == master).any())))
