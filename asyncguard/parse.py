@@ -252,7 +252,7 @@ class _ToIR(Transformer):
     def funcdef(self, meta, c):
         decorators = tuple(x for x in c if isinstance(x, str) and not isinstance(x, Token))
         rest = [x for x in c if not (isinstance(x, str) and not isinstance(x, Token))]
-        name, params, _ret, body = rest[0], rest[1], rest[2], rest[3]
+        name, params, body = rest[0], rest[1], rest[3]   # rest[2]: the return annotation
         return ir.Function(str(name), decorators, params or (), body, _span(meta))
 
     def module(self, meta, c):

@@ -369,7 +369,6 @@ class _Emitter:
 
     # ---- expressions
     def expr(self, e) -> str:
-        el = self.el
         if isinstance(e, ir.Const):
             v = e.value
             if isinstance(v, bool):
@@ -904,7 +903,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
         # kernel's own (x, y, z) block index of each, so a sampled block computes what it would in
         # the kernel's full grid, which is never launched (16384 x 16384 GEMMs: minutes)
         "  const int ag_s = (int)blockIdx.x;",
-        f"  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s < (int)ag_nslots;",
+        "  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s < (int)ag_nslots;",
         f"  ag.trace = ag_trace + ((u64)(ag.traced ? ag_s : 0) * {launch.num_threads}u + ag_tid) * ag_maxr;",
         "  ag.pool = ag_pool; ag.per = ag_per; ag.flags = ag_flags;",
         # bulk (TMA) stores copy shared bytes to the same offsets of this block's slice of the

@@ -573,7 +573,7 @@ def _print(cases) -> None:
 def _junit(cases) -> str:
     fails = sum(c.result["verdict"] == "fail" for c in cases)
     skips = sum(c.result["verdict"] == "skip" for c in cases)
-    out = [f'<?xml version="1.0" encoding="UTF-8"?>',
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<testsuite name="asyncguard-sanitize" tests="{len(cases)}" failures="{fails}" skipped="{skips}">']
     for c in cases:
         r = c.result
