@@ -87,6 +87,23 @@ class Record:
     # found ordered before, whatever the bytes; it stays so (clocks only grow, a completion
     # once set stays), so their later accesses skip the pair check
     ordered_for: set | None = field(default=None, compare=False, repr=False)
+    # meets(): `lo` sorted and the longest interval, computed at the first ask (lo, hi are fixed)
+    lo_sorted: np.ndarray | None = field(default=None, compare=False, repr=False)
+    max_len: int = field(default=0, compare=False, repr=False)
+
+
+def meets(new: Record, old: Record) -> bool:
+    """Whether some interval of `new` may meet one of `old` (False: none does), by binary search
+    in `old`'s sorted starts instead of the dense new x old overlap matrix: an interval
+    [lo, hi) of `old` meeting [a, b) has a < hi <= lo + max_len and lo < b. A loop's cp.async
+    or stores into rows of one stage interleave with the previous iteration's within the same
+    byte bounds and meet none of them (hundreds of such pairs of 256-thread records per tile)."""
+    if old.lo_sorted is None:
+        old.lo_sorted = np.sort(old.lo)
+        old.max_len = max(int((old.hi - old.lo).max()), 0)
+    lo = old.lo_sorted
+    return bool((np.searchsorted(lo, new.lo - old.max_len, side="right") <
+                 np.searchsorted(lo, new.hi, side="left")).any())
 
 
 @dataclass
@@ -120,6 +137,28 @@ def _alike_key(r: Record) -> tuple:
     return (r.span.start, r.via, r.kind, r.lo_min, r.hi_max)
 
 
+# bits of one interval's (thread, clock, first byte, length) packed into one int64 key
+_TID_BITS, _CLK_BITS, _LO_BITS, _LEN_BITS = 14, 13, 24, 12
+
+
+def _interval_keys(rec: Record) -> np.ndarray | None:
+    """`rec`'s intervals as int64 keys, equal exactly when (thread, first byte, end byte, clock)
+    are (`_Group`'s dedupe, without a Python tuple per interval: the four fields are packed into
+    disjoint bits), or None when some field does not fit its bits (then tuples are the keys)."""
+    tids, lo, clk = rec.tids, rec.lo, rec.clk
+    width = rec.hi - lo
+    for x, bits in ((tids, _TID_BITS), (clk, _CLK_BITS), (lo, _LO_BITS), (width, _LEN_BITS)):
+        if int(x.min()) < 0 or int(x.max()) >> bits:
+            return None
+    key = tids << _CLK_BITS
+    key |= clk
+    key <<= _LO_BITS
+    key |= lo
+    key <<= _LEN_BITS
+    key |= width
+    return key
+
+
 class _Group:
     """The live plain (not async, not collective) records of one statement and kind, as per-thread
     byte intervals indexed by address, so an access finds what it overlaps without scanning
@@ -132,18 +171,26 @@ class _Group:
 
     `runs` partition the intervals by record id (a run holds only ids above the previous run's),
     each sorted by `lo`; adjacent runs merge when of similar size (a log-structured index).
-    A group of at most `small` records (the usual case: barriers retire them) has no index;
-    its records are checked one by one."""
+    Records enter the index only when an access asks for it (`pending` until then): most groups
+    are never asked (their statement pairs were reported, or no later access reaches their
+    bytes), and the index would be the same built late as early (what the dedupe leaves out
+    depends on which earlier records are still live, and either way it is exact).
+    An access that overlaps at most `few` records of a group of at most `small` (the usual
+    case: barriers retire them) checks them one by one; the index pays off past that (a
+    warp-specialized kernel's softmax warp keeps a dozen records of each statement live
+    between its barriers)."""
     __slots__ = ("kind", "span_start", "via", "recs", "small", "runs", "seen", "kept",
-                 "lo_min", "hi_max")
+                 "lo_min", "hi_max", "pending")
+    few = 2
 
     def __init__(self, kind, span_start: int, via: str, small: int = 32):
         self.kind, self.span_start, self.via, self.small = kind, span_start, via, small
         self.recs: list = []     # the live records, by id
         self.lo_min, self.hi_max = 0, 0   # bounds of their bytes
-        self.runs: list = []     # [lo, hi, tid, clk, rid, maxlen]; none while not indexed
-        self.seen: set = set()   # (tid, lo, hi, clk) of the intervals indexed
+        self.runs: list = []     # [lo, hi, tid, clk, rid, maxlen]
+        self.seen: set = set()   # keys (_interval_keys) of the intervals indexed
         self.kept: dict = {}     # rid -> the keys it put in `seen`
+        self.pending: list = []  # live records not indexed yet, by id
 
     def add(self, rec: Record) -> None:
         if self.recs:
@@ -151,16 +198,25 @@ class _Group:
         else:
             self.lo_min, self.hi_max = rec.lo_min, rec.hi_max
         self.recs.append(rec)
-        if self.kept:
-            self._index(rec)
-        elif len(self.recs) > self.small:
-            for r in self.recs:
-                self._index(r)
+        self.pending.append(rec)
 
-    def candidates(self, rec: Record, vc: np.ndarray) -> list:
-        """The records of the group `Memory._check_pair` must see, for an access `rec`."""
-        if not self.kept:
-            return [r for r in self.recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min]
+    def candidates(self, rec: Record, vc: np.ndarray, floor) -> list:
+        """The records of the group `Memory._check_pair` must see, for an access `rec`: every
+        record whose bytes meet it, or, through the index, only the oldest that races with it
+        (the pair is reported on that one, and the later ones are skipped as reported).
+        `floor(rec)`: Memory.floor."""
+        if len(self.recs) <= self.small:
+            near = [r for r in self.recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min]
+            # a tcgen05.mma pair is ordered in issue order per thread (Memory._check_pair), which
+            # the index does not know
+            if len(near) <= self.few or self.via.startswith("ptx_tcgen05_mma"):
+                return near
+            # those ordered before every thread of `rec` cannot race with it (_check_pair's
+            # first test): when they are most, the rest is checked one by one
+            known = floor(rec)
+            near = [r for r in near if not (known[r.owner] >= r.clk).all()]
+            if len(near) <= self.few:
+                return near
         rid = self.first_bad(rec, vc)
         if rid is None:
             return []
@@ -168,14 +224,15 @@ class _Group:
         return [self.recs[k]]
 
     def _index(self, rec: Record) -> None:
-        keys = list(zip(rec.tids.tolist(), rec.lo.tolist(), rec.hi.tolist(), rec.clk.tolist()))
+        packed = _interval_keys(rec)
+        keys = packed.tolist() if packed is not None else \
+            list(zip(rec.tids.tolist(), rec.lo.tolist(), rec.hi.tolist(), rec.clk.tolist()))
         seen = self.seen
         if seen.isdisjoint(keys):
             sel, mine = slice(None), keys
         else:
-            new = [k not in seen for k in keys]
-            mine = [k for k, m in zip(keys, new) if m]
-            sel = np.flatnonzero(new)
+            sel = np.flatnonzero(~np.fromiter(map(seen.__contains__, keys), dtype=bool, count=len(keys)))
+            mine = [keys[i] for i in sel.tolist()]
         seen.update(mine)
         self.kept[rec.id] = mine
         if not mine:
@@ -199,13 +256,14 @@ class _Group:
             self.lo_min = min(r.lo_min for r in self.recs)
             self.hi_max = max(r.hi_max for r in self.recs)
         if not self.kept:
+            self.pending = [r for r in self.pending if r.id not in gone]
             return
-        if len(self.recs) <= self.small:
-            self.runs, self.seen, self.kept = [], set(), {}
+        if len(self.recs) <= self.small:   # cheaper to index again, if asked, than to filter
+            self.runs, self.seen, self.kept, self.pending = [], set(), {}, list(self.recs)
             return
+        self.pending = [r for r in self.pending if r.id not in gone]
         for rid in rids:
-            for k in self.kept.pop(rid, ()):
-                self.seen.discard(k)
+            self.seen.difference_update(self.kept.pop(rid, ()))
         gone_ids = np.asarray(rids, dtype=np.int64)
         runs = []
         for run in self.runs:
@@ -220,6 +278,9 @@ class _Group:
     def first_bad(self, rec: Record, vc: np.ndarray) -> int | None:
         """The smallest record id with an interval that overlaps `rec` on another thread whose
         access `rec`'s thread has not synchronized with (Memory._check_pair's test), or None."""
+        for r in self.pending:
+            self._index(r)
+        self.pending = []
         a, b, u = rec.lo, rec.hi, rec.tids
         for lo, hi, tid, clk, rid, maxlen in self.runs:   # oldest ids first
             s = np.searchsorted(lo, a - maxlen, side="right")
@@ -252,6 +313,8 @@ class Memory:
         self.other_live: dict = {}      # record id -> Record, in issue order
         # other_live again by (statement, via, kind, first byte, end byte): _supersede's candidates
         self.alike: dict = {}
+        # its keys of write kinds (same dicts): all that a read's race check visits
+        self.alike_writes: dict = {}
         # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
         self.written = np.zeros(0, dtype=bool)
         self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
@@ -316,6 +379,7 @@ class Memory:
                 del same[r.id]
                 if not same:
                     del self.alike[key]
+                    self.alike_writes.pop(key, None)
         for g, rids in by_group.items():
             g.remove(rids)
             if not g.recs:
@@ -339,7 +403,7 @@ class Memory:
         vc = machine.vc
         machine.mbarrier.acts(tids)
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
-                     vc[tids, tids].copy(), s.span, ev.via, ev.buffer, ev.region_base,
+                     vc[tids, tids], s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
                      collective=ev.collective, tainted=bool(vc[tids, machine.taint.column].any()),
                      same_value=ev.same_value)
@@ -355,9 +419,8 @@ class Memory:
         # oldest that races (found through the index) can be the one reported.
         first = []
         threads = self.thread_key(rec)
-        for (_, _, kind, lo_min, hi_max), same in self.alike.items():   # kind and bytes first
-            if not writes and kind in _READS:
-                continue
+        # kind (a read races only with writes) and bytes first
+        for (_, _, _, lo_min, hi_max), same in (self.alike if writes else self.alike_writes).items():
             if hi_max <= rec.lo_min or rec.hi_max <= lo_min:
                 continue
             for old in same.values():
@@ -372,7 +435,7 @@ class Memory:
                 continue
             if (g.span_start, rec.span.start, g.via, rec.via) in seen_pairs:
                 continue
-            first.extend(g.candidates(rec, vc))
+            first.extend(g.candidates(rec, vc, self.floor))
         if len(first) > 1:
             first.sort(key=lambda r: r.id)
         for old in first:
@@ -404,7 +467,13 @@ class Memory:
             self.plain[rec.id] = g
         else:
             self.other_live[rec.id] = rec
-            self.alike.setdefault(_alike_key(rec), {})[rec.id] = rec
+            key = _alike_key(rec)
+            same = self.alike.get(key)
+            if same is None:
+                same = self.alike[key] = {}
+                if rec.kind not in _READS:
+                    self.alike_writes[key] = same
+            same[rec.id] = rec
 
     def floor(self, rec: Record) -> np.ndarray:
         """For each vector-clock column, the least that any of `rec`'s threads knows of it
@@ -459,6 +528,8 @@ class Memory:
                 return
             if ordered_all.any():
                 csel = np.flatnonzero(~ordered_all)
+        if not meets(new, old):
+            return
         n_lo, n_hi, n_tids = (new.lo, new.hi, new.tids) if rsel is None else \
             (new.lo[rsel], new.hi[rsel], new.tids[rsel])
         o_lo, o_hi = (old.lo, old.hi) if csel is None else (old.lo[csel], old.hi[csel])
