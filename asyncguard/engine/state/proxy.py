@@ -13,7 +13,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, thread_rows, thread_table
+from .memory import _READS, PENDING, Record, meets, thread_rows, thread_table
 
 
 @dataclass
@@ -49,31 +49,87 @@ def _uses(body, names) -> bool:
     return False
 
 
+class _Bytes:
+    """The records of one (kind, first byte, end byte) in insertion order, and for each thread
+    key (Memory.thread_key) those of them quiet for it (Record.quiet_for): a group whose records
+    are all quiet for an access's threads is passed over whole."""
+    __slots__ = ("recs", "quiet")
+
+    def __init__(self):
+        self.recs: dict = {}    # record id -> record
+        self.quiet: dict = {}   # thread key -> {record id} of recs quiet for it
+
+
 class _ByBytes:
     """Records in insertion order, also grouped by (kind, first byte, end byte), so an access finds
     the ones whose bytes it may overlap without visiting the rest: a persistent kernel keeps
     hundreds of its epilogue's generic records for tiles while every TMA and MMA access of its
     main loop, to other bytes, is checked. `overlapping` lists the same records, in the same
-    order, as a scan of every record with the same byte test would."""
-    __slots__ = ("seq", "order", "groups")
+    order, as a scan of every record with the same byte test would (less, when asked, those
+    quiet for the access's threads, which the checks skip: for each set of threads asked about,
+    `loud` keeps the groups with a record not quiet for it, so the groups all quiet are not
+    even visited). Also grouped by thread ids, so a fence visits only the records of threads it
+    covers: a warp that never fences (the softmax warp of a warp-specialized kernel) leaves
+    thousands of records unfenced, in hundreds of groups."""
+    __slots__ = ("seq", "order", "groups", "by_threads", "loud")
 
     def __init__(self):
         self.seq = 0
-        self.order: dict = {}    # record id -> (insertion number, record), in insertion order
-        self.groups: dict = {}   # (kind, lo_min, hi_max) -> {record id: record}
+        self.order: dict = {}       # record id -> (insertion number, record), in insertion order
+        self.groups: dict = {}      # (kind, lo_min, hi_max) -> _Bytes
+        self.by_threads: dict = {}  # thread ids (tids.tobytes()) -> {record id: record}
+        self.loud: dict = {}        # thread key -> {group key: _Bytes} not all quiet for it
 
     def add(self, r: Record) -> None:
         self.order[r.id] = (self.seq, r)
         self.seq += 1
-        self.groups.setdefault((r.kind, r.lo_min, r.hi_max), {})[r.id] = r
+        key = (r.kind, r.lo_min, r.hi_max)
+        g = self.groups.get(key)
+        if g is None:
+            g = self.groups[key] = _Bytes()
+        g.recs[r.id] = r
+        quiet_for = r.quiet_for or ()
+        for k in quiet_for:
+            g.quiet.setdefault(k, set()).add(r.id)
+        for k, loud in self.loud.items():
+            if k not in quiet_for:
+                loud[key] = g
+        self.by_threads.setdefault(r.tids.tobytes(), {})[r.id] = r
 
     def discard(self, r: Record) -> None:
         if self.order.pop(r.id, None) is not None:
             key = (r.kind, r.lo_min, r.hi_max)
             g = self.groups[key]
-            del g[r.id]
-            if not g:
+            del g.recs[r.id]
+            if not g.recs:
                 del self.groups[key]
+                for loud in self.loud.values():
+                    loud.pop(key, None)
+            else:
+                for k in r.quiet_for or ():
+                    q = g.quiet[k]
+                    q.discard(r.id)
+                    if not q:
+                        del g.quiet[k]
+                for k, loud in self.loud.items():   # the record left may have been the loud one
+                    if key in loud and len(g.quiet.get(k, ())) == len(g.recs):
+                        del loud[key]
+            tkey = r.tids.tobytes()
+            same = self.by_threads[tkey]
+            del same[r.id]
+            if not same:
+                del self.by_threads[tkey]
+
+    def note_quiet(self, r: Record, threads: bytes) -> None:
+        """`threads` was just added to `r.quiet_for`."""
+        if r.id in self.order:
+            key = (r.kind, r.lo_min, r.hi_max)
+            g = self.groups[key]
+            q = g.quiet.setdefault(threads, set())
+            q.add(r.id)
+            loud = self.loud.get(threads)
+            if loud is not None and len(q) == len(g.recs):
+                loud.pop(key, None)
 
     def values(self) -> list:
         return [r for _, r in self.order.values()]
@@ -81,16 +137,27 @@ class _ByBytes:
     def __len__(self) -> int:
         return len(self.order)
 
-    def overlapping(self, lo: int, hi: int, kinds) -> list:
-        """The records of a kind in `kinds` whose bytes [lo_min, hi_max) meet [lo, hi)."""
-        hit = [g for (kind, a, b), g in self.groups.items() if kind in kinds and b > lo and hi > a]
+    def overlapping(self, lo: int, hi: int, kinds, threads: bytes | None = None) -> list:
+        """The records of a kind in `kinds` whose bytes [lo_min, hi_max) meet [lo, hi); with
+        `threads`, less those quiet for them."""
+        if threads is None:
+            groups = self.groups
+        else:
+            groups = self.loud.get(threads)
+            if groups is None:
+                groups = self.loud[threads] = {key: g for key, g in self.groups.items()
+                                               if len(g.quiet.get(threads, ())) < len(g.recs)}
+        hit = [g for (kind, a, b), g in groups.items() if kind in kinds and b > lo and hi > a]
         if not hit:
             return []
-        if len(hit) == 1:
-            return list(hit[0].values())
-        out = [r for g in hit for r in g.values()]
-        order = self.order
-        out.sort(key=lambda r: order[r.id][0])
+        if threads is None:
+            out = [r for g in hit for r in g.recs.values()]
+        else:
+            out = [r for g in hit for r in g.recs.values()
+                   if r.quiet_for is None or threads not in r.quiet_for]
+        if len(hit) > 1:
+            order = self.order
+            out.sort(key=lambda r: order[r.id][0])
         return out
 
 
@@ -163,15 +230,13 @@ class Proxies:
         threads = self.machine.memory.thread_key(rec)
         lo, hi = rec.lo_min, rec.hi_max
         # async-proxy accesses: every live generic write of its bytes, one by one, in issue order
-        for old in self.tracked.overlapping(lo, hi, _WRITES):
-            if old.quiet_for is None or threads not in old.quiet_for:
-                self._check_proxy(old, rec)
-        for old in self.unfenced.overlapping(lo, hi, _WRITES + _READS):
-            if old.quiet_for is None or threads not in old.quiet_for:
-                self._check_proxy(old, rec)
+        for old in self.tracked.overlapping(lo, hi, _WRITES, threads):
+            self._check_proxy(old, rec)
+        for old in self.unfenced.overlapping(lo, hi, _WRITES + _READS, threads):
+            self._check_proxy(old, rec)
         if writes:   # a TMA refill over bytes read through the generic proxy
             reads = self.unfenced_reads.overlapping(lo, hi, _READS)
-            for old in self.tracked.overlapping(lo, hi, _READS) + reads:
+            for old in self.tracked.overlapping(lo, hi, _READS, threads) + reads:
                 if old.kind == AccessKind.READ and old.proxy == Proxy.GENERIC and old.fence_clk is not None \
                         and (old.quiet_for is None or threads not in old.quiet_for):
                     self._check_proxy(old, rec, "read-write")
@@ -207,7 +272,12 @@ class Proxies:
             # set stays, and the strict reading once reported is not asked again
             if old.quiet_for is None:
                 old.quiet_for = set()
-            old.quiet_for.add(self.machine.memory.thread_key(new))
+            threads = self.machine.memory.thread_key(new)
+            old.quiet_for.add(threads)
+            for kept in (self.tracked, self.unfenced, self.unfenced_reads):
+                kept.note_quiet(old, threads)
+            return
+        if not meets(new, old):
             return
         csel = np.flatnonzero(~quiet) if quiet.any() else None
         o_lo, o_hi = (old.lo, old.hi) if csel is None else (old.lo[csel], old.hi[csel])
@@ -252,21 +322,29 @@ class Proxies:
         self.fences += 1
         fencing = thread_table(tids, self.machine.T)
         first, last = int(tids.min()), int(tids.max())
-        for r in self.tracked.values() + self.unfenced.values() + self.unfenced_reads.values():
-            if r.tmax < first or last < r.tmin:
-                continue   # none of its threads fences (the epilogue's records at a producer's fence)
-            # covers the thread's generic accesses issued before the fence, cp.async still in
-            # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the strict
-            # reading, the first fence after a copy landed is kept apart
-            mine = fencing[r.tids]
-            sel = mine & (r.fence_clk == PENDING)
-            if sel.any():
-                r.fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
-            if r.landed_fence_clk is not None:
-                sel = mine & (r.landed_fence_clk == PENDING) & (r.done != PENDING)
-                if sel.any():
-                    r.landed_fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
-        for kept in (self.unfenced, self.unfenced_reads):
-            for r in kept.values():
-                if not _unfenced(r):
-                    kept.discard(r)
+        touched = []
+        for kept in (self.tracked, self.unfenced, self.unfenced_reads):
+            for same in kept.by_threads.values():   # the records of one set of threads
+                r0 = next(iter(same.values()))
+                if r0.tmax < first or last < r0.tmin:
+                    continue   # none of its threads fences (the epilogue's records at a producer's fence)
+                mine = fencing[r0.tids]
+                if not mine.any():
+                    continue
+                # covers the thread's generic accesses issued before the fence, cp.async still in
+                # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the
+                # strict reading, the first fence after a copy landed is kept apart
+                for r in same.values():
+                    sel = mine & (r.fence_clk == PENDING)
+                    if sel.any():
+                        r.fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
+                    if r.landed_fence_clk is not None:
+                        sel = mine & (r.landed_fence_clk == PENDING) & (r.done != PENDING)
+                        if sel.any():
+                            r.landed_fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
+                    if kept is not self.tracked:
+                        touched.append((kept, r))
+        # a record's fence clocks change only here: only those just visited can leave
+        for kept, r in touched:
+            if not _unfenced(r):
+                kept.discard(r)
