@@ -35,7 +35,7 @@ from .state.barriers import BarrierProblem, Barriers  # noqa: F401
 from .state.cluster import Cluster, ExitProblem  # noqa: F401
 from .state.cp_async import AsyncGroups, PendingAtExit  # noqa: F401
 from .state.mbarrier import Mbarriers, MbarProblem, StuckWait, mbarrier_names  # noqa: F401
-from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group  # noqa: F401
+from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group, thread_rows  # noqa: F401
 from .state.proxy import Proxies, ProxyProblem  # noqa: F401
 from .taint import Taint, drop_dependent
 
@@ -559,7 +559,8 @@ class Machine:
         everyone = np.concatenate([waiters, arrivers]).astype(np.int64)
         if everyone.size == 0:
             return
-        joined = self.vc[everyone].max(axis=0)
+        # one run of thread ids (a block barrier: all of them) is read through a view, not a copy
+        joined = self.vc[thread_rows(everyone)].max(axis=0)
         if waiters.size:
             self.vc[waiters] = joined
         self.vc[everyone, everyone] += 1
