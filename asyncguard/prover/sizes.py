@@ -156,6 +156,8 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     v = lowest
     big_done = False
     while v < scan_limit:
+        if vectors and not trip_fns:
+            break   # no trip count mentions `sym`: every later value gives the same () or none
         vec = trips_at(v)
         if proved_steps and vec is not None:
             # every value whose trip counts are all at least n0 + S runs like the value dK
