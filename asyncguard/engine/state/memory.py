@@ -180,8 +180,8 @@ class _Group:
     each sorted by `lo`; adjacent runs merge when of similar size (a log-structured index).
     Records enter the index only when an access asks for it (`pending` until then): most groups
     are never asked (their statement pairs were reported, or no later access reaches their
-    bytes), and the index would be the same built late as early (what the dedupe leaves out
-    depends on which earlier records are still live, and either way it is exact).
+    bytes). Built late, it may leave out fewer intervals (the dedupe drops only copies of
+    intervals of earlier records still live); the oldest racing record is the same.
     An access that overlaps at most `few` records of a group of at most `small` (the usual
     case: barriers retire them) checks them one by one; the index pays off past that (a
     warp-specialized kernel's softmax warp keeps a dozen records of each statement live
