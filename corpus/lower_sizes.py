@@ -1,0 +1,604 @@
+"""Lower TileLang's own examples at OTHER sizes and configs than their defaults: the sizes corpus
+(corpus/field_sizes/). corpus/field/ holds each example at its own defaults; asyncguard was built alongside
+those. Here the same kernels are built with other block sizes, pipeline depths, thread counts, head dims,
+group sizes, causal on/off, static vs dynamic shapes, for sm_80 and sm_90a (sm_100a where the example
+targets it): parameters that change what TileLang's pipeliner, warp specializer and TMA lowering emit.
+
+Usage (one command regenerates it; one subprocess per example file and arch set, niced):
+    . /work/tl-venv/bin/activate
+    nice -n 15 python corpus/lower_sizes.py [--out corpus/field_sizes] [--only SUBSTR ...] [--timeout S]
+        [--resume] [--manifest-only]
+
+How a kernel is obtained: the example file (from TileLang's `examples/` at COMMIT, extracted as
+corpus/lower_field.py does) is executed as a module, not as `__main__`, with the GPU stubs of
+corpus/lower_field.py installed and TileLang's compile entries replaced by the same lowering (so nothing
+runs on a device). VARIANTS below names, per example, what to run after that: a call of the example's own
+kernel builder (or its `main`) with the variant's parameters. Where a parameter is a constant inside the
+example (a hard-coded `num_stages=2`, `block_M = 128`), the variant names a literal source replacement,
+which must match exactly as often as stated (so a changed example fails loudly instead of silently
+lowering the default). Each variant runs with a fresh module, and every (jit function, prim_func) it
+compiles is lowered for each of its archs.
+
+Output: NAME.tir with NAME = <exampledir>__<file-stem>__<variant>__<kernel>__<arch>, MANIFEST.md,
+lowering.json. Byte-identical TIR is kept once, and TIR byte-identical to a kernel of corpus/field/ is not
+kept at all (recorded as `same_as_field`): this corpus holds only lowerings the field corpus lacks.
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lower_field  # noqa: E402  (the field corpus's GPU stubs, kernel stand-in and example tree)
+from lowering import COMMIT, keep_distinct, lower_and_record, scratch_dir  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+S80, S90, S100 = ["sm_80"], ["sm_90a"], ["sm_100a"]
+BOTH = ["sm_80", "sm_90a"]
+
+
+def V(tag, run, archs=BOTH, patch=(), device="meta"):
+    """One variant: `run` (Python statements executed in the example's module namespace), `patch`
+    ((old, new, count) literal replacements of the example's source, each matching exactly `count`
+    times), the archs, and where "cuda" tensors live (meta, or cpu for examples that read tensor values)."""
+    return {"tag": tag, "run": run, "archs": list(archs), "patch": [list(p) for p in patch], "device": device}
+
+
+# example file (under examples/) -> variants. Sizes are small (the lowering, not the problem size, matters)
+# but large enough that every pipelined loop runs more iterations than it has stages.
+VARIANTS = {
+    "gemm/example_gemm.py": [
+        V("m512n512k512_b64x64x32", "matmul.compile(M=512, N=512, K=512, block_M=64, block_N=64, block_K=32)"),
+        V("m512n512k1024_b128x256x64", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=256, block_K=64)"),
+        V("s1_b128x128x32", "matmul.compile(M=512, N=512, K=512, block_M=128, block_N=128, block_K=32)",
+          patch=[("num_stages=3", "num_stages=1", 1)]),
+        V("s2_b128x128x64", "matmul.compile(M=512, N=512, K=512, block_M=128, block_N=128, block_K=64)",
+          patch=[("num_stages=3", "num_stages=2", 1)]),
+        V("s4_t256_b128x128x32", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=128, block_K=32)",
+          patch=[("num_stages=3", "num_stages=4", 1), ("threads=128", "threads=256", 1)]),
+    ],
+    "gemm/example_gemm_persistent.py": [
+        V("b64x64x32_s2_t128",
+          "matmul_persistent.compile(M=1024, N=1024, K=512, block_M=64, block_N=64, block_K=32, threads=128, num_stages=2)"),
+        V("b128x128x32_s3_t256",
+          "matmul_persistent.compile(M=1024, N=1024, K=512, block_M=128, block_N=128, block_K=32, threads=256, num_stages=3)"),
+    ],
+    "gemm_splitk/example_tilelang_gemm_splitk.py": [
+        V("s2_b64x64x32_k4",
+          "import torch\na = torch.randn(512, 1024).cuda().half(); b = torch.randn(1024, 512).cuda().half()\n"
+          "c = torch.zeros(512, 512).cuda().float()\nmatmul(a, b, c, 64, 64, 32, 4)",
+          patch=[("num_stages=0", "num_stages=2", 1)]),
+    ],
+    "dynamic_shape/example_dynamic.py": [
+        V("b64x64x32_s2_t128", "matmul_dynamic(512, 512, 512, 64, 64, 32, False, False, 'float16', 'float16', "
+          "'float32', 2, 128)"),
+        V("b128x256x64_s4_t256_tb", "matmul_dynamic(512, 512, 512, 128, 256, 64, False, True, 'float16', 'float16', "
+          "'float32', 4, 256)"),
+    ],
+    "convolution/example_convolution.py": [
+        V("b64x64x32_s2_t128", "main(['--n', '8', '--c', '64', '--h', '32', '--w', '32', '--f', '64', '--k', '3',"
+          " '--s', '1', '--d', '1', '--p', '1'])",
+          patch=[("block_n = 128\n    block_k = 32\n    num_stages = 3\n    threads = 256",
+                  "block_n = 64\n    block_k = 32\n    num_stages = 2\n    threads = 128", 2)]),
+    ],
+    "flash_attention/example_mha_fwd_bshd.py": [
+        V("d64_b64x64_s2_t128_causal", "flashattn(1, 4, 512, 64, True, block_M=64, block_N=64, num_stages=2, threads=128)"),
+        V("d128_b128x64_s3_t256", "flashattn(1, 4, 512, 128, False, block_M=128, block_N=64, num_stages=3, threads=256)"),
+        V("d256_b64x32_s1_t128_causal", "flashattn(1, 2, 256, 256, True, block_M=64, block_N=32, num_stages=1, threads=128)"),
+    ],
+    "flash_attention/example_mha_fwd_bhsd.py": [
+        V("q256kv512_d64_b64x64_s2_t128_causal",
+          "flashattn(1, 4, 256, 512, 64, True, block_M=64, block_N=64, num_stages=2, threads=128)"),
+        V("q512kv512_d128_b128x128_s3_t256",
+          "flashattn(1, 4, 512, 512, 128, False, block_M=128, block_N=128, num_stages=3, threads=256)"),
+    ],
+    "flash_attention/example_gqa_fwd_bshd.py": [
+        V("g4_d64_b64x64_s1_t128_causal",
+          "flashattn(1, 8, 512, 64, True, groups=4, block_M=64, block_N=64, num_stages=1, threads=128)"),
+        V("g2_d128_b128x128_s3_t256",
+          "flashattn(1, 8, 512, 128, False, groups=2, block_M=128, block_N=128, num_stages=3, threads=256)"),
+    ],
+    "flash_attention/example_mha_bwd_bhsd.py": [
+        V("n512_d64_b64x32_s1_noncausal",
+          "flashattn_bwd(1, 4, 512, 64, False, 64, 32)", patch=[("num_stages=2", "num_stages=1", 1)]),
+        V("n512_d128_b64x64_s3_causal",
+          "flashattn_bwd(1, 4, 512, 128, True, 64, 64)", patch=[("num_stages=2", "num_stages=3", 1)]),
+        V("n256_d64_b128x64_noncausal", "flashattn_bwd(1, 4, 256, 64, False, 128, 64)"),
+    ],
+    "flash_attention/example_mha_bwd_bshd.py": [
+        V("n512_d64_b64x64_s3_causal",
+          "flashattn_bwd(1, 4, 512, 64, True, 64, 64)", patch=[("num_stages=2", "num_stages=3", 1)]),
+        V("n256_d128_b64x32_noncausal", "flashattn_bwd(1, 4, 256, 128, False, 64, 32)"),
+    ],
+    "flash_attention/example_gqa_bwd.py": [
+        V("split_g4_d64_b64x64_s1_t128_causal",
+          "flashattn_bwd_split(1, 8, 512, 64, 64, True, 64, 64, threads=128, num_stages=1, groups=4)"),
+        V("atomic_g2_d128_b128x64_s3_t256",
+          "flashattn_bwd_atomic_add(1, 8, 512, 128, 128, False, 128, 64, threads=256, num_stages=3, groups=2)"),
+    ],
+    "flash_attention/example_gqa_bwd_tma_reduce.py": [
+        V("atomic_g4_d64_b64x64_s1_t128_causal",
+          "flashattn_bwd_atomic_add(1, 8, 512, 64, 64, True, 64, 64, threads=128, num_stages=1, groups=4)", archs=S90),
+    ],
+    "flash_attention/example_mha_fwd_varlen.py": [
+        V("b2_h4_s512_d64_b128x64_s2_t256_causal", "main(batch=2, heads=4, seq_len=512, dim=64, causal=True)",
+          patch=[("dim, causal, block_M=64, block_N=64, num_stages=1, threads=128)",
+                  "dim, causal, block_M=128, block_N=64, num_stages=2, threads=256)", 1)], device="cpu"),
+    ],
+    "flash_attention/example_gqa_fwd_varlen.py": [
+        V("b2_h8_g4_s512_d64_b64x64_s1_t128_causal", "main(2, 8, 512, 512, 64, 4, True)",
+          patch=[("block_M=128, block_N=128, num_stages=2, threads=256)", "block_M=64, block_N=64, num_stages=1, threads=128)", 1)],
+          device="cpu"),
+    ],
+    "flash_decoding/example_gqa_decode.py": [
+        V("split4_n64_h64_s1_t128",
+          "flashattn(1, 32, 8, 2048, 128, block_N=64, block_H=64, num_split=4, num_stages=1, threads=128)"),
+        V("split1_n128_h64_s3_t128",
+          "flashattn(1, 32, 8, 2048, 128, block_N=128, block_H=64, num_split=1, num_stages=3, threads=128)"),
+    ],
+    "flash_decoding/example_mha_inference.py": [
+        V("q64kv2048_d64_causal", "main(1, 8, 64, 2048, 64, True)"),
+    ],
+    "deepseek_mla/example_mla_decode.py": [
+        V("b4_h64_kv1024_n64_h64_split2",
+          "flashattn(4, 64, 1, 1024, 512, 64, 64, 64, 2, (512 + 64) ** -0.5)"),
+
+    ],
+    "deepseek_mla/example_mla_decode_ws.py": [
+        V("b4_h64_kv1024_n64_h64_split2",
+          "flashattn(4, 64, 1, 1024, 512, 64, 64, 64, 2, (512 + 64) ** -0.5)", archs=S90),
+    ],
+    "deepseek_mla/example_mla_decode_paged.py": [
+        V("b2_h128_kv2048_n64_h64_split1_bs128",
+          "mla_decode_tilelang(2, 128, 1, 2048, 512, 64, 64, 64, 1, 128, (512 + 64) ** -0.5)"),
+    ],
+    "warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py": [
+        V("m512k1024_b128x128x64", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=128, block_K=64)", archs=S90),
+        V("s3_m512k1024_b64x128x32", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=128, block_K=32)", archs=S90,
+          patch=[("num_stages = 2", "num_stages = 3", 1)]),
+    ],
+    "warp_specialize/example_warp_specialize_gemm_softpipe_stage2.py": [
+        V("s3_m512k1024_b128x128x64", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=128, block_K=64)",
+          archs=S90, patch=[("num_stages=2", "num_stages=3", 1)]),
+        V("s1_m512k1024_b64x64x32", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=64, block_K=32)",
+          archs=S90, patch=[("num_stages=2", "num_stages=1", 1)]),
+    ],
+    "warp_specialize/example_warp_specialize_gemm_copy_1_gemm_0.py": [
+        V("s3_m512k1024_b128x128x64", "matmul_warp_specialize_copy_1_gemm_0.compile(M=512, N=512, K=1024, "
+          "block_M=128, block_N=128, block_K=64)", archs=S90, patch=[("num_stages=2", "num_stages=3", 1)]),
+    ],
+    "warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py": [
+        V("s2_m512k1024_b128x128x32", "matmul_warp_specialize_copy_0_gemm_1.compile(M=512, N=512, K=1024, "
+          "block_M=128, block_N=128, block_K=32)", archs=S90, patch=[("num_stages=0", "num_stages=2", 1)]),
+    ],
+    "warp_specialize/example_warp_specialize_gemm_copy_gemm_0_1.py": [
+        V("s2_m512k1024_b128x128x32", "matmul_warp_specialize_copy_gemm_0_1.compile(M=512, N=512, K=1024, "
+          "block_M=128, block_N=128, block_K=32)", archs=S90, patch=[("num_stages=0", "num_stages=2", 1)]),
+    ],
+    "warp_specialize/example_warp_specialize_flashmla.py": [
+        V("h64_kv2048", "main(batch=2, heads=64, kv_heads=1, kv_ctx=2048, dim=512, pe_dim=64)", archs=S90),
+    ],
+    "blocksparse_attention/example_tilelang_block_sparse_attn.py": [
+        V("b128x64_s2_t256_causal", "blocksparse_flashattn(1, 4, 512, 64, 8, is_causal=True)",
+          patch=[("block_M = 64\n    block_N = 64\n    num_stages = 1\n    threads = 128",
+                  "block_M = 128\n    block_N = 64\n    num_stages = 2\n    threads = 256", 1)]),
+        V("b64x64_s3_d128_noncausal", "blocksparse_flashattn(1, 4, 512, 128, 8, is_causal=False)",
+          patch=[("num_stages = 1\n    threads = 128", "num_stages = 3\n    threads = 128", 1)]),
+    ],
+    "blocksparse_gemm/example_blocksparse_gemm.py": [
+        V("b64x64x32_s3_t128", "blocksparse_matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=64, block_K=32, "
+          "num_stages=3, thread_num=128, enable_rasteration=True)"),
+        V("b128x128x64_s1_t256", "blocksparse_matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=128, "
+          "block_K=64, num_stages=1, thread_num=256, enable_rasteration=False)"),
+    ],
+    "gemm_fp8/example_tilelang_gemm_fp8.py": [
+        V("e4m3_b64x64x64_s2", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=64, block_K=64, "
+          "dtype=T.float8_e4m3fn)", archs=S90, patch=[("num_stages=3", "num_stages=2", 1)]),
+    ],
+    "flash_attention/example_gqa_fwd_bshd.py#hopper": [
+        V("g8_d64_b128x64_s2_t256_causal",
+          "flashattn(1, 16, 512, 64, True, groups=8, block_M=128, block_N=64, num_stages=2, threads=256)", archs=S90),
+        V("g1_d128_b64x128_s4_t128",
+          "flashattn(1, 4, 1024, 128, False, groups=1, block_M=64, block_N=128, num_stages=4, threads=128)", archs=S90),
+    ],
+    "attention_sink/example_mha_sink_bwd_bhsd.py": [
+        V("n256_h2_d64_w64", "main(1, 2, 256, 64, 64)"),
+    ],
+    "deepseek_mla/example_mla_decode_persistent.py": [
+        V("b4_h64_kv1024_n64_h64_split4", "flashattn(4, 64, 1, 1024, 512, 64, 64, 64, 4)"),
+    ],
+    "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_indice.py": [
+        V("h32_hkv8_d128_n64_h64_s1_t128", "flashattn(2, 32, 8, 128, 128, 64, 64, 1, 128)"),
+        V("h32_hkv8_d128_n32_h64_s3_t128", "flashattn(2, 32, 8, 128, 128, 32, 64, 3, 128)"),
+    ],
+    "flash_decoding/example_gqa_decode_varlen_logits.py": [
+        V("h32_k8_d128_n64_h64_s2_t128_nosink",
+          "flashattn(2, 32, 8, 1024, 2048, 128, False, block_N=64, block_H=64, num_split=1, num_stages=2, threads=128)"),
+    ],
+    "gemm/example_gemm_intrinsics.py": [
+        V("m512n512k1024", "tl_matmul.compile(M=512, N=512, K=1024, in_dtype=T.float16, out_dtype=T.float16, "
+          "accum_dtype=T.float32)"),
+    ],
+    "gemm_streamk/example_tilelang_gemm_streamk.py": [
+        V("s3_t128", "main()", patch=[("        2,\n        64,\n    )", "        3,\n        128,\n    )", 1)]),
+    ],
+    "attention_sink/example_mha_sink_fwd_bhsd.py": [
+        V("q256kv512_d64_w128_b64x64_s2_t128",
+          "flashattn(1, 4, 256, 512, 64, 128, block_M=64, block_N=64, num_stages=2, threads=128)"),
+        V("q512kv512_d128_nowin_b128x128_s3_t256",
+          "flashattn(1, 4, 512, 512, 128, None, block_M=128, block_N=128, num_stages=3, threads=256)"),
+    ],
+    "gdn/example_chunk_delta_h.py": [
+        V("s512_dk128_dv128_bdv64_s2_t256",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 512, 2, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, "
+          "T.float32, 64, True, True, True, True, block_DK=64, block_DV=64, threads=256, num_stages=2)"),
+        V("s256_dk64_dv64_nog_noinit_s3_t128",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 256, 2, 64, 64, T.bfloat16, T.bfloat16, T.float32, T.float32, "
+          "T.float32, 64, False, False, True, True, block_DK=64, block_DV=32, threads=128, num_stages=3)"),
+    ],
+    "kda/chunk_delta_h_fwd.py": [
+        V("s512_dk128_dv128_bdv64_s2_t256",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 512, 2, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, "
+          "T.float32, 64, True, True, True, True, block_DK=64, block_DV=64, threads=256, num_stages=2)"),
+    ],
+    "gdn/example_chunk_o.py": [
+        V("s512_dk128_dv128_b64_s2_t128",
+          "tilelang_chunk_fwd_o(1, 512, 2, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, 64, 0.088, True, "
+          "block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
+    ],
+    "dequantize_gemm/example_dequant_gemm_fp4_hopper.py": [
+        V("m256n256k512_b64x64x64_s3_t128",
+          "matmul(256, 256, 512, T.float16, T.float16, T.float32, num_bits=4, block_M=64, block_N=64, block_K=64, "
+          "num_stages=3, threads=128, split=1)", archs=S90),
+    ],
+    "deepseek_v32/sparse_mla_fwd_pipelined.py": [
+        V("s256_skv1024_h64_topk512",
+          "import torch\nq = torch.randn(1, 256, 64, 576, dtype=torch.bfloat16, device='cuda')\n"
+          "kv = torch.randn(1, 1024, 1, 576, dtype=torch.bfloat16, device='cuda')\n"
+          "idx = torch.zeros(1, 256, 1, 512, dtype=torch.int32, device='cuda')\n"
+          "sparse_mla_fwd(q, kv, idx, 1024, 64, 512, 64, 512, 1)", archs=S90),
+    ],
+    "gemm_tcgen05/gemm_tcgen5mma.py": [
+        V("m1024n1024k1024_b128x256x64_s2", "",
+          patch=[("M, N, K = 4096, 4096, 8192\nblock_M, block_N, block_K = 128, 128, 128",
+                  "M, N, K = 1024, 1024, 1024\nblock_M, block_N, block_K = 128, 256, 64", 1),
+                 ("num_stages = 0 if block_N >= 256 or block_M >= 256 or block_K >= 256 else 2", "num_stages = 2", 1)],
+          archs=S100),
+        V("m1024n1024k1024_b128x128x64_s4_t128", "",
+          patch=[("M, N, K = 4096, 4096, 8192\nblock_M, block_N, block_K = 128, 128, 128",
+                  "M, N, K = 1024, 1024, 1024\nblock_M, block_N, block_K = 128, 128, 64", 1),
+                 ("num_stages = 0 if block_N >= 256 or block_M >= 256 or block_K >= 256 else 2", "num_stages = 4", 1),
+                 ("threads = 256", "threads = 128", 1)],
+          archs=S100),
+    ],
+    "gemm_tcgen05/gemm_tcgen5mma_ws.py": [
+        V("1cta_b128x128x64_s3", "import sys\nsys.argv = ['x', '--m', '1024', '--n', '1024', '--k', '1024', '--block_N', "
+          "'128', '--num_stages', '3', '--no-enable_2cta_tcgen5mma']\nmain()", archs=S100),
+        V("2cta_b128x256x64_s4_notmastore", "import sys\nsys.argv = ['x', '--m', '1024', '--n', '1024', '--k', '1024', "
+          "'--num_stages', '4', '--no-use_tma_store']\nmain()", archs=S100),
+    ],
+    "gemm_tcgen05/gemm_tcgen5mma_ws_persistent.py": [
+        V("1cta_b128x128x64_s3_g4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '2048', '--k', '1024', '--block_N', "
+          "'128', '--num_stages', '3', '--group_size', '4', '--no-enable_2cta_tcgen5mma']\nmain()", archs=S100),
+    ],
+    "flash_attention_sm100/mha_fwd_bshd.py": [
+        V("ts_d128_causal", "flashattn(1, 4, 512, 128, True, block_M=128, block_N=128, variant='ts')", archs=S100),
+        V("ss_d64_b128x64", "flashattn(1, 4, 512, 64, False, block_M=128, block_N=64, variant='ss')", archs=S100),
+        V("wasp_d128_s3_causal", "flashattn_wasp(1, 4, 512, 128, True, num_stages=3)", archs=S100),
+        V("ts_d64_b128x64_noncausal", "flashattn(1, 4, 512, 64, False, block_M=128, block_N=64, variant='ts')",
+          archs=S100),
+        V("wasp_d64_s1_noncausal", "flashattn_wasp(1, 4, 512, 64, False, num_stages=1)", archs=S100),
+    ],
+    "flash_attention_sm100/gqa_fwd_bshd.py": [
+        V("g4_ss_d128_causal", "flashattn(1, 8, 512, 128, True, groups=4, block_M=128, block_N=128, variant='ss')",
+          archs=S100),
+        V("g2_wasp_d128_s1", "flashattn_wasp(1, 8, 512, 128, False, groups=2, num_stages=1)", archs=S100),
+        V("g2_ts_d128_noncausal", "flashattn(1, 8, 512, 128, False, groups=2, block_M=128, block_N=128, variant='ts')",
+          archs=S100),
+    ],
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# Child: run the variants of one example file
+# ------------------------------------------------------------------------------------------------
+
+
+def child(args):
+    import threading
+    import traceback
+    spec = json.load(open(args.spec))
+    archs = spec["archs"]
+    lower_field.TENSOR_DEVICE = spec["device"]
+    os.makedirs(args.tmp, exist_ok=True)
+    results = open(os.path.join(args.tmp, "results.jsonl"), "a", buffering=1)
+    lower_field._install_stubs(archs[0])
+    from tvm.target import Target
+    import tilelang.cache  # noqa: F401
+    import tilelang.jit.kernel  # noqa: F401
+
+    lock = threading.RLock()
+    state = {"variant": None, "seen": {}, "sources": {}, "n": 0}
+    StandIn, StopExample = lower_field._KernelStandIn, lower_field.StopExample
+
+    def lower_for_archs(func, pass_configs, out_idx=None):
+        sym = None
+        try:
+            sym = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else None
+        except Exception:  # noqa: BLE001
+            sym = None
+        jn = lower_field._jit_name()
+        key = (jn, sym)
+        seen, sources = state["seen"], state["sources"]
+        with lock:
+            if key in seen:
+                return StandIn(sym, func, lower_field._out_idx(func, out_idx), sources.get(key))
+            if len(seen) >= lower_field.MAX_KERNELS_PER_FILE:
+                raise StopExample("kernel cap reached")
+            seen[key] = len(seen)
+            kname = sym if sym and sym not in ("main", "kernel", "func") or not jn else jn
+            if jn and sym and sym not in (jn, "main", "kernel", "func"):
+                kname = f"{jn}.{sym}"
+            for arch in archs:
+                state["n"] += 1
+                rec = {"event": "kernel", "variant": state["variant"], "jit": jn, "symbol": sym, "kernel": kname,
+                       "arch": arch, "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
+                tir_path = os.path.join(args.tmp, f"k{state['n']}_{arch}.tir")
+                lowered = lower_and_record(func, arch, pass_configs, tir_path, rec)
+                if lowered is not None and lowered.cuda_source is not None:
+                    sources.setdefault(key, lowered.cuda_source)
+                results.write(json.dumps(rec) + "\n")
+        return StandIn(kname, func, lower_field._out_idx(func, out_idx), sources.get(key))
+
+    def fake_cached(func=None, out_idx=None, *a, pass_configs=None, **k):
+        return lower_for_archs(func, pass_configs, out_idx)
+
+    jit_mod, cache_mod, kernel_mod = (sys.modules[m] for m in ("tilelang.jit", "tilelang.cache", "tilelang.jit.kernel"))
+    cache_mod.cached = fake_cached
+    jit_mod.cached = fake_cached
+
+    def fake_jitkernel_init(self, func=None, *a, pass_configs=None, **k):
+        lower_for_archs(func, pass_configs)
+        raise StopExample("JITKernel constructed directly")
+
+    kernel_mod.JITKernel.__init__ = fake_jitkernel_init
+
+    path = os.path.abspath(args.child)
+    d = os.path.dirname(path)
+    root = d
+    while os.path.basename(root) != "examples" and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    lower_field.EXAMPLES_ROOT = root if os.path.basename(root) == "examples" else d
+    os.chdir(d)
+    sys.path[:0] = [d, os.path.dirname(d)]
+    sys.argv = [path]
+    src = open(path).read()
+    for v in spec["variants"]:
+        state.update(variant=v["tag"], seen={}, sources={})
+        outcome, why = "finished", ""
+        t0 = time.time()
+        try:
+            text = src
+            for old, new, count in v["patch"]:
+                found = text.count(old)
+                if found != count:
+                    raise ValueError(f"patch {old!r}: found {found} times, expected {count}")
+                text = text.replace(old, new)
+            g = {"__name__": "asyncguard_sizes_variant", "__file__": path, "__builtins__": __builtins__}
+            with Target({"kind": "cuda", "arch": archs[0]}):
+                exec(compile(text, path, "exec"), g)  # noqa: S102 -- TileLang's own example, patched as stated
+                exec(compile(v["run"], f"<variant {v['tag']}>", "exec"), g)  # noqa: S102
+        except StopExample as e:
+            outcome, why = "stopped", str(e)
+        except SystemExit as e:
+            outcome, why = "exit", f"SystemExit({e.code})"
+        except BaseException as e:  # noqa: BLE001
+            outcome = "error"
+            tb = traceback.format_exception(type(e), e, e.__traceback__)
+            why = f"{type(e).__name__}: {lower_field.last_line(e)}"
+            results.write(json.dumps({"event": "traceback", "variant": v["tag"], "text": "".join(tb[-6:])[-3000:]}) + "\n")
+        results.write(json.dumps({"event": "end", "variant": v["tag"], "outcome": outcome, "why": why,
+                                  "wall_s": round(time.time() - t0, 1)}) + "\n")
+    results.close()
+    sys.stdout.flush()
+    os._exit(0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Parent
+# ------------------------------------------------------------------------------------------------
+
+
+def example_path(key):
+    """The example file of a VARIANTS key (a key may end in `#note`, to list one file twice)."""
+    return key.split("#")[0]
+
+
+def groups_of(rel):
+    """The variants of one VARIANTS key, grouped by (archs, device): one child process each."""
+    out = {}
+    for v in VARIANTS[rel]:
+        out.setdefault((tuple(v["archs"]), v["device"]), []).append(v)
+    return out
+
+
+def run_group(rel, archs, device, variants, examples, tmproot, timeout):
+    tmp = os.path.join(tmproot, lower_field.sanitize(rel) + "__" + "_".join(archs) + "__" + device)
+    if os.path.isdir(tmp):
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+    os.makedirs(tmp, exist_ok=True)
+    spec_path = os.path.join(tmp, "spec.json")
+    json.dump({"archs": list(archs), "device": device, "variants": variants}, open(spec_path, "w"))
+    env = dict(os.environ, TILELANG_DISABLE_CACHE="1", CUDA_VISIBLE_DEVICES="", TQDM_DISABLE="1",
+               TVM_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", os.path.join(examples, example_path(rel)), "--spec", spec_path,
+           "--tmp", tmp]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout * len(variants))
+        rc, tail = p.returncode, (p.stdout + p.stderr)[-2000:]
+    except subprocess.TimeoutExpired:
+        rc, tail = "timeout", ""
+    events = lower_field.read_events(tmp)
+    ended = {e["variant"] for e in events if e["event"] == "end"}
+    for v in variants:
+        if v["tag"] not in ended:
+            events.append({"event": "end", "variant": v["tag"], "why": tail.strip().splitlines()[-1][:300] if tail.strip() else "",
+                           "outcome": "timeout" if rc == "timeout" else f"crashed (rc={rc})"})
+    return {"wall_s": round(time.time() - t0, 1), "events": events}
+
+
+def field_shas():
+    """sha256 of every .tir in the field corpora: a variant that lowers to one of them adds nothing."""
+    out = {}
+    for d in ("field", "field_sm120"):
+        p = os.path.join(HERE, d)
+        for f in sorted(os.listdir(p)) if os.path.isdir(p) else ():
+            if f.endswith(".tir"):
+                out[hashlib.sha256(open(os.path.join(p, f), "rb").read()).hexdigest()] = f"{d}/{f}"
+    return out
+
+
+def write_outputs(state, out, remove_stale):
+    known = field_shas()
+    kernels = []
+    for rel in sorted(state["files"]):
+        d = example_path(rel).split("/")[0] if "/" in example_path(rel) else "_top"
+        stem = os.path.splitext(os.path.basename(example_path(rel)))[0]
+        for tag, vr in sorted(state["files"][rel]["variants"].items()):
+            for k in vr["kernels"]:
+                if k["status"] == "fail" or not k.get("file"):
+                    continue
+                if "sha" not in k and os.path.exists(k["file"]):
+                    k["sha"] = hashlib.sha256(open(k["file"], "rb").read()).hexdigest()
+                if k.get("sha") in known:
+                    k["same_as_field"], k["name"] = known[k["sha"]], None
+                    continue
+                base = "__".join(lower_field.sanitize(x) for x in (d, stem, tag, k["kernel"] or "main", k["arch"]))
+                kernels.append((base, k))
+    keep_distinct(kernels, out, remove_stale=remove_stale)
+
+
+def write_manifest(state, out):
+    rows, per_arch = [], {}
+    for rel in sorted(state["files"]):
+        for tag, vr in sorted(state["files"][rel]["variants"].items()):
+            ks = []
+            for k in vr["kernels"]:
+                a = per_arch.setdefault(k["arch"], {"ok": 0, "tir-only": 0, "fail": 0, "kept": 0, "as_field": 0})
+                a[k["status"]] += 1
+                a["kept"] += bool(k.get("name"))
+                a["as_field"] += bool(k.get("same_as_field"))
+                tag_k = k.get("name") or (f"= field {k['same_as_field']}" if k.get("same_as_field") else
+                                          f"= {k['duplicate_of']}" if k.get("duplicate_of") else "")
+                note = f" ({k.get('why', '')[:90]})" if k["status"] != "ok" else ""
+                ks.append(f"{k['kernel']}@{k['arch']}: {k['status']}{note} {tag_k}".strip())
+            v = next(x for x in VARIANTS.get(rel, []) if x["tag"] == tag) if any(
+                x["tag"] == tag for x in VARIANTS.get(rel, [])) else {"run": "?", "patch": []}
+            how = "`" + v["run"].replace("\n", "; ").replace("|", "\\|") + "`"
+            if v["patch"]:
+                how += "; source: " + "; ".join(f"`{o!r}` -> `{n!r}`".replace("|", "\\|") for o, n, _ in v["patch"])
+            rows.append(f"| `{rel}` | {tag} | {how} | {vr['outcome']} ({vr.get('wall_s', '?')}s) | "
+                        + "<br>".join(x.replace("|", "\\|") for x in ks)
+                        + f" | {(vr.get('why') or '')[:160].replace('|', chr(92) + '|')} |")
+    lines = ["# Sizes corpus: TileLang's own examples at other sizes and configs, lowered on a CPU", "",
+             f"Source: TileLang `examples/` at commit `{COMMIT}` (mirror `tile-ai/tilelang`), lowered by tilelang "
+             f"{lower_field._tl_version()} with `corpus/lower_sizes.py` (its docstring says how). Regenerate: "
+             "`nice -n 15 python corpus/lower_sizes.py`; this file alone: `python corpus/lower_sizes.py "
+             "--manifest-only`.", "",
+             "| arch | lowered (ok) | tir-only | failed | same TIR as a field kernel (not kept) | distinct .tir kept |",
+             "|---|---|---|---|---|---|"]
+    for a in sorted(per_arch):
+        x = per_arch[a]
+        lines.append(f"| {a} | {x['ok']} | {x['tir-only']} | {x['fail']} | {x['as_field']} | {x['kept']} |")
+    lines += ["", "| example | variant | how | outcome | kernels | note |", "|---|---|---|---|---|---|"] + rows
+    with open(os.path.join(out, "MANIFEST.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def record(state, rel, result):
+    f = state["files"].setdefault(rel, {"variants": {}})
+    by_variant = {}
+    for ev in result["events"]:
+        v = ev.get("variant")
+        slot = by_variant.setdefault(v, {"kernels": []})
+        if ev["event"] == "kernel":
+            slot["kernels"].append(ev)
+        elif ev["event"] == "end":
+            slot.update(outcome=ev["outcome"], why=ev["why"], wall_s=ev.get("wall_s"))
+        elif ev["event"] == "traceback":
+            slot["traceback"] = ev["text"]
+    for v, slot in by_variant.items():
+        if v is not None:
+            f["variants"][v] = slot
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--examples", default=lower_field.DEFAULT_EXAMPLES)
+    ap.add_argument("--out", default=os.path.join(HERE, "field_sizes"))
+    ap.add_argument("--only", nargs="*", default=[], help="only example files whose path contains one of these")
+    ap.add_argument("--timeout", type=int, default=240, help="seconds per variant (a child gets this times its "
+                    "number of variants)")
+    ap.add_argument("--tmp", help="the children's temporary directory (default: one per --out)")
+    ap.add_argument("--resume", action="store_true", help="keep lowering.json; run only variants not in it")
+    ap.add_argument("--manifest-only", action="store_true", help="rewrite the .tir files and MANIFEST.md from "
+                    "lowering.json")
+    ap.add_argument("--child")
+    ap.add_argument("--spec")
+    args = ap.parse_args()
+    args.tmp = args.tmp or scratch_dir("sizes", args.out)
+    if args.child:
+        return child(args)
+    os.makedirs(args.out, exist_ok=True)
+    state_path = os.path.join(args.out, "lowering.json")
+    state = json.load(open(state_path)) if os.path.exists(state_path) else {"files": {}}
+    if not (args.resume or args.only or args.manifest_only):
+        state = {"files": {}}
+    # Records of variants no longer listed (renamed, dropped) are not kept.
+    for rel in list(state["files"]):
+        tags = {v["tag"] for v in VARIANTS.get(rel, [])}
+        state["files"][rel]["variants"] = {t: r for t, r in state["files"][rel]["variants"].items() if t in tags}
+        if not state["files"][rel]["variants"]:
+            del state["files"][rel]
+    if args.manifest_only:
+        write_outputs(state, args.out, remove_stale=True)
+        with open(state_path, "w") as fh:
+            json.dump(state, fh, indent=1, sort_keys=True)
+        write_manifest(state, args.out)
+        return 0
+    examples = lower_field.ensure_examples(args.examples)
+    for rel in VARIANTS:
+        if args.only and not any(s in rel for s in args.only):
+            continue
+        for (archs, device), variants in groups_of(rel).items():
+            done = state["files"].get(rel, {}).get("variants", {})
+            # --resume runs what is missing, and again what lowered nothing (a patch fixed, a timeout).
+            todo = [v for v in variants if not (args.resume and v["tag"] in done and any(
+                k["status"] != "fail" for k in done[v["tag"]]["kernels"]))]
+            if not todo:
+                continue
+            r = run_group(rel, list(archs), device, todo, examples, args.tmp, args.timeout)
+            record(state, rel, r)
+            for v in todo:
+                vr = state["files"][rel]["variants"].get(v["tag"], {})
+                ks = vr.get("kernels", [])
+                print(f"{rel} [{v['tag']}] {','.join(archs)}: {vr.get('outcome')} {vr.get('wall_s')}s, "
+                      f"{sum(k['status'] != 'fail' for k in ks)} lowered, {sum(k['status'] == 'fail' for k in ks)} "
+                      f"failed {(vr.get('why') or '')[:150]}", flush=True)
+            write_outputs(state, args.out, remove_stale=False)
+            with open(state_path, "w") as fh:
+                json.dump(state, fh, indent=1, sort_keys=True)
+    write_outputs(state, args.out, remove_stale=not args.only)
+    with open(state_path, "w") as fh:
+        json.dump(state, fh, indent=1, sort_keys=True)
+    write_manifest(state, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
