@@ -6,7 +6,7 @@ corpus/field_sizes/README.md. A change of verdict is a change to read, then reco
 
 Cheap in CI: the kernels whose recorded check (corpus/field_sizes/results.json) took more than FAST_S
 seconds are marked slow, the rest run in about a second each. A kernel whose recorded check stopped at
-the time limit is not pinned (expect.json says why)."""
+the time limit is not pinned (expect.json says why; none in the current record)."""
 import json
 from pathlib import Path
 
