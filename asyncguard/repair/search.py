@@ -166,8 +166,9 @@ class Oracle:
 
     def _learn_size(self, problems) -> None:
         """Run first, in later stop-early checks, the size value where this candidate failed
-        (candidates of one search mostly fail where the last one did). Only the order of the
-        runs changes, never which ones a clean candidate makes: "clean" means what it meant."""
+        (candidates of one search mostly fail where the last one did). A clean candidate still
+        makes every run of its own plan, and at most these three values besides when its plan
+        lacks them (a problem there is a real one, at a size the kernel takes)."""
         if not self.sized:
             return
         sizes = next((f.witness["sizes"] for f in problems
