@@ -137,6 +137,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 done.append(size)
                 yield size
         if program.symbols:
+            if stop is not None and done and stop(findings):
+                return    # settled by a first value: no plan (its probe runs and z3) to make
             from .prover.sizes import plan_sizes
             sizes = plan_sizes(program, asm)
         cases = sizes.values if sizes is not None and sizes.values else [{}]

@@ -2,14 +2,14 @@
 
     nice -n 10 python bench/redundant_real.py --jobs 2              # corpus/real, one command
     python bench/redundant_real.py [--jobs N] [--json OUT] [--sample K] [--only SUBSTR]
-                                   [--dir corpus/field] [--over SECONDS]
+                                   [--dir corpus/field] [--over SECONDS] [--same-as JSON]
 
 `--sample K`: about K kernels, evenly spread (the dynamic-K ones always included: they were the
 slow ones); `--only SUBSTR`: kernels whose name contains it; `--dir`: another folder of kernels
 (corpus/field: TileLang's own examples). The seconds per kernel of the lint (`check
 --redundant`'s work: lint_text) are printed as a distribution (median, p90, max; wall and CPU,
 CPU being what a shared machine's load inflates least), with every kernel over `--over` seconds
-(default 30, issue 17).
+(default 30, issue 17). `--same-as JSON`: exactly the kernels an earlier run's `--json` names.
 
 For every clean kernel in corpus/real/*.tir: each barrier and wait removed alone (the kernel
 still proves clean -> redundant), each wait count raised while it stays clean, and the greedy
@@ -75,6 +75,8 @@ def main() -> int:
                     help="rows of an earlier (partial) run: those kernels are not checked again")
     ap.add_argument("--sample", type=int, default=0, help="about this many kernels (dynamic-K always)")
     ap.add_argument("--only", help="kernels whose file name contains this")
+    ap.add_argument("--same-as", metavar="JSON",
+                    help="exactly the kernels an earlier run's --json names (a before/after pair)")
     ap.add_argument("--lint-only", action="store_true",
                     help="time the lint only, not fix --remove-redundant's greedy removal")
     ap.add_argument("--dir", default=str(ROOT / "corpus" / "real"), help="the kernels' folder")
@@ -86,6 +88,9 @@ def main() -> int:
     files = sorted(str(p) for p in Path(args.dir).glob("*.tir") if p.name not in done)
     if args.only:
         files = [f for f in files if args.only in Path(f).name]
+    if args.same_as:
+        names = {r["path"] for r in json.loads(Path(args.same_as).read_text())}
+        files = [f for f in files if Path(f).name in names]
     if args.sample and len(files) > args.sample:
         dyn = [f for f in files if "dynamic_k" in f]
         rest = [f for f in files if f not in dyn]

@@ -4,7 +4,7 @@ per variant as a distribution (median, p90, max; wall and CPU) with every varian
 
     nice -n 10 python bench/repair_variants.py --jobs 2            # the whole corpus, one command
     python bench/repair_variants.py [--jobs N] [--json OUT] [--sample K] [--only-dynamic]
-                                    [--no-dynamic] [--over SECONDS] [--out DIR]
+                                    [--no-dynamic] [--over SECONDS] [--out DIR] [--same-as JSON]
 
 The corpus: corpus/variants, the single-bug variants in corpus/dynamic (`NAME__MUTATION.tir`),
 and every single-bug mutation of corpus/real's symbolic-size (dynamic-K) kernels (corpus/variants
@@ -13,6 +13,9 @@ corpus/variants; `--only-dynamic`: only the two symbolic-size sets. `--sample K`
 corpus/variants, spread evenly. `--over S` (default 10, issue 17): the limit a variant's repair
 should stay under. CPU seconds are printed beside wall seconds: on a machine shared with other
 work, wall time grows with the others' load and CPU time much less.
+
+`--same-as JSON`: exactly the variants an earlier run's `--json` rows name (a stopped run
+measured an even sample; its "after" is run on the same set).
 
 `--out DIR` also writes each repaired kernel to DIR/NAME.tir: the input of the sanitizer gate's
 "every kernel repaired by fix passes" run (docs/sanitizer-gate.md).
@@ -110,6 +113,9 @@ def main() -> int:
     ap.add_argument("--out", help="write each repaired kernel to OUT/NAME.tir")
     ap.add_argument("--exclude-from", metavar="LOG",
                     help="skip the variants an earlier run's printed lines name")
+    ap.add_argument("--same-as", metavar="JSON",
+                    help="run exactly the variants an earlier run's --json names (a before/after "
+                         "pair on one set; the dynamic-K mutations are generated again)")
     args = ap.parse_args()
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -121,6 +127,9 @@ def main() -> int:
         files = []
     if not args.no_dynamic:    # first: they were the slow ones (issue 17)
         files = dynamic_corpus() + dynamic_variants() + files
+    if args.same_as:           # the names an earlier (maybe stopped) run measured, nothing else
+        names = {Path(r["path"]).name for r in json.loads(Path(args.same_as).read_text())}
+        files = [f for f in files if Path(f).name in names]
     if args.exclude_from:      # names printed by an earlier (stopped) run: not run again
         done = set(re.findall(r"(\S+\.tir)\s*$", Path(args.exclude_from).read_text(), re.M))
         files = [f for f in files if Path(f).name not in done]

@@ -10,6 +10,7 @@ finding back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
 
 from ..analyze import check_text
 from ..checks.redundant import GROW_CALLS
@@ -50,15 +51,30 @@ class Oracle:
         self.text, self.path, self.limits = text, path, limits
         self.memo: dict[str, object] = {}
         self.clean_memo: dict[str, bool] = {}   # text -> clean? (checks that stopped early)
+        # text -> the problems a stop-early check found (original lines): the evidence that
+        # the text is not clean, without a full check (prove)
+        self.evidence_memo: dict[str, list] = {}
         self.calls = 0
         self.module = parse(text, path)          # InputError: not a file we can check
         self.splicer = Splicer(text, self.module)
+        self.sized = self._has_symbols()
         base = self._raw(text, self.module)
         if base is None:
             raise InputError("cannot check the file", 1, 1, path)
         self.notes = {(f.rule.code, f.line) for f in base if f.rule.severity != "error"}
         self.base = [f for f in base if is_problem(f, self.notes)]
         self.first_sizes = self._failing_size() if self.base else ()
+
+    def _has_symbols(self) -> bool:
+        """Whether a kernel has symbolic sizes. Without them a stop-early check runs the same
+        runs, in the same order, as the full check until it stops, so one that did not stop
+        early is the full check (clean() keeps it as one). The edits of the search and the
+        lint touch synchronization statements only, never a size: the original decides."""
+        from ..engine.program import elaborate
+        try:
+            return any(elaborate(func).symbols for func in self.module.functions)
+        except Exception:        # the check will say what is wrong; treat it as sized (no reuse)
+            return True
 
     def _failing_size(self) -> tuple:
         """The smallest size value where the unedited kernel goes wrong (a symbolic size: one
@@ -126,25 +142,66 @@ class Oracle:
 
         def problem(f) -> bool:
             return f.rule.severity == "error" or (f.rule.code, _orig(lmap, f.line)) not in self.notes
-        limits = replace(self.limits or Limits(), stop_when=lambda fs: any(problem(f) for f in fs),
-                         first_sizes=self.first_sizes)
+        stopped = []     # stop_when is asked only when a run is left to do: True there cuts it
+
+        def stop(fs) -> bool:
+            if any(problem(f) for f in fs):
+                stopped.append(True)
+                return True
+            return False
+        limits = replace(self.limits or Limits(), stop_when=stop, first_sizes=self.first_sizes)
         self.calls += 1
         try:
             found = check_text(new, self.path, limits, module=self._module(edits, new, lmap)).findings
             ok = not any(problem(f) for f in found)
         except Exception:        # not valid input, or an engine crash on a candidate: not clean
-            ok = False
+            found, ok = None, False
         self.clean_memo[new] = ok
+        if found is not None:
+            self.evidence_memo[new] = self._mapped(found, lmap)
+            if not stopped and not self.sized:   # every run was made: the full check's findings
+                self.memo[new] = found
+            self._learn_size(self.evidence_memo[new])
         return ok
 
+    def _learn_size(self, problems) -> None:
+        """Run first, in later stop-early checks, the size value where this candidate failed
+        (candidates of one search mostly fail where the last one did). A clean candidate still
+        makes every run of its own plan, and at most these three values besides when its plan
+        lacks them (a problem there is a real one, at a size the kernel takes)."""
+        if not self.sized:
+            return
+        sizes = next((f.witness["sizes"] for f in problems
+                      if isinstance(f.witness, dict) and f.witness.get("sizes")), None)
+        if sizes is None:
+            return
+        sizes = dict(sizes)
+        self.first_sizes = (sizes,) + tuple(s for s in self.first_sizes if s != sizes)[:2]
+
+    def evidence(self, edits) -> list:
+        """Problems of the edited text (original lines), as evidence that it is not clean: all
+        of them when its full check is remembered, else those of a stop-early check (its runs
+        up to the first with a problem: maybe fewer codes, never none when it is not clean).
+        [] when the edited text is clean or not valid input."""
+        try:
+            new, lmap = apply_edits(self.text, edits)
+        except ValueError:
+            return []
+        if new in self.memo:
+            raw = self.memo[new]
+            return [] if raw is None else self._mapped(raw, lmap)
+        if self.clean(edits):
+            return []
+        return list(self.evidence_memo.get(new, []))
+
     def _mapped(self, raw, lmap, keep: bool = True) -> list:
+        """The problems among `raw` (edited-text lines); keep: as copies in original lines
+        (the remembered findings stay in their own text's lines, to be mapped again)."""
         out = []
         for f in raw:
             orig = _orig(lmap, f.line)
             if f.rule.severity == "error" or (f.rule.code, orig) not in self.notes:
-                if keep:
-                    f.line = orig        # the finding's own copy: in original coordinates
-                out.append(f)
+                out.append(dc_replace(f, line=orig) if keep else f)
         return out
 
     def problems(self, edits) -> list | None:
@@ -347,18 +404,20 @@ def _hoist(tree: Tree, e: Edit) -> list:
 # ------------------------------------------------------------------ proof
 def prove(oracle: Oracle, edits: list) -> list:
     """(kind, edit, codes that come back) for every inserted statement removed and every wait
-    count raised; an empty codes tuple would mean the fix is not minimal."""
+    count raised; an empty codes tuple would mean the fix is not minimal. The codes are those
+    of the trial's full check when it was made, else of its stop-early check (minimise made
+    most of these trials already): one problem is the proof, not every finding."""
     out = []
     for e in edits:
         if e.inserts or e.op == "replace":
             trial = [x for x in edits if x != e]
-            ps = oracle.problems(trial) or []
+            ps = oracle.evidence(trial)
             out.append(("remove" if e.inserts else "revert", e.describe(),
                         tuple(sorted({f.rule.code for f in ps}))))
         site = count_site(e)
         up = site[1](site[0] + 1) if site else None
         if up is not None:
             trial = [up if x == e else x for x in edits]
-            ps = oracle.problems(trial) or []
+            ps = oracle.evidence(trial)
             out.append(("raise", e.describe(), tuple(sorted({f.rule.code for f in ps}))))
     return out

@@ -1,0 +1,110 @@
+"""The repair oracle reuses its checks (a complete stop-early check as the full one, the proof's
+evidence from minimise's trials, a symbolic-size candidate run first where the last one
+failed): every answer must be the one a check from scratch gives. Work, not seconds."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from asyncguard.analyze import check_text
+from asyncguard.repair import apply_edits, repair_text
+from asyncguard.repair.candidates import Generator
+from asyncguard.repair.redundant import _removal, _sync_stmts, lint_text
+from asyncguard.repair.search import Oracle, count_site
+from asyncguard.repair.tree import Tree
+
+ROOT = Path(__file__).resolve().parent.parent
+VARIANTS = ROOT / "corpus" / "variants"
+REAL = ROOT / "corpus" / "real"
+
+
+def _candidates(oracle: Oracle, text: str) -> list:
+    gen = Generator(Tree(text, "k.tir", module=oracle.module), lambda n: n)
+    out = []
+    for f in oracle.base:
+        for c in gen.for_finding(f):
+            if c not in out:
+                out.append(c)
+    return out
+
+
+def _keys(findings) -> list:
+    return sorted((f.rule.code, f.line, f.col, f.message) for f in findings)
+
+
+def test_a_complete_stop_early_check_is_the_full_check():
+    text = (VARIANTS / "copy_pipelined_sm80_s1__drop-wait_L20.tir").read_text()
+    oracle = Oracle(text, "k.tir")
+    assert oracle.base and not oracle.sized
+    cands = _candidates(oracle, text)
+    assert len(cands) >= 3
+    reused = 0
+    for c in cands:
+        fresh = Oracle(text, "k.tir").problems(list(c))     # a full check from scratch
+        clean = oracle.clean(list(c))
+        calls = oracle.calls
+        ps = oracle.problems(list(c))
+        reused += oracle.calls == calls                     # no second check of the same text
+        assert clean == (fresh == [])
+        assert _keys(ps) == _keys(fresh)
+        assert _keys(oracle.problems(list(c))) == _keys(fresh)   # mapped again: same lines
+    assert reused == len(cands)
+
+
+def test_the_proof_evidence_is_a_problem_of_the_full_check():
+    text = (VARIANTS / "copy_pipelined_sm80_s1__drop-wait_L20.tir").read_text()
+    rep = repair_text(text, "k.tir")
+    assert rep.status == "fixed" and rep.fix.safety == "proved"
+    full = Oracle(text, "k.tir")
+    edits = list(rep.fix.edits)
+    for e in edits:
+        trials = [[x for x in edits if x != e]]
+        site = count_site(e)
+        if site is not None and site[1](site[0] + 1) is not None:
+            trials.append([site[1](site[0] + 1) if x == e else x for x in edits])
+        for trial in trials:
+            codes = {f.rule.code for f in full.problems(trial)}
+            assert codes                                     # not clean from scratch
+    for kind, what, codes in rep.fix.proof:
+        assert codes, (kind, what)
+    # every code the proof names comes back in the full check of its trial
+    named = {c for _, _, codes in rep.fix.proof for c in codes}
+    from_scratch = set()
+    for e in edits:
+        from_scratch |= {f.rule.code for f in full.problems([x for x in edits if x != e])}
+        site = count_site(e)
+        if site is not None and site[1](site[0] + 1) is not None:
+            from_scratch |= {f.rule.code for f in
+                             full.problems([site[1](site[0] + 1) if x == e else x for x in edits])}
+    assert named <= from_scratch
+
+
+def test_symbolic_size_candidates_run_where_the_last_failed_with_the_same_verdicts():
+    text = (REAL / "gemm_sm80_dynamic_k_s2_128x128x32.tir").read_text()
+    buggy = text.replace("            T.ptx_wait_group(1)\n", "            T.ptx_wait_group(2)\n", 1)
+    oracle = Oracle(buggy, "k.tir")
+    assert oracle.base and oracle.sized and oracle.first_sizes
+    cands = _candidates(oracle, buggy)[:4]
+    from asyncguard.repair.edits import Edit
+    line = buggy.splitlines().index("            T.ptx_wait_group(2)") + 1
+    cands.append((Edit(line, "replace", "            T.ptx_wait_group(1)", "", "lower the wait count"),))
+    verdicts = []
+    for c in cands:
+        new, _ = apply_edits(buggy, list(c))
+        scratch = Oracle(buggy, "k.tir")
+        full = scratch.problems(list(c))                     # every planned size, no early stop
+        verdicts.append(oracle.clean(list(c)))
+        assert verdicts[-1] == (full == []), c
+    assert verdicts[-1] is True and not all(verdicts)
+    assert oracle.problems(list(cands[-1])) == []
+
+
+def test_lint_verdicts_equal_checks_from_scratch():
+    text = (REAL / "online_softmax_sm80_s2_t128.tir").read_text()
+    found = {f.line for f in lint_text(text, "k.tir") if f.rule.code in ("AG601", "AG602")}
+    tree = Tree(text, "k.tir")
+    redundant = set()
+    for s, _ in _sync_stmts(tree):
+        new, _ = apply_edits(text, [_removal(tree, s)])
+        if not check_text(new, "k.tir").findings:            # clean without it, from scratch
+            redundant.add(s.span.line)
+    assert found == redundant and redundant
