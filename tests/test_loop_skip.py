@@ -9,6 +9,8 @@ skipped 4072 iterations alone and the consumer waited forever for their arrivals
 the size 131478, on mbarrier[1] in phase 18)."""
 from pathlib import Path
 
+import numpy as np
+
 from asyncguard.analyze import check_text
 from asyncguard.engine.machine import Machine
 from asyncguard.engine.program import elaborate
@@ -85,3 +87,93 @@ def test_the_periodicity_proof_holds_for_the_block_being_run():
     assert not result.stuck and result.limit_hit is None
     skipped = {span.line: (a, b) for span, n, a, b, how in result.accelerated if a is not None}
     assert skipped == {75: (20, 108), 100: (20, 108)}, result.accelerated
+
+
+# ---------------------------------------------------------------- stage rings indexed by registers
+# TileLang's persistent kernels index the stage ring by a per-thread register that advances once
+# per iteration and carries over from tile to tile (`phase[0] % 3`, parity `phase[0] % 6 // 3`),
+# not by the loop variable: the reduced kernel keeps that shape (engine/accelerate.py, counters)
+RING = DATA / "persistent_register_ring_sm90a.tir"
+# the consumer's ring jumps by 3 at k == 50, inside the iterations a plan would skip: 3 keeps the
+# stage and flips the parity, so the consumer reads a stage the producer is still loading
+RING_JUMP = ("                    c_cnt_1[0] = c_cnt_1[0] + 1\n",
+             "                    if k == 50:\n"
+             "                        c_cnt_1[0] = c_cnt_1[0] + 3\n"
+             "                    c_cnt_1[0] = c_cnt_1[0] + 1\n")
+# single bug: the consumer frees the next stage instead of the one it read
+RING_WRONG_FREE = ("T.ptx_arrive_barrier(mbarrier_1[c_cnt_1[0] % 3 + 3])",
+                   "T.ptx_arrive_barrier(mbarrier_1[(c_cnt_1[0] + 1) % 3 + 3])")
+
+
+def _run_ring(text: str, skip: bool = True):
+    program = elaborate(parse(text, "<test>").functions[0])
+    machine = Machine(program, block={"blockIdx.x": 1}, **({} if skip else {"accelerate_above": 1 << 62}))
+    return machine, machine.run()
+
+
+def _findings(text: str, skip: bool = True, monkeypatch=None):
+    """(verdict, [(rule, line, col)]) of the whole check; `skip=False`: every plan refused."""
+    from asyncguard.engine import accelerate
+    if not skip:
+        monkeypatch.setattr(accelerate, "plan", lambda loop, n, start, *a, **k: accelerate.Plan(0, 0, None, "off"))
+    r = check_text(text, "<test>")
+    if not skip:
+        monkeypatch.undo()
+    return r.verdict, sorted((f.rule.code, f.line, f.col) for f in r.findings)
+
+
+def test_a_ring_indexed_by_registers_skips_and_moves_the_registers():
+    text = RING.read_text()
+    machine, result = _run_ring(text)
+    assert not result.stuck and result.limit_hit is None
+    # period 6 of the registers (stage % 3, parity % 6 // 3): shift 12, 24 warm-up iterations,
+    # iterations 24..71 of each of the three tiles skipped by both loops
+    skipped = {(span.line, a, b) for span, n, a, b, how in result.accelerated if a is not None}
+    assert skipped == {(39, 24, 72), (46, 24, 72)}, result.accelerated
+    assert all("counters" in how for span, n, a, b, how in result.accelerated)
+    assert len(result.accelerated) == 6   # 2 loops x 3 tiles, each skipped
+    full_machine, full = _run_ring(text, skip=False)
+    # 52 of every 100 iterations run
+    assert not full.accelerated and 10 * result.steps < 6 * full.steps, (result.steps, full.steps)
+    # the registers end where the full run leaves them: 3 tiles x 100 iterations of the
+    # producer's register in the producer's threads, of the consumer's in the consumer's
+    def registers(m):
+        out = {}
+        for task in m.tasks:
+            for key in ("p_cnt[0]", "c_cnt[0]"):
+                for t, v in zip(task.tids.tolist(), np.broadcast_to(task.env[key], task.tids.shape).tolist()):
+                    out[key, t] = v
+        return out
+    got = registers(machine)
+    assert got == registers(full_machine)
+    assert got["p_cnt[0]", 0] == 300 and got["c_cnt[0]", 128] == 300
+
+
+def test_the_ring_kernel_is_clean_with_and_without_skipping(monkeypatch):
+    text = RING.read_text()
+    assert _findings(text) == ("clean", [])
+    assert _findings(text, skip=False, monkeypatch=monkeypatch) == ("clean", [])
+
+
+def test_a_bug_in_the_register_ring_is_flagged_as_by_the_full_run(monkeypatch):
+    text = RING.read_text().replace(*RING_WRONG_FREE)
+    assert text != RING.read_text()
+    machine, result = _run_ring(text)
+    assert any(a is not None for _, _, a, _, _ in result.accelerated)   # it still skips
+    got = _findings(text)
+    assert got[0] == "buggy"
+    assert {code for code, _, _ in got[1]} >= {"AG408", "AG412"}
+    assert got == _findings(text, skip=False, monkeypatch=monkeypatch)
+
+
+def test_a_register_that_does_not_advance_uniformly_stops_the_skip(monkeypatch):
+    text = RING.read_text().replace(*RING_JUMP)
+    assert text != RING.read_text()
+    machine, result = _run_ring(text)
+    outcomes = {span.line: how for span, n, a, b, how in result.accelerated if a is None}
+    assert not any(a is not None for _, _, a, _, _ in result.accelerated), result.accelerated
+    assert "register c_cnt changes inside the loop" in outcomes[46]
+    # the full run's race at k = 51, right after the jump, stays (a skip over 24..71 loses it)
+    got = _findings(text)
+    assert ("AG103", 43, 25) in got[1], got
+    assert got == _findings(text, skip=False, monkeypatch=monkeypatch)

@@ -12,9 +12,20 @@ A loop `for k in ...` whose body touches shared memory or synchronizes may skip 
    two period boundaries before the jump, so the skipped periods would repeat the same
    transitions (checked concretely when the jump is taken).
 The iterations before the jump and from the jump to the end run for real, with their real `k`.
+
+Per-thread registers the body stores are part of the loop's state. A *counter* -- a register
+element whose only store in the body is `r = r + d` (constant d), once on every path (at the
+body's top level) -- holds `R + d * k` for some R in iteration k, so its reads enter the proof
+as `R + d * k` with R any integer: the shift must then be a period of k and of every counter's
+effect on stage indices and parities (a ring indexed by `phase % 4`, parity `phase // 4 & 1`),
+and the jump moves each counter by `d` per skipped iteration (`Plan.counters`). Any other
+register the body stores must be recomputed each iteration from k, counters and values the
+loop does not change (its stored value is then in the proof); one whose new value reads a
+register the loop changes some other way (`if c: r = r + 1`, `r = r * 2`) stops the plan.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -30,9 +41,12 @@ class Plan:
     warm: int
     jump_to: int | None
     reason: str
+    # (environment key, d, (lo, hi)): the counters the jump moves by d per skipped iteration,
+    # and the range of the register's type (a value outside it is one the engine does not know)
+    counters: tuple = ()
 
 
-def collect(body, views, out: list, inner: dict) -> None:
+def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset()) -> None:
     """The expressions of `body` that decide what the machine does: shared addresses, barriers,
     parities, branches, loop bounds, lets and register stores. A loop or branch the program marks
     irrelevant (nothing in it touches shared memory or synchronizes, engine/program.py) is never
@@ -47,17 +61,127 @@ def collect(body, views, out: list, inner: dict) -> None:
         elif isinstance(s, PIf):
             if s.src is not None:
                 out.append(s.src)
-            collect(s.then, views, out, inner)
-            collect(s.other, views, out, inner)
+            collect(s.then, views, out, inner, leave)
+            collect(s.other, views, out, inner, leave)
         elif isinstance(s, PLet) and s.src is not None:
             out.append(s.src)
         elif isinstance(s, PStore):   # a register store: its value may decide shared bytes later
-            out.extend(x for x in s.src if x is not None)
+            if id(s) not in leave:
+                out.extend(x for x in s.src if x is not None)
         elif isinstance(s, PLoop):
             out.extend(s.src)
             ext = s.src[1] if s.src else None
             inner[s.var] = (0, ext.value) if isinstance(ext, ir.Const) and isinstance(ext.value, int) else None
-            collect(s.body, views, out, inner)
+            collect(s.body, views, out, inner, leave)
+
+
+def register_cell(e, views) -> tuple | None:
+    """(region, element) when `e` reads one element of a per-thread register at a constant index
+    (`phase[0]`, through any view of the register), else None."""
+    from .program import REGISTER_DTYPES, REGISTER_SCOPES
+    from ..models.memory import dtype_bytes
+    if not (isinstance(e, ir.Subscript) and isinstance(e.value, ir.Var) and len(e.indices) == 1
+            and isinstance(e.indices[0], ir.Const) and isinstance(e.indices[0].value, int)
+            and not isinstance(e.indices[0].value, bool)):
+        return None
+    view = views.get(e.value.name)
+    region = getattr(view, "region", None)
+    if region is None or region.scope not in REGISTER_SCOPES or region.elem_dtype not in REGISTER_DTYPES \
+            or view.dtype != region.elem_dtype:
+        return None
+    esize = dtype_bytes(region.elem_dtype) or 1
+    if view.byte_offset % esize:
+        return None
+    return region.name, view.byte_offset // esize + e.indices[0].value
+
+
+def _stores(body):
+    """Every register store in `body`, at any depth, relevant or not (a store the machine never
+    runs only makes a register look changed: no plan rests on it)."""
+    from .program import PIf, PLoop, PStore
+    for s in body:
+        if isinstance(s, PStore):
+            yield s
+        elif isinstance(s, PIf):
+            yield from _stores(s.then)
+            yield from _stores(s.other)
+        elif isinstance(s, PLoop):
+            yield from _stores(s.body)
+
+
+def _register_regions(e, views) -> set:
+    """The register regions expression `e` names (by an element or otherwise)."""
+    from .program import REGISTER_SCOPES
+    out = set()
+    for x in ir.nodes(e):
+        if isinstance(x, ir.Var):
+            region = getattr(views.get(x.name), "region", None)
+            if region is not None and region.scope in REGISTER_SCOPES:
+                out.add(region.name)
+    return out
+
+
+def counters(body, views) -> tuple[dict, dict, str | None]:
+    """The loop body's counters: ({(region, element): d}, {(region, element): its step, the
+    store}), and why the body's registers stop a plan (None: they do not). See the module's
+    docstring."""
+    from .program import PStore
+    stores = list(_stores(body))
+    by_region: dict = {}
+    for s in stores:
+        by_region.setdefault(s.region, []).append(s)
+    steps, ids = {}, {}
+    for s in body:   # the top level: run once by every path through an iteration
+        if not isinstance(s, PStore) or len(by_region[s.region]) != 1 or len(s.src) != 2:
+            continue
+        index, value = s.src
+        if not (isinstance(index, ir.Const) and isinstance(value, ir.BinOp) and value.op in ("+", "-")):
+            continue
+        if value.op == "+" and isinstance(value.left, ir.Const):
+            reg, d = value.right, value.left
+        else:
+            reg, d = value.left, value.right
+        if not (isinstance(d, ir.Const) and isinstance(d.value, int) and not isinstance(d.value, bool)
+                and d.value != 0):
+            continue
+        cell = register_cell(reg, views)
+        try:
+            element = int(s.index({}))
+        except Exception:  # noqa: BLE001 -- an index the empty environment cannot give: no counter
+            continue
+        if cell is None or cell != (s.region, element):
+            continue
+        steps[cell] = d.value if value.op == "+" else -d.value
+        ids[cell] = s
+    counted = {region for region, _ in steps}
+    changed = set(by_region) - counted
+    for s in stores:
+        if s.region in counted:
+            continue
+        for x in s.src:
+            if x is not None and _register_regions(x, views) & changed:
+                return steps, ids, (f"register {s.region} changes inside the loop by a rule the proof "
+                                    f"does not follow (line {s.span.line})")
+    return steps, ids, None
+
+
+def _with_counters(e, views, steps: dict, var: str):
+    """`e` with each counter read `r[i]` replaced by `R + d * var` (R: a name of its own, any
+    value: the register's value when `var` is 0, whatever it was on entry)."""
+    if isinstance(e, ir.Subscript):
+        cell = register_cell(e, views)
+        if cell in steps:
+            return ir.BinOp("+", ir.Var(f"{cell[0]}[{cell[1]}]"),
+                            ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
+    if isinstance(e, (tuple, list)):
+        return type(e)(_with_counters(x, views, steps, var) for x in e)
+    if not hasattr(e, "__dataclass_fields__") or isinstance(e, (ir.Const, ir.Var, ir.Span)):
+        return e
+    changed = {f: _with_counters(getattr(e, f), views, steps, var)
+               for f in e.__dataclass_fields__ if f != "span"}
+    if all(changed[f] is getattr(e, f) for f in changed):
+        return e
+    return dataclasses.replace(e, **changed)
 
 
 def k_parts(e, var, out: list) -> None:
@@ -137,9 +261,14 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     block, so the proof may hold for those values alone: a first-iteration branch `k == by * 4` of
     a loop from `by * 4` is then decided outside the skipped range."""
     from ..prover.periodic import prove_equal_under_shift
+    steps, step_ids, why = counters(loop.body, program.views)
+    if why is not None:
+        return Plan(0, 0, None, why)
     exprs: list = []
     inner: dict = {}
-    collect(loop.body, program.views, exprs, inner)
+    collect(loop.body, program.views, exprs, inner, frozenset(map(id, step_ids.values())))
+    if steps:
+        exprs = [_with_counters(e, program.views, steps, loop.var) for e in exprs]
     parts: list = []
     for e in exprs:
         k_parts(e, loop.var, parts)
@@ -170,4 +299,7 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     v = prove_equal_under_shift(exprs, loop.var, shift, ranges, region)
     if v.status != "proved":
         return Plan(shift, warm, None, f"{v.status}: {v.reason}")
-    return Plan(shift, warm, warm + m * shift, f"proved periodic with period {shift}")
+    from .program import register_key
+    moved = tuple((register_key(*cell), d, step_ids[cell].bounds) for cell, d in sorted(steps.items()))
+    named = (" (counters " + ", ".join(key for key, _, _ in moved) + ")") if moved else ""
+    return Plan(shift, warm, warm + m * shift, f"proved periodic with period {shift}{named}", moved)

@@ -358,7 +358,7 @@ class Machine:
                 self._skip_decided(task, f, 0)
             else:
                 count = plan.jump_to - f.it
-                apart = self._skips_apart(task, f, count)
+                apart = self._skips_apart(task, f, count) or self._move_counters(task, plan, count)
                 if apart is not None:
                     self.result.accelerated.append((f.loop.span, f.n, None, None, f"not skipped: {apart}"))
                     self._skip_decided(task, f, 0)
@@ -413,6 +413,23 @@ class Machine:
                 continue   # it will skip as many, or stop the run (_skip_decided)
             return (f"the loop at line {g.loop.span.line} beside it (other threads) does not skip "
                     f"the same {count} iterations")
+        return None
+
+    @staticmethod
+    def _move_counters(task: _Task, plan, count: int) -> str | None:
+        """Advance the loop's counters (accelerate.Plan.counters) by the `count` iterations the
+        jump skips, as running them would; why not (None: moved). A counter with no known value,
+        or one its type would wrap, is left alone and the loop runs every iteration."""
+        moved = {}
+        for key, d, (lo, hi) in plan.counters:
+            v = task.env.get(key)
+            if v is None:
+                return f"the counter {key} has no known value"
+            v = v + d * count
+            if int(np.min(v)) < lo or int(np.max(v)) >= hi:
+                return f"the counter {key} would leave its type's range"
+            moved[key] = v
+        task.env.update(moved)
         return None
 
     def _skip_decided(self, task: _Task, f: _Frame, count: int) -> None:
