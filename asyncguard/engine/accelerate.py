@@ -57,13 +57,13 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset())
         if isinstance(s, (PIf, PLoop)) and not s.relevant:
             continue   # skipped unevaluated by the machine: decides nothing
         if isinstance(s, POp) and s.src is not None:
-            _shared_exprs(s.src, views, out)
+            _decisive(s.src, views, out)
         elif isinstance(s, PIf):
             if s.src is not None:
                 out.append(s.src)
             collect(s.then, views, out, inner, leave)
             collect(s.other, views, out, inner, leave)
-        elif isinstance(s, PLet) and s.src is not None:
+        elif isinstance(s, PLet) and s.src is not None and id(s) not in leave:
             out.append(s.src)
         elif isinstance(s, PStore):   # a register store: its value may decide shared bytes later
             if id(s) not in leave:
@@ -73,6 +73,37 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset())
             ext = s.src[1] if s.src else None
             inner[s.var] = (0, ext.value) if isinstance(ext, ir.Const) and isinstance(ext.value, int) else None
             collect(s.body, views, out, inner, leave)
+
+
+# integer functions kept whole in the proof: a parity `T.bitwise_and(phase // 4, 1)` repeats
+# with phase's period, its argument `phase // 4` never does
+_WHOLE = ("T.bitwise_and", "T.bitwise_xor", "T.shift_right", "T.floordiv", "T.floormod")
+
+
+def _encodable(e, views) -> bool:
+    """`e` is integer arithmetic on names, constants and register elements, through `_WHOLE`."""
+    if isinstance(e, ir.Call):
+        return e.name in _WHOLE and not e.kwargs and all(_encodable(a, views) for a in e.args)
+    if isinstance(e, ir.BinOp):
+        return _encodable(e.left, views) and _encodable(e.right, views)
+    if isinstance(e, ir.UnaryOp):
+        return _encodable(e.operand, views)
+    if isinstance(e, ir.Subscript):
+        return register_cell(e, views) is not None
+    return isinstance(e, (ir.Const, ir.Var))
+
+
+def _decisive(node, views, out: list) -> None:
+    """`shared_index_exprs` (the sub-expressions that decide shared bytes or synchronization),
+    keeping whole the integer functions of `_WHOLE` whose arguments the prover can encode."""
+    from .exprs import _GLOBAL_ARGS
+    if isinstance(node, ir.Call) and _encodable(node, views):
+        out.append(node)
+    elif isinstance(node, ir.Call) and node.name != "T.tvm_access_ptr":
+        for a in node.args[:_GLOBAL_ARGS.get(node.name, len(node.args))]:
+            _decisive(a, views, out)
+    else:
+        _shared_exprs(node, views, out)
 
 
 def register_cell(e, views) -> tuple | None:
@@ -165,19 +196,85 @@ def counters(body, views) -> tuple[dict, dict, str | None]:
     return steps, ids, None
 
 
-def _with_counters(e, views, steps: dict, var: str):
+def _defined_names(body, out: set) -> set:
+    """Names a let or loop inside `body` binds, at any depth."""
+    from .program import PIf, PLet, PLoop
+    for s in body:
+        if isinstance(s, PLet):
+            out.add(s.name)
+        elif isinstance(s, PLoop):
+            out.add(s.var)
+            _defined_names(s.body, out)
+        elif isinstance(s, PIf):
+            _defined_names(s.then, out)
+            _defined_names(s.other, out)
+    return out
+
+
+def inlined_lets(body, views, changed: set) -> dict:
+    """{let: (its value, the PLet)} for the lets at the body's top level that may be written into
+    their uses: bound once in the body, from names nothing in the body rebinds and registers it
+    does not store (`changed`), so the value is the same wherever the iteration reads it.
+    TileLang's persistent kernels name their stage `phase = tile * 128 + k`, not periodic in k
+    itself; its uses (`phase % 6`, `phase // 6 & 1`) are."""
+    from .program import PLet
+    bound: dict = {}
+    for s in _lets(body):
+        bound[s.name] = bound.get(s.name, 0) + 1
+    rebound = _defined_names(body, set())
+    out: dict = {}
+    for s in body:
+        if not isinstance(s, PLet) or s.src is None or bound[s.name] != 1:
+            continue
+        value = _inline(s.src, {n: v for n, (v, _) in out.items()})
+        if free_names(value) & (rebound - {n for n in out}) or _register_regions(value, views) & changed:
+            continue
+        out[s.name] = (value, s)
+    return out
+
+
+def _lets(body):
+    from .program import PIf, PLet, PLoop
+    for s in body:
+        if isinstance(s, PLet):
+            yield s
+        elif isinstance(s, PLoop):
+            yield from _lets(s.body)
+        elif isinstance(s, PIf):
+            yield from _lets(s.then)
+            yield from _lets(s.other)
+
+
+def _inline(e, values: dict):
+    """`e` with each Var named in `values` replaced by its value."""
+    if isinstance(e, ir.Var):
+        return values.get(e.name, e)
+    if isinstance(e, (tuple, list)):
+        return type(e)(_inline(x, values) for x in e)
+    if not values or not hasattr(e, "__dataclass_fields__") or isinstance(e, (ir.Const, ir.Span)):
+        return e
+    changed = {f: _inline(getattr(e, f), values) for f in e.__dataclass_fields__ if f != "span"}
+    if all(changed[f] is getattr(e, f) for f in changed):
+        return e
+    return dataclasses.replace(e, **changed)
+
+
+def _with_registers(e, views, steps: dict, stored: set, var: str):
     """`e` with each counter read `r[i]` replaced by `R + d * var` (R: a name of its own, any
-    value: the register's value when `var` is 0, whatever it was on entry)."""
+    value: the register's value when `var` is 0, whatever it was on entry), and each read of a
+    register the loop does not store (not in `stored`) by a name of its own, any value."""
     if isinstance(e, ir.Subscript):
         cell = register_cell(e, views)
         if cell in steps:
             return ir.BinOp("+", ir.Var(f"{cell[0]}[{cell[1]}]"),
                             ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
+        if cell is not None and cell[0] not in stored:
+            return ir.Var(f"{cell[0]}[{cell[1]}]")
     if isinstance(e, (tuple, list)):
-        return type(e)(_with_counters(x, views, steps, var) for x in e)
+        return type(e)(_with_registers(x, views, steps, stored, var) for x in e)
     if not hasattr(e, "__dataclass_fields__") or isinstance(e, (ir.Const, ir.Var, ir.Span)):
         return e
-    changed = {f: _with_counters(getattr(e, f), views, steps, var)
+    changed = {f: _with_registers(getattr(e, f), views, steps, stored, var)
                for f in e.__dataclass_fields__ if f != "span"}
     if all(changed[f] is getattr(e, f) for f in changed):
         return e
@@ -264,11 +361,15 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     steps, step_ids, why = counters(loop.body, program.views)
     if why is not None:
         return Plan(0, 0, None, why)
+    stored = {s.region for s in _stores(loop.body)}
+    lets = inlined_lets(loop.body, program.views, stored)
     exprs: list = []
     inner: dict = {}
-    collect(loop.body, program.views, exprs, inner, frozenset(map(id, step_ids.values())))
-    if steps:
-        exprs = [_with_counters(e, program.views, steps, loop.var) for e in exprs]
+    collect(loop.body, program.views, exprs, inner,
+            frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()})
+    if lets:
+        exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
+    exprs = [_with_registers(e, program.views, steps, stored, loop.var) for e in exprs]
     parts: list = []
     for e in exprs:
         k_parts(e, loop.var, parts)
