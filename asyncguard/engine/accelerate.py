@@ -46,23 +46,25 @@ class Plan:
     counters: tuple = ()
 
 
-def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset()) -> None:
+def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(), whole: bool = False) -> None:
     """The expressions of `body` that decide what the machine does: shared addresses, barriers,
     parities, branches, loop bounds, lets and register stores. A loop or branch the program marks
     irrelevant (nothing in it touches shared memory or synchronizes, engine/program.py) is never
     evaluated by the machine, so its bound or condition (a global-memory bounds guard) decides
-    nothing."""
+    nothing. `leave`: ids of register stores and lets left out (a counter's own step, moved by
+    the jump; a let written into its uses, `inlined_lets`). `whole`: parities kept whole
+    (`_decisive`)."""
     from .program import PIf, PLet, PLoop, POp, PStore
     for s in body:
         if isinstance(s, (PIf, PLoop)) and not s.relevant:
             continue   # skipped unevaluated by the machine: decides nothing
         if isinstance(s, POp) and s.src is not None:
-            _decisive(s.src, views, out)
+            (_decisive if whole else _shared_exprs)(s.src, views, out)
         elif isinstance(s, PIf):
             if s.src is not None:
                 out.append(s.src)
-            collect(s.then, views, out, inner, leave)
-            collect(s.other, views, out, inner, leave)
+            collect(s.then, views, out, inner, leave, whole)
+            collect(s.other, views, out, inner, leave, whole)
         elif isinstance(s, PLet) and s.src is not None and id(s) not in leave:
             out.append(s.src)
         elif isinstance(s, PStore):   # a register store: its value may decide shared bytes later
@@ -72,12 +74,12 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset())
             out.extend(s.src)
             ext = s.src[1] if s.src else None
             inner[s.var] = (0, ext.value) if isinstance(ext, ir.Const) and isinstance(ext.value, int) else None
-            collect(s.body, views, out, inner, leave)
+            collect(s.body, views, out, inner, leave, whole)
 
 
 # integer functions kept whole in the proof: a parity `T.bitwise_and(phase // 4, 1)` repeats
 # with phase's period, its argument `phase // 4` never does
-_WHOLE = ("T.bitwise_and", "T.bitwise_xor", "T.shift_right", "T.floordiv", "T.floormod")
+_WHOLE = ("T.bitwise_and", "T.bitwise_xor", "T.floordiv", "T.floormod")
 
 
 def _encodable(e, views) -> bool:
@@ -357,23 +359,52 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     `block`: (name, value) of the block indices of the CTA that runs the loop. The machine runs one
     block, so the proof may hold for those values alone: a first-iteration branch `k == by * 4` of
     a loop from `by * 4` is then decided outside the skipped range."""
-    from ..prover.periodic import prove_equal_under_shift
     steps, step_ids, why = counters(loop.body, program.views)
     if why is not None:
         return Plan(0, 0, None, why)
-    stored = {s.region for s in _stores(loop.body)}
-    lets = inlined_lets(loop.body, program.views, stored)
+    # first the loop variable alone (a loop with no counter); then, when that fails or counters
+    # are read, with lets written into their uses, registers and whole parities
+    plain = None if steps else _proof_exprs(loop, program, None)
+    rich = _proof_exprs(loop, program, (steps, step_ids))
+    first = None
+    for exprs, inner in ((plain, rich) if plain is not None and plain[0] != rich[0] else (rich,)):
+        got = _plan(loop, n, start, program, geometry, block, exprs, inner, steps, step_ids)
+        if got.jump_to is not None:
+            return got
+        first = first or got
+    return first
+
+
+def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
+    """(the smallest sub-terms carrying the loop variable of every expression that decides
+    something, the inner loops' ranges). `registers` None: the body's expressions as they stand;
+    else (counters, their steps): lets at the body's top level written into their uses (a let
+    stops being a value of its own), counters as `R + d * k`, registers the loop does not store
+    as names of any value, and parities kept whole."""
+    views = program.views
     exprs: list = []
     inner: dict = {}
-    collect(loop.body, program.views, exprs, inner,
-            frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()})
-    if lets:
-        exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
-    exprs = [_with_registers(e, program.views, steps, stored, loop.var) for e in exprs]
+    if registers is None:
+        collect(loop.body, views, exprs, inner)
+    else:
+        steps, step_ids = registers
+        stored = {s.region for s in _stores(loop.body)}
+        lets = inlined_lets(loop.body, views, stored)
+        collect(loop.body, views, exprs, inner,
+                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()}, whole=True)
+        if lets:
+            exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
+        exprs = [_with_registers(e, views, steps, stored, loop.var) for e in exprs]
     parts: list = []
     for e in exprs:
         k_parts(e, loop.var, parts)
-    exprs = parts
+    return parts, inner
+
+
+def _plan(loop, n: int, start: int, program, geometry, block, exprs: list, inner: dict,
+          steps: dict, step_ids: dict) -> Plan:
+    """plan() for one set of proof expressions."""
+    from ..prover.periodic import prove_equal_under_shift
     p = period_of(exprs, loop.var)
     if p == 0:
         return Plan(0, 0, None, "period too long")
