@@ -177,3 +177,24 @@ def test_a_register_that_does_not_advance_uniformly_stops_the_skip(monkeypatch):
     got = _findings(text)
     assert ("AG103", 43, 25) in got[1], got
     assert got == _findings(text, skip=False, monkeypatch=monkeypatch)
+
+
+def test_a_ring_indexed_by_a_let_of_the_tile_and_k_skips():
+    # TileLang's tcgen05 persistent kernels: `phase = tile * 128 + k` names the stage, parity
+    # `phase // 3 & 1`; neither the let nor `phase // 3` repeats, `phase % 3` and the parity do
+    text = RING.read_text()
+    text = text.replace("                for k in range(100):\n"
+                        "                    T.mbarrier_wait_parity(mbarrier_1[p_cnt_1[0] % 3 + 3]",
+                        "                for k in range(100):\n"
+                        "                    phase: T.int32 = w * 100 + k\n"
+                        "                    T.mbarrier_wait_parity(mbarrier_1[p_cnt_1[0] % 3 + 3]", 1)
+    text = text.replace("                    p_cnt_1[0] = p_cnt_1[0] + 1\n", "")
+    text = text.replace("T.bitwise_xor(p_cnt_1[0] % 6 // 3, 1)", "T.bitwise_xor(T.bitwise_and(phase // 3, 1), 1)")
+    text = text.replace("p_cnt_1[0] % ", "phase % ")
+    assert "p_cnt_1[0] %" not in text and "phase: T.int32" in text
+    machine, result = _run_ring(text)
+    assert not result.stuck and result.limit_hit is None
+    outcomes = {(span.line, a, b, how) for span, n, a, b, how in result.accelerated}
+    assert outcomes == {(39, 24, 72, "proved periodic with period 12"),
+                        (46, 24, 72, "proved periodic with period 12 (counters c_cnt[0])")}, outcomes
+    assert check_text(text, "<test>").verdict == "clean"

@@ -22,6 +22,9 @@ and the jump moves each counter by `d` per skipped iteration (`Plan.counters`). 
 register the body stores must be recomputed each iteration from k, counters and values the
 loop does not change (its stored value is then in the proof); one whose new value reads a
 register the loop changes some other way (`if c: r = r + 1`, `r = r * 2`) stops the plan.
+When the loop variable alone does not prove the loop periodic, or counters are read, the proof
+is asked again with the lets of the body's top level written into their uses, the registers the
+loop does not store as names of any value, and parities kept whole (`_proof_exprs`).
 """
 from __future__ import annotations
 
