@@ -298,8 +298,7 @@ class Machine:
                     self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
                     if frame.plan.jump_to is None:
-                        self.result.accelerated.append((s.span, int(n), None, None,
-                                                        f"not skipped: {frame.plan.reason}"))
+                        self._outcome((s.span, int(n), None, None, f"not skipped: {frame.plan.reason}"))
                 frames.append(frame)
                 if frame.plan is None or frame.plan.jump_to is None:
                     self._skip_decided(task, frame, 0)
@@ -353,14 +352,14 @@ class Machine:
         elif f.it == plan.warm:
             task = self.running
             if f.sig is None or f.sig != self._signature():
-                self.result.accelerated.append((f.loop.span, f.n, None, None,
-                                                "not skipped: the state did not repeat after one period"))
+                self._outcome((f.loop.span, f.n, None, None,
+                               "not skipped: the state did not repeat after one period"))
                 self._skip_decided(task, f, 0)
             else:
                 count = plan.jump_to - f.it
                 apart = self._skips_apart(task, f, count) or self._move_counters(task, plan, count)
                 if apart is not None:
-                    self.result.accelerated.append((f.loop.span, f.n, None, None, f"not skipped: {apart}"))
+                    self._outcome((f.loop.span, f.n, None, None, f"not skipped: {apart}"))
                     self._skip_decided(task, f, 0)
                 else:
                     self.result.accelerated.append((f.loop.span, f.n, f.start + f.it,
@@ -370,7 +369,25 @@ class Machine:
                         self.found_before_skip = {k: len(getattr(self.result, k)) for k in self.FINDINGS}
                     self.skips_taken += 1
                     self._skip_decided(task, f, count)
+                    self._stop_if_mixed()
             f.plan = None
+
+    def _outcome(self, entry: tuple) -> None:
+        """Record a loop's skipping outcome (RunResult.accelerated)."""
+        self.result.accelerated.append(entry)
+        self._stop_if_mixed()
+
+    def _stop_if_mixed(self) -> None:
+        """A kernel without symbolic sizes in which some loop skipped and another did not is run
+        again with no skipping (analyze.py: the skipped producer may owe the other loop arrivals),
+        and this run is thrown away: stop it now. Persistent kernels meet it when one tile's loops
+        skip and a later tile's cannot (other threads are elsewhere at its period boundary)."""
+        if self.p.symbols or self.result.limit_hit:
+            return
+        outcomes = self.result.accelerated
+        if any(a is not None for _, _, a, _, _ in outcomes) and any(a is None for _, _, a, _, _ in outcomes):
+            self.result.limit_hit = ("loop skipping: one loop skipped periods and another did not; "
+                                     "run again without skipping")
 
     # A skip is sound only together with the loops beside it: a producer's loop that skips periods
     # while its consumer's loop (other threads of the CTA) runs every iteration never makes the
