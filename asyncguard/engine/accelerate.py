@@ -28,7 +28,6 @@ loop does not store as names of any value, and parities kept whole (`_proof_expr
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -252,38 +251,24 @@ def _lets(body):
 
 def _inline(e, values: dict):
     """`e` with each Var named in `values` replaced by its value."""
-    if isinstance(e, ir.Var):
-        return values.get(e.name, e)
-    if isinstance(e, (tuple, list)):
-        return type(e)(_inline(x, values) for x in e)
-    if not values or not hasattr(e, "__dataclass_fields__") or isinstance(e, (ir.Const, ir.Span)):
+    if not values:
         return e
-    changed = {f: _inline(getattr(e, f), values) for f in e.__dataclass_fields__ if f != "span"}
-    if all(changed[f] is getattr(e, f) for f in changed):
-        return e
-    return dataclasses.replace(e, **changed)
+    return ir.rewrite(e, lambda x: values.get(x.name) if isinstance(x, ir.Var) else None)
 
 
 def _with_registers(e, views, steps: dict, stored: set, var: str):
     """`e` with each counter read `r[i]` replaced by `R + d * var` (R: a name of its own, any
     value: the register's value when `var` is 0, whatever it was on entry), and each read of a
     register the loop does not store (not in `stored`) by a name of its own, any value."""
-    if isinstance(e, ir.Subscript):
-        cell = register_cell(e, views)
+    def replace(x):
+        cell = register_cell(x, views) if isinstance(x, ir.Subscript) else None
+        if cell is None:
+            return None
+        name = ir.Var(f"{cell[0]}[{cell[1]}]")
         if cell in steps:
-            return ir.BinOp("+", ir.Var(f"{cell[0]}[{cell[1]}]"),
-                            ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
-        if cell is not None and cell[0] not in stored:
-            return ir.Var(f"{cell[0]}[{cell[1]}]")
-    if isinstance(e, (tuple, list)):
-        return type(e)(_with_registers(x, views, steps, stored, var) for x in e)
-    if not hasattr(e, "__dataclass_fields__") or isinstance(e, (ir.Const, ir.Var, ir.Span)):
-        return e
-    changed = {f: _with_registers(getattr(e, f), views, steps, stored, var)
-               for f in e.__dataclass_fields__ if f != "span"}
-    if all(changed[f] is getattr(e, f) for f in changed):
-        return e
-    return dataclasses.replace(e, **changed)
+            return ir.BinOp("+", name, ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
+        return name if cell[0] not in stored else None
+    return ir.rewrite(e, replace)
 
 
 def k_parts(e, var, out: list) -> None:
