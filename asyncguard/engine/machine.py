@@ -51,6 +51,10 @@ FEATURES = (
 )
 
 
+# The key, in a PLoop's plan cache, saying that a skip of the loop was thrown away: a run of the
+# program stopped because the loop skipped while another did not (Machine._stop_if_mixed)
+THROWN_AWAY = "thrown away"
+
 # The most threads one machine runs (every CTA of a cluster together): its vector clocks are a
 # square matrix of that many rows (2048: 32 MiB per clock matrix)
 MAX_MACHINE_THREADS = 2048
@@ -331,6 +335,9 @@ class Machine:
                              if isinstance(env.get(name), (int, np.integer))))
         key = (n, start, geometry, block)
         cache = loop.plan if isinstance(loop.plan, dict) else {}
+        if cache.get(THROWN_AWAY) and not self.p.symbols:
+            return accelerate.Plan(0, 0, None, "its skip was thrown away in an earlier run (a loop "
+                                   "beside it could not skip)")
         if key not in cache:
             try:
                 cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block)
@@ -368,6 +375,7 @@ class Machine:
                     if not self.skips_taken:   # what was found before any skip stays true
                         self.found_before_skip = {k: len(getattr(self.result, k)) for k in self.FINDINGS}
                     self.skips_taken += 1
+                    self.skipped_loops += (f.loop,)
                     self._skip_decided(task, f, count)
                     self._stop_if_mixed()
             f.plan = None
@@ -388,6 +396,11 @@ class Machine:
         if any(a is not None for _, _, a, _, _ in outcomes) and any(a is None for _, _, a, _, _ in outcomes):
             self.result.limit_hit = ("loop skipping: one loop skipped periods and another did not; "
                                      "run again without skipping")
+            # the next runs of this program (other blocks) would most likely waste a run the
+            # same way: their loops that skipped here run every iteration (never wrong, only slower)
+            for loop in self.skipped_loops:
+                if isinstance(loop.plan, dict):
+                    loop.plan[THROWN_AWAY] = True
 
     # A skip is sound only together with the loops beside it: a producer's loop that skips periods
     # while its consumer's loop (other threads of the CTA) runs every iteration never makes the
@@ -396,6 +409,7 @@ class Machine:
     # beside it skips the same number of iterations, or has yet to decide with a plan for that
     # number; a loop that decides otherwise after one beside it skipped stops the run (unknown).
     skips_taken = 0
+    skipped_loops: tuple = ()   # the PLoops that skipped in this run
     running = None
     found_before_skip: dict = {}
     FINDINGS = ("races", "barrier_problems", "pending", "proxy_problems", "mbar_problems",
