@@ -396,11 +396,14 @@ class Machine:
         if any(a is not None for _, _, a, _, _ in outcomes) and any(a is None for _, _, a, _, _ in outcomes):
             self.result.limit_hit = ("loop skipping: one loop skipped periods and another did not; "
                                      "run again without skipping")
-            # the next runs of this program (other blocks) would most likely waste a run the
-            # same way: their loops that skipped here run every iteration (never wrong, only slower)
-            for loop in self.skipped_loops:
-                if isinstance(loop.plan, dict):
-                    loop.plan[THROWN_AWAY] = True
+            self._throw_away()
+
+    def _throw_away(self) -> None:
+        """The next runs of this program (other blocks) would most likely waste a run the same
+        way: the loops that skipped in this one run every iteration there (never wrong, slower)."""
+        for loop in self.skipped_loops:
+            if isinstance(loop.plan, dict):
+                loop.plan[THROWN_AWAY] = True
 
     # A skip is sound only together with the loops beside it: a producer's loop that skips periods
     # while its consumer's loop (other threads of the CTA) runs every iteration never makes the
@@ -477,6 +480,12 @@ class Machine:
                     "skipped periods are not the kernel's; run without skipping")
                 for k, n in self.found_before_skip.items():   # found since rests on the skip
                     del getattr(self.result, k)[n:]
+                if not self.p.symbols and not any(a is None for _, _, a, _, _ in self.result.accelerated):
+                    # a mixed run, which analyze.py runs again without skipping: say so (a loop
+                    # too short to plan, n <= accelerate_above, leaves no outcome of its own)
+                    self.result.accelerated.append((f.loop.span, f.n, None, None,
+                                                    f"not skipped: {self.result.limit_hit}"))
+                    self._throw_away()
                 return
 
     def _branch(self, task: _Task, s: PIf) -> None:
