@@ -314,3 +314,29 @@ def test_an_alarm_swallowed_in_a_gc_callback_is_dropped_at_once():
         assert sys.unraisablehook == seen.append    # restored on exit
     finally:
         sys.unraisablehook = old
+
+
+def test_the_gates_preparation_deadline_swallowed_in_a_gc_callback_is_not_reported():
+    # the same for the gate's one-shot preparation deadline: a PrepareTimeout swallowed where it
+    # fired is raised again after the block, so the unraisable report of it is dropped (the CI's
+    # one warning, from hypothesis's gc callback); anything else reaches the previous hook
+    import sys
+    from types import SimpleNamespace
+
+    import pytest
+
+    from asyncguard.emit.prepare import PrepareTimeout, deadline
+    seen = []
+    old, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        with deadline(30.0, "elaboration"):
+            sys.unraisablehook(SimpleNamespace(exc_value=PrepareTimeout("elaboration")))
+            other = SimpleNamespace(exc_value=ValueError("a real one"))
+            sys.unraisablehook(other)
+        assert seen == [other] and sys.unraisablehook == seen.append
+        with pytest.raises(PrepareTimeout):
+            with deadline(0.01, "elaboration"):
+                while True:
+                    pass
+    finally:
+        sys.unraisablehook = old

@@ -83,13 +83,20 @@ def deadline(seconds: float, what: str):
         fired.append(True)
         raise PrepareTimeout(f"{what}: more than {seconds:g} s")
 
+    def _unraisable(unraisable):
+        # the alarm swallowed in a gc callback or __del__: raised again below, not reported
+        if not isinstance(unraisable.exc_value, PrepareTimeout):
+            old_hook(unraisable)
+
     old = signal.signal(signal.SIGALRM, _alarm)
+    old_hook, sys.unraisablehook = sys.unraisablehook, _unraisable
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        sys.unraisablehook = old_hook
     if fired:   # the alarm's exception was swallowed where it fired (e.g. inside a gc callback)
         raise PrepareTimeout(f"{what}: more than {seconds:g} s")
 
