@@ -395,8 +395,90 @@ def _jit_name():
     return None
 
 
+class InterceptedLowering:
+    """TileLang's compile entry points (`tilelang.cache.cached`, `JITKernel`) replaced in this child
+    process: each kernel an example builds is lowered for every arch (lowering.lower_and_record),
+    one JSON record per lowering goes to `results`, and the example gets a stand-in back. A kernel
+    built again (same jit name and symbol) is lowered once. lower_sizes.py runs several variants of
+    one example in one child: `start_variant` tags the records and starts a fresh set of kernels."""
+
+    def __init__(self, archs, tmp, results):
+        import threading
+        self.archs, self.tmp, self.results = archs, tmp, results
+        self.lock = threading.RLock()
+        self.variant = None
+        self.seen, self.sources, self.kernels = {}, {}, 0
+
+    def start_variant(self, tag):
+        self.variant, self.seen, self.sources = tag, {}, {}
+
+    def lower(self, func, pass_configs, out_idx=None):
+        sym = None
+        try:
+            sym = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else None
+        except Exception:  # noqa: BLE001
+            sym = None
+        jn = _jit_name()
+        key = (jn, sym)
+        with self.lock:
+            if key in self.seen:
+                if self.variant is None:
+                    self.results.write(json.dumps({"event": "repeat", "jit": jn, "symbol": sym}) + "\n")
+                return _KernelStandIn(sym, func, _out_idx(func, out_idx), self.sources.get(key))
+            if len(self.seen) >= MAX_KERNELS_PER_FILE:
+                raise StopExample("kernel cap reached")
+            self.seen[key] = len(self.seen)
+            kname = sym if sym and sym not in ("main", "kernel", "func") or not jn else jn
+            if jn and sym and sym not in (jn, "main", "kernel", "func"):
+                kname = f"{jn}.{sym}"
+            number = self.kernels     # files of this child: k<number>_<arch>.tir
+            self.kernels += 1
+            for arch in self.archs:
+                rec = {"event": "kernel"}
+                if self.variant is not None:
+                    rec["variant"] = self.variant
+                rec.update({"jit": jn, "symbol": sym, "kernel": kname, "arch": arch})
+                if self.variant is None:
+                    rec["index"] = self.seen[key]
+                rec["pass_configs"] = {str(k): str(v) for k, v in (pass_configs or {}).items()}
+                tir_path = os.path.join(self.tmp, f"k{number}_{arch}.tir")
+                lowered = lower_and_record(func, arch, pass_configs, tir_path, rec)
+                if lowered is not None and lowered.cuda_source is not None:
+                    self.sources.setdefault(key, lowered.cuda_source)
+                self.results.write(json.dumps(rec) + "\n")
+        return _KernelStandIn(kname, func, _out_idx(func, out_idx), self.sources.get(key))
+
+    def install(self):
+        def fake_cached(func=None, out_idx=None, *a, pass_configs=None, **k):
+            return self.lower(func, pass_configs, out_idx)
+
+        def fake_jitkernel_init(_kernel, func=None, *a, pass_configs=None, **k):
+            self.lower(func, pass_configs)
+            raise StopExample("JITKernel constructed directly")
+
+        # tilelang.jit / tilelang.cache are shadowed by same-named functions on the package: use the modules.
+        jit_mod, cache_mod, kernel_mod = (sys.modules[m] for m in ("tilelang.jit", "tilelang.cache", "tilelang.jit.kernel"))
+        cache_mod.cached = fake_cached
+        jit_mod.cached = fake_cached
+        kernel_mod.JITKernel.__init__ = fake_jitkernel_init
+
+
+def enter_example(child_path: str) -> str:
+    """Work where the example lives, importable as it expects (its folder and its parent on the
+    path; EXAMPLES_ROOT: the `examples` folder above it); its absolute path."""
+    global EXAMPLES_ROOT
+    path = os.path.abspath(child_path)
+    d = os.path.dirname(path)
+    root = d
+    while os.path.basename(root) != "examples" and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    EXAMPLES_ROOT = root if os.path.basename(root) == "examples" else d
+    os.chdir(d)
+    sys.path[:0] = [d, os.path.dirname(d)]
+    return path
+
+
 def child(args):
-    import threading
     import traceback
     archs = args.archs.split(",")
     globals()["TENSOR_DEVICE"] = args.device
@@ -407,59 +489,8 @@ def child(args):
     import tilelang.cache  # noqa: F401
     import tilelang.jit.kernel  # noqa: F401
 
-    lock = threading.RLock()
-    seen, sources = {}, {}
-
-    def lower_for_archs(func, pass_configs, out_idx=None):
-        sym = None
-        try:
-            sym = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else None
-        except Exception:  # noqa: BLE001
-            sym = None
-        jn = _jit_name()
-        key = (jn, sym)
-        with lock:
-            if key in seen:
-                results.write(json.dumps({"event": "repeat", "jit": jn, "symbol": sym}) + "\n")
-                return _KernelStandIn(sym, func, _out_idx(func, out_idx), sources.get(key))
-            if len(seen) >= MAX_KERNELS_PER_FILE:
-                raise StopExample("kernel cap reached")
-            seen[key] = len(seen)
-            kname = sym if sym and sym not in ("main", "kernel", "func") or not jn else jn
-            if jn and sym and sym not in (jn, "main", "kernel", "func"):
-                kname = f"{jn}.{sym}"
-            for arch in archs:
-                rec = {"event": "kernel", "jit": jn, "symbol": sym, "kernel": kname, "arch": arch,
-                       "index": seen[key], "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
-                tir_path = os.path.join(args.tmp, f"k{seen[key]}_{arch}.tir")
-                lowered = lower_and_record(func, arch, pass_configs, tir_path, rec)
-                if lowered is not None and lowered.cuda_source is not None:
-                    sources.setdefault(key, lowered.cuda_source)
-                results.write(json.dumps(rec) + "\n")
-        return _KernelStandIn(kname, func, _out_idx(func, out_idx), sources.get(key))
-
-    def fake_cached(func=None, out_idx=None, *a, pass_configs=None, **k):
-        return lower_for_archs(func, pass_configs, out_idx)
-
-    # tilelang.jit / tilelang.cache are shadowed by same-named functions on the package: use the modules.
-    jit_mod, cache_mod, kernel_mod = (sys.modules[m] for m in ("tilelang.jit", "tilelang.cache", "tilelang.jit.kernel"))
-    cache_mod.cached = fake_cached
-    jit_mod.cached = fake_cached
-
-    def fake_jitkernel_init(self, func=None, *a, pass_configs=None, **k):
-        lower_for_archs(func, pass_configs)
-        raise StopExample("JITKernel constructed directly")
-
-    kernel_mod.JITKernel.__init__ = fake_jitkernel_init
-
-    path = os.path.abspath(args.child)
-    d = os.path.dirname(path)
-    root = d
-    while os.path.basename(root) != "examples" and os.path.dirname(root) != root:
-        root = os.path.dirname(root)
-    globals()["EXAMPLES_ROOT"] = root if os.path.basename(root) == "examples" else d
-    os.chdir(d)
-    sys.path[:0] = [d, os.path.dirname(d)]
+    InterceptedLowering(archs, args.tmp, results).install()
+    path = enter_example(args.child)
     sys.argv = [path]
     src = open(path).read()
     import runpy

@@ -33,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lower_field  # noqa: E402  (the field corpus's GPU stubs, kernel stand-in and example tree)
-from lowering import COMMIT, keep_distinct, lower_and_record, scratch_dir  # noqa: E402
+from lowering import COMMIT, keep_distinct, scratch_dir  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 S80, S90, S100 = ["sm_80"], ["sm_90a"], ["sm_100a"]
@@ -308,7 +308,6 @@ VARIANTS = {
 
 
 def child(args):
-    import threading
     import traceback
     spec = json.load(open(args.spec))
     archs = spec["archs"]
@@ -320,64 +319,14 @@ def child(args):
     import tilelang.cache  # noqa: F401
     import tilelang.jit.kernel  # noqa: F401
 
-    lock = threading.RLock()
-    state = {"variant": None, "seen": {}, "sources": {}, "n": 0}
-    StandIn, StopExample = lower_field._KernelStandIn, lower_field.StopExample
-
-    def lower_for_archs(func, pass_configs, out_idx=None):
-        sym = None
-        try:
-            sym = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else None
-        except Exception:  # noqa: BLE001
-            sym = None
-        jn = lower_field._jit_name()
-        key = (jn, sym)
-        seen, sources = state["seen"], state["sources"]
-        with lock:
-            if key in seen:
-                return StandIn(sym, func, lower_field._out_idx(func, out_idx), sources.get(key))
-            if len(seen) >= lower_field.MAX_KERNELS_PER_FILE:
-                raise StopExample("kernel cap reached")
-            seen[key] = len(seen)
-            kname = sym if sym and sym not in ("main", "kernel", "func") or not jn else jn
-            if jn and sym and sym not in (jn, "main", "kernel", "func"):
-                kname = f"{jn}.{sym}"
-            for arch in archs:
-                state["n"] += 1
-                rec = {"event": "kernel", "variant": state["variant"], "jit": jn, "symbol": sym, "kernel": kname,
-                       "arch": arch, "pass_configs": {str(k): str(v) for k, v in (pass_configs or {}).items()}}
-                tir_path = os.path.join(args.tmp, f"k{state['n']}_{arch}.tir")
-                lowered = lower_and_record(func, arch, pass_configs, tir_path, rec)
-                if lowered is not None and lowered.cuda_source is not None:
-                    sources.setdefault(key, lowered.cuda_source)
-                results.write(json.dumps(rec) + "\n")
-        return StandIn(kname, func, lower_field._out_idx(func, out_idx), sources.get(key))
-
-    def fake_cached(func=None, out_idx=None, *a, pass_configs=None, **k):
-        return lower_for_archs(func, pass_configs, out_idx)
-
-    jit_mod, cache_mod, kernel_mod = (sys.modules[m] for m in ("tilelang.jit", "tilelang.cache", "tilelang.jit.kernel"))
-    cache_mod.cached = fake_cached
-    jit_mod.cached = fake_cached
-
-    def fake_jitkernel_init(self, func=None, *a, pass_configs=None, **k):
-        lower_for_archs(func, pass_configs)
-        raise StopExample("JITKernel constructed directly")
-
-    kernel_mod.JITKernel.__init__ = fake_jitkernel_init
-
-    path = os.path.abspath(args.child)
-    d = os.path.dirname(path)
-    root = d
-    while os.path.basename(root) != "examples" and os.path.dirname(root) != root:
-        root = os.path.dirname(root)
-    lower_field.EXAMPLES_ROOT = root if os.path.basename(root) == "examples" else d
-    os.chdir(d)
-    sys.path[:0] = [d, os.path.dirname(d)]
+    StopExample = lower_field.StopExample
+    lowering = lower_field.InterceptedLowering(archs, args.tmp, results)
+    lowering.install()
+    path = lower_field.enter_example(args.child)
     sys.argv = [path]
     src = open(path).read()
     for v in spec["variants"]:
-        state.update(variant=v["tag"], seen={}, sources={})
+        lowering.start_variant(v["tag"])
         outcome, why = "finished", ""
         t0 = time.time()
         try:
