@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from asyncguard.analyze import Limits, check_text
-from asyncguard.engine.program import PIf, PLoop, PNote, PWhile, elaborate
+from asyncguard.engine.program import PNote, PWhile, elaborate, statements
 from asyncguard.mutants import EXPECTED_RULES, mutations
 from asyncguard.parse import parse
 
@@ -181,25 +181,15 @@ def test_while_that_never_ends_is_stopped_by_the_statement_limit():
     assert any(f.rule.code == "AG002" for f in report.findings)
 
 
-def _statements(body):
-    for s in body:
-        yield s
-        if isinstance(s, PIf):
-            yield from _statements(s.then)
-            yield from _statements(s.other)
-        elif isinstance(s, PLoop):
-            yield from _statements(s.body)
-
-
 def test_stream_k_spin_on_a_global_counter_is_not_run():
     # `while fixup_value[0] < ...: fixup_value[0] = atomic_load(Fixup[tile])` waits for the other
     # blocks' partial tiles: its trip count is theirs, not the engine's; the tile loops over
     # registers are run
     program = elaborate(parse(STREAMK_2CTA).functions[0])
     spin = line_of(STREAMK_2CTA, "while fixup_value_1[0] <")
-    notes = {s.span.line: s.reason for s in _statements(program.body) if isinstance(s, PNote)}
+    notes = {s.span.line: s.reason for s in statements(program.body) if isinstance(s, PNote)}
     assert "polling global memory (Fixup)" in notes[spin]
-    loops = {s.span.line for s in _statements(program.body) if isinstance(s, PWhile)}
+    loops = {s.span.line for s in statements(program.body) if isinstance(s, PWhile)}
     assert line_of(STREAMK_2CTA, "while bx // 2 * 107") in loops and spin not in loops
 
 

@@ -133,15 +133,8 @@ def register_cell(e, views) -> tuple | None:
 def _stores(body):
     """Every register store in `body`, at any depth, relevant or not (a store the machine never
     runs only makes a register look changed: no plan rests on it)."""
-    from .program import PIf, PLoop, PStore
-    for s in body:
-        if isinstance(s, PStore):
-            yield s
-        elif isinstance(s, PIf):
-            yield from _stores(s.then)
-            yield from _stores(s.other)
-        elif isinstance(s, PLoop):
-            yield from _stores(s.body)
+    from .program import PStore, statements
+    return (s for s in statements(body) if isinstance(s, PStore))
 
 
 def _register_regions(e, views) -> set:
@@ -238,15 +231,8 @@ def inlined_lets(body, views, changed: set) -> dict:
 
 
 def _lets(body):
-    from .program import PIf, PLet, PLoop
-    for s in body:
-        if isinstance(s, PLet):
-            yield s
-        elif isinstance(s, PLoop):
-            yield from _lets(s.body)
-        elif isinstance(s, PIf):
-            yield from _lets(s.then)
-            yield from _lets(s.other)
+    from .program import PLet, statements
+    return (s for s in statements(body) if isinstance(s, PLet))
 
 
 def _inline(e, values: dict):

@@ -159,6 +159,18 @@ class PNote:
     access_only: bool = False
 
 
+def statements(body):
+    """Every statement of a program body, nested ones included, in program order (a branch's
+    `then` before its `other`)."""
+    for s in body:
+        yield s
+        if isinstance(s, PIf):
+            yield from statements(s.then)
+            yield from statements(s.other)
+        elif isinstance(s, PLoop):
+            yield from statements(s.body)
+
+
 @dataclass
 class AccessPtr:
     view: View

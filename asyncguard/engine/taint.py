@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .program import PIf, PLoop, PNote
+from .program import PNote, statements
 
 
 class Taint:
@@ -76,14 +76,7 @@ class Taint:
 
 
 def _notes(body):
-    for s in body:
-        if isinstance(s, PNote):
-            yield s
-        elif isinstance(s, PLoop):
-            yield from _notes(s.body)
-        elif isinstance(s, PIf):
-            yield from _notes(s.then)
-            yield from _notes(s.other)
+    return (s for s in statements(body) if isinstance(s, PNote))
 
 
 def drop_dependent(machine) -> None:
