@@ -478,8 +478,24 @@ def enter_example(child_path: str) -> str:
     return path
 
 
-def child(args):
+def run_example(run, results, **tags) -> tuple:
+    """run() (an example, or a variant of one); how it ended: ("finished" | "stopped" | "exit" |
+    "error", why). An error's traceback tail goes to `results` as an event (with `tags`)."""
     import traceback
+    try:
+        run()
+        return "finished", ""
+    except StopExample as e:
+        return "stopped", str(e)
+    except SystemExit as e:
+        return "exit", f"SystemExit({e.code})"
+    except BaseException as e:  # noqa: BLE001
+        tb = traceback.format_exception(type(e), e, e.__traceback__)
+        results.write(json.dumps({"event": "traceback", **tags, "text": "".join(tb[-6:])[-3000:]}) + "\n")
+        return "error", f"{type(e).__name__}: {last_line(e)}"
+
+
+def child(args):
     archs = args.archs.split(",")
     globals()["TENSOR_DEVICE"] = args.device
     os.makedirs(args.tmp, exist_ok=True)
@@ -494,21 +510,13 @@ def child(args):
     sys.argv = [path]
     src = open(path).read()
     import runpy
-    outcome, why = "finished", ""
-    try:
+
+    def run():
         with Target({"kind": "cuda", "arch": archs[0]}):
             g = runpy.run_path(path, run_name="__main__")
             if "__main__" not in src and callable(g.get("main")):
                 g["main"]()
-    except StopExample as e:
-        outcome, why = "stopped", str(e)
-    except SystemExit as e:
-        outcome, why = "exit", f"SystemExit({e.code})"
-    except BaseException as e:  # noqa: BLE001
-        outcome = "error"
-        tb = traceback.format_exception(type(e), e, e.__traceback__)
-        why = f"{type(e).__name__}: {last_line(e)}"
-        results.write(json.dumps({"event": "traceback", "text": "".join(tb[-6:])[-3000:]}) + "\n")
+    outcome, why = run_example(run, results)
     results.write(json.dumps({"event": "end", "outcome": outcome, "why": why}) + "\n")
     results.close()
     sys.stdout.flush()

@@ -308,7 +308,6 @@ VARIANTS = {
 
 
 def child(args):
-    import traceback
     spec = json.load(open(args.spec))
     archs = spec["archs"]
     lower_field.TENSOR_DEVICE = spec["device"]
@@ -319,7 +318,6 @@ def child(args):
     import tilelang.cache  # noqa: F401
     import tilelang.jit.kernel  # noqa: F401
 
-    StopExample = lower_field.StopExample
     lowering = lower_field.InterceptedLowering(archs, args.tmp, results)
     lowering.install()
     path = lower_field.enter_example(args.child)
@@ -327,9 +325,9 @@ def child(args):
     src = open(path).read()
     for v in spec["variants"]:
         lowering.start_variant(v["tag"])
-        outcome, why = "finished", ""
         t0 = time.time()
-        try:
+
+        def run(v=v):
             text = src
             for old, new, count in v["patch"]:
                 found = text.count(old)
@@ -340,15 +338,7 @@ def child(args):
             with Target({"kind": "cuda", "arch": archs[0]}):
                 exec(compile(text, path, "exec"), g)  # noqa: S102 -- TileLang's own example, patched as stated
                 exec(compile(v["run"], f"<variant {v['tag']}>", "exec"), g)  # noqa: S102
-        except StopExample as e:
-            outcome, why = "stopped", str(e)
-        except SystemExit as e:
-            outcome, why = "exit", f"SystemExit({e.code})"
-        except BaseException as e:  # noqa: BLE001
-            outcome = "error"
-            tb = traceback.format_exception(type(e), e, e.__traceback__)
-            why = f"{type(e).__name__}: {lower_field.last_line(e)}"
-            results.write(json.dumps({"event": "traceback", "variant": v["tag"], "text": "".join(tb[-6:])[-3000:]}) + "\n")
+        outcome, why = lower_field.run_example(run, results, variant=v["tag"])
         results.write(json.dumps({"event": "end", "variant": v["tag"], "outcome": outcome, "why": why,
                                   "wall_s": round(time.time() - t0, 1)}) + "\n")
     results.close()
