@@ -7,42 +7,27 @@ corpus/field_sizes/README.md. A change of verdict is a change to read, then reco
 Cheap in CI: the kernels whose recorded check (corpus/field_sizes/results.json) took more than FAST_S
 seconds are marked slow, the rest run in about a second each. A kernel whose recorded check stopped at
 the time limit is not pinned (expect.json says why; none in the current record)."""
-import json
 from pathlib import Path
 
 import pytest
 
-from asyncguard.analyze import check_text
+from _pinned import PinnedCorpus
 
-SIZES = Path(__file__).resolve().parent.parent / "corpus" / "field_sizes"
-FIELD = SIZES.parent / "field"
-FILES = sorted(SIZES.glob("*.tir"))
-EXPECT = json.loads((SIZES / "expect.json").read_text())
-TIMES = {r["file"]: r["wall_s"] for r in json.loads((SIZES / "results.json").read_text())["kernels"]}
-FAST_S = 3.0
+SIZES = PinnedCorpus(Path(__file__).resolve().parent.parent / "corpus" / "field_sizes")
+FIELD = SIZES.folder.parent / "field"
+FILES = SIZES.files
 
 
 def test_sizes_corpus_is_there_and_new():
     assert len(FILES) >= 80
-    assert "a35008a42531c62b976ae4cec3855d4383db0f3c" in (SIZES / "MANIFEST.md").read_text()
-    assert sorted(EXPECT) == [p.name for p in FILES]
-    assert sorted(TIMES) == [p.name for p in FILES]
+    assert "a35008a42531c62b976ae4cec3855d4383db0f3c" in (SIZES.folder / "MANIFEST.md").read_text()
+    assert sorted(SIZES.expect) == [p.name for p in FILES]
+    assert sorted(SIZES.times) == [p.name for p in FILES]
     # only lowerings the field corpus lacks (lower_sizes.py drops byte-identical ones)
     field = {p.read_text() for p in FIELD.glob("*.tir")}
     assert not [p.name for p in FILES if p.read_text() in field]
 
 
-def _param(p: Path):
-    marks = [pytest.mark.slow] if TIMES.get(p.name, FAST_S + 1) > FAST_S else []
-    return pytest.param(p, id=p.stem, marks=marks)
-
-
-@pytest.mark.parametrize("tir", [_param(p) for p in FILES])
+@pytest.mark.parametrize("tir", SIZES.params())
 def test_sizes_kernel_keeps_its_verdict(tir: Path):
-    expect = EXPECT[tir.name]
-    if "skip" in expect:
-        pytest.skip(expect["skip"])
-    rep = check_text(tir.read_text(), str(tir))
-    found = [[r, ln] for r, ln in sorted({(f.rule.code, f.line) for f in rep.findings
-                                          if f.rule.kind != "unsupported"})]
-    assert (rep.verdict, found) == (expect["verdict"], expect["findings"])
+    SIZES.check_against_record(tir)
