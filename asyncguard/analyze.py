@@ -219,8 +219,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     result = _run_machine(machine, clock, limits.max_seconds)
                     result.accelerated = first + result.accelerated
                     size_skip_failed = True   # only short sizes are run from now on (size_cases)
-                if not size and any(a is not None for _, _, a, _, _ in result.accelerated) and \
-                        any(a is None for _, _, a, _, _ in result.accelerated):
+                if not size and (result.skips_mixed or (
+                        any(a is not None for _, _, a, _, _ in result.accelerated) and
+                        any(a is None for _, _, a, _, _ in result.accelerated))):
                     # one loop skipped periods while another, run by other threads beside it,
                     # could not (e.g. a consumer loop with a first-iteration branch): the skipped
                     # producer never makes the arrivals the consumer still waits for, a false hang.

@@ -81,6 +81,9 @@ class RunResult:
     limit_hit: str | None = None
     internal_error: str | None = None
     accelerated: list = field(default_factory=list)   # (loop span, trips, skipped from, to, how)
+    # loops' skips disagreed (one skipped, another beside it did not or skipped another count):
+    # this run is not the kernel's, and analyze.py runs the block again without skipping
+    skips_mixed: bool = False
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     num_threads: int = 0
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
@@ -396,6 +399,7 @@ class Machine:
         if any(a is not None for _, _, a, _, _ in outcomes) and any(a is None for _, _, a, _, _ in outcomes):
             self.result.limit_hit = ("loop skipping: one loop skipped periods and another did not; "
                                      "run again without skipping")
+            self.result.skips_mixed = True
             self._throw_away()
 
     def _throw_away(self) -> None:
@@ -480,11 +484,8 @@ class Machine:
                     "skipped periods are not the kernel's; run without skipping")
                 for k, n in self.found_before_skip.items():   # found since rests on the skip
                     del getattr(self.result, k)[n:]
-                if not self.p.symbols and not any(a is None for _, _, a, _, _ in self.result.accelerated):
-                    # a mixed run, which analyze.py runs again without skipping: say so (a loop
-                    # too short to plan, n <= accelerate_above, leaves no outcome of its own)
-                    self.result.accelerated.append((f.loop.span, f.n, None, None,
-                                                    f"not skipped: {self.result.limit_hit}"))
+                if not self.p.symbols:   # analyze.py runs the block again without skipping
+                    self.result.skips_mixed = True
                     self._throw_away()
                 return
 
