@@ -13,7 +13,7 @@ import numpy as np
 
 from asyncguard.analyze import check_text
 from asyncguard.engine.machine import Machine
-from asyncguard.engine.program import elaborate
+from asyncguard.engine.program import elaborate, statements
 from asyncguard.parse import parse
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -86,7 +86,7 @@ def test_the_periodicity_proof_holds_for_the_block_being_run():
     result = Machine(program, block={"blockIdx.y": 1}).run()
     assert not result.stuck and result.limit_hit is None
     skipped = {span.line: (a, b) for span, n, a, b, how in result.accelerated if a is not None}
-    assert skipped == {75: (20, 108), 100: (20, 108)}, result.accelerated
+    assert skipped == {75: (12, 120), 100: (12, 120)}, result.accelerated   # k from 4: one period of 4 warms up
 
 
 # ---------------------------------------------------------------- stage rings indexed by registers
@@ -126,10 +126,10 @@ def test_a_ring_indexed_by_registers_skips_and_moves_the_registers():
     text = RING.read_text()
     machine, result = _run_ring(text)
     assert not result.stuck and result.limit_hit is None
-    # period 6 of the registers (stage % 3, parity % 6 // 3): shift 12, 24 warm-up iterations,
-    # iterations 24..71 of each of the three tiles skipped by both loops
+    # period 6 of the registers (stage % 3, parity % 6 // 3): shift 6, 12 warm-up iterations,
+    # iterations 12..89 of each of the three tiles skipped by both loops
     skipped = {(span.line, a, b) for span, n, a, b, how in result.accelerated if a is not None}
-    assert skipped == {(39, 24, 72), (46, 24, 72)}, result.accelerated
+    assert skipped == {(39, 12, 90), (46, 12, 90)}, result.accelerated
     assert all("counters" in how for span, n, a, b, how in result.accelerated)
     assert len(result.accelerated) == 6   # 2 loops x 3 tiles, each skipped
     full_machine, full = _run_ring(text, skip=False)
@@ -195,6 +195,48 @@ def test_a_ring_indexed_by_a_let_of_the_tile_and_k_skips():
     machine, result = _run_ring(text)
     assert not result.stuck and result.limit_hit is None
     outcomes = {(span.line, a, b, how) for span, n, a, b, how in result.accelerated}
-    assert outcomes == {(39, 24, 72, "proved periodic with period 12"),
-                        (46, 24, 72, "proved periodic with period 12 (counters c_cnt[0])")}, outcomes
+    assert outcomes == {(39, 12, 90, "proved periodic with period 6"),
+                        (46, 12, 90, "proved periodic with period 6 (counters c_cnt[0])")}, outcomes
     assert check_text(text, "<test>").verdict == "clean"
+
+
+# ------------------------------------------------------------ frozen tasks beside a skipping loop
+AWS_GEMM = Path(__file__).resolve().parents[1] / "corpus" / "field" / "aws__gemm__gemm__sm_100a.tir"
+
+
+def test_a_persistent_kernels_epilogue_waiting_for_the_next_tile_does_not_stop_the_skip():
+    # TileLang's sm_100a persistent GEMM (examples/aws): a TMA warp and an MMA warp loop over k
+    # for every tile, while the epilogue warps wait on tmem_full inside their own unrolled loop
+    # over the previous tile's columns. They run no statement during the compared period, so the
+    # k loops skip in every tile (before: the epilogue's loop "beside" them did not skip, and the
+    # whole block ran again without skipping)
+    program = elaborate(parse(AWS_GEMM.read_text(), str(AWS_GEMM)).functions[0])
+    result = Machine(program, block={"blockIdx.x": 0}).run()
+    assert result.limit_hit is None and not result.skips_mixed and not result.stuck
+    outcomes = {(span.line, a, b) for span, n, a, b, how in result.accelerated}
+    assert outcomes == {(78, 16, 112), (104, 16, 112)}, result.accelerated
+    tiles = sum(1 for span, *_ in result.accelerated if span.line == 78)
+    assert tiles == len(range(0, 2048, 148))   # every tile of block 0 skipped
+
+
+def test_a_loop_beside_that_runs_during_the_period_stops_the_skip_unless_frozen():
+    # the rule itself (Machine._skips_apart): another task in a loop beside the skipping one that
+    # runs every iteration lets it skip only when it ran no statement since the compared period
+    # began (frozen: it runs none in the skipped periods either); one that ran some would be out
+    # of step with the skipped periods. (This builds the two tasks' state directly.)
+    from asyncguard.engine.machine import _Frame, _Task
+    program = elaborate(parse(AWS_GEMM.read_text(), str(AWS_GEMM)).functions[0])
+    machine = Machine(program, block={"blockIdx.x": 0})
+    producer, epilogue = (next(s for s in statements(program.body) if getattr(s, "var", None) == var)
+                          for var in ("k", "i"))
+    mask = np.zeros(machine.T, dtype=bool)
+    looping = _Task(mask.copy(), [_Frame(program.body), _Frame(producer.body, producer, 128, 0)], {})
+    beside = _Task(mask.copy(), [_Frame(program.body), _Frame(epilogue.body, epilogue, 4, 0)], {})
+    beside.frames[-1].skipped = 0                       # it runs all its iterations
+    machine.tasks = [looping, beside]
+    f = looping.frames[-1]
+    f.peers = machine._peer_steps(looping)             # the compared period begins
+    assert machine._skips_apart(looping, f, 96) is None          # frozen since: it may skip
+    beside.steps += 3                                             # it ran three statements
+    why = machine._skips_apart(looping, f, 96)
+    assert why is not None and "does not skip the same 96 iterations" in why

@@ -327,8 +327,7 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     `geometry` = (shift, warm, tail): a loop whose trip count depends on a symbolic size, for which
     the induction (prover/induction.py) chose the shortest shift and warm-up that make the state
     repeat; it skips as soon as one whole period fits before its last `tail` iterations, so that
-    few trip counts need a run of their own. Without it: shift twice the period, warm-up two shifts, and
-    two to three shifts left at the end (long fixed-size loops, where a run is cheap anyway).
+    few trip counts need a run of their own. Without it: `fixed_geometries`.
 
     `block`: (name, value) of the block indices of the CTA that runs the loop. The machine runs one
     block, so the proof may hold for those values alone: a first-iteration branch `k == by * 4` of
@@ -378,7 +377,6 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
 def _plan(loop, n: int, start: int, program, geometry, block, exprs: list, inner: dict,
           steps: dict, step_ids: dict) -> Plan:
     """plan() for one set of proof expressions."""
-    from ..prover.periodic import prove_equal_under_shift
     p = period_of(exprs, loop.var)
     if p == 0:
         return Plan(0, 0, None, "period too long")
@@ -386,13 +384,36 @@ def _plan(loop, n: int, start: int, program, geometry, block, exprs: list, inner
         shift, warm, tail = geometry   # tail >= 1: the jump lands on an iteration the loop runs
         if shift % p or warm < shift or tail < 1:
             return Plan(0, 0, None, f"shift {shift} is not a multiple of the period {p}")
-    else:
-        shift = 2 * p
-        warm = 2 * shift
-        tail = 2 * shift
+        return _prove_plan(loop, n, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail)
+    got = None
+    for shift, warm, tail in fixed_geometries(p):
+        got = _prove_plan(loop, n, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail)
+        if got.jump_to is not None or got.reason == TOO_FEW:
+            return got
+    return got
+
+
+TOO_FEW = "too few iterations to skip"
+
+
+def fixed_geometries(p: int) -> tuple:
+    """(shift, warm, tail) to try, in turn, for a fixed-size loop of period `p`. First the
+    shortest: one period, compared after the first (the pipeline's fill is shorter than a
+    period: a ring of s stages has period 2s at least), and one period plus one iteration left
+    after the jump (a producer leads its consumer by fewer iterations than a period, so it is
+    still inside its periodic iterations when the consumer compares; prover/induction.py's
+    tail_for). Then twice as long everywhere, for a proof that fails on the early or late
+    iterations of the first (a prologue branch `k < 3` of a loop of period 2)."""
+    return ((p, 2 * p, p + 1), (2 * p, 4 * p, 4 * p))
+
+
+def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: dict, steps: dict,
+                step_ids: dict, shift: int, warm: int, tail: int) -> Plan:
+    """The plan of one geometry, when z3 proves the skipped range periodic."""
+    from ..prover.periodic import prove_equal_under_shift
     m = (n - warm - tail) // shift
     if m < 1:
-        return Plan(shift, warm, None, "too few iterations to skip")
+        return Plan(shift, warm, None, TOO_FEW)
     launch = program.launch
     ranges = {name: (0, launch.threads["xyz".index(axis[-1])]) for name, axis in launch.thread_vars.items()}
     ranges.update({name: launch.block_range(axis) for name, axis in launch.block_vars.items()})

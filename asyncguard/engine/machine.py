@@ -92,7 +92,8 @@ class RunResult:
 
 # ---------------------------------------------------------------- scheduler state
 class _Frame:
-    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "sig", "skipped")
+    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "sig", "skipped",
+                 "peers", "entered", "skip_no", "frozen_by")
 
     def __init__(self, body, loop=None, n=0, start=0, join=None):
         self.body, self.idx, self.loop, self.it, self.n, self.start, self.join = body, 0, loop, 0, n, start, join
@@ -100,10 +101,15 @@ class _Frame:
         # a loop's skipping outcome once decided: the iterations it skipped (0: it runs them all);
         # None while a plan may still skip (or for a frame that is no loop)
         self.skipped = None
+        self.peers = None      # {id(task): its steps} of the other tasks at the first boundary
+        self.entered = 0       # Machine.skips_taken when the loop was entered
+        self.skip_no = 0       # Machine.skips_taken after this loop skipped
+        self.frozen_by = frozenset()   # ids of loop frames that skipped while this one's task was frozen
 
     def copy(self):
         f = _Frame(self.body, self.loop, self.n, self.start, self.join)
         f.idx, f.it, f.plan, f.sig, f.skipped = self.idx, self.it, self.plan, self.sig, self.skipped
+        f.peers, f.entered, f.skip_no, f.frozen_by = self.peers, self.entered, self.skip_no, self.frozen_by
         return f
 
 
@@ -115,13 +121,14 @@ class _Join:
 
 
 class _Task:
-    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending", "cta")
+    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending", "cta", "steps")
 
     def __init__(self, mask, frames, env, cta: int = 0):
         self.mask, self.frames, self.env, self.state, self.where = mask, frames, env, "run", None
         self.tids = np.flatnonzero(mask)
         self.pending = []   # events of a multi-step operation left after a blocking barrier
         self.cta = cta      # cluster rank of its threads: a task never spans CTAs
+        self.steps = 0      # statements it ran: a task whose count stands still did nothing
 
     def key(self):
         if self.pending:
@@ -270,6 +277,7 @@ class Machine:
             s = f.body[f.idx]
             f.idx += 1
             res.steps += 1
+            task.steps += 1
             if res.steps > self.max_steps:
                 res.limit_hit = (f"more than {self.max_steps} statement instances: too large for the "
                                  "concrete engine (raise --max-steps, or use the symbolic engine)")
@@ -301,6 +309,7 @@ class Machine:
                     continue
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
+                frame.entered = self.skips_taken
                 if n > self.accelerate_above or s.span.line in self.accelerate_lines:
                     self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
@@ -359,9 +368,11 @@ class Machine:
         plan = f.plan
         if f.it == plan.warm - plan.shift:
             f.sig = self._signature()
+            f.peers = self._peer_steps(self.running)
         elif f.it == plan.warm:
             task = self.running
-            if f.sig is None or f.sig != self._signature():
+            sig = self._signature()
+            if f.sig is None or f.sig != sig:
                 self._outcome((f.loop.span, f.n, None, None,
                                "not skipped: the state did not repeat after one period"))
                 self._skip_decided(task, f, 0)
@@ -378,7 +389,11 @@ class Machine:
                     if not self.skips_taken:   # what was found before any skip stays true
                         self.found_before_skip = {k: len(getattr(self.result, k)) for k in self.FINDINGS}
                     self.skips_taken += 1
+                    f.skip_no = self.skips_taken
                     self.skipped_loops += (f.loop,)
+                    for other in self._frozen(task, f):   # its loops never met the skipped periods
+                        for g in other.frames:
+                            g.frozen_by = g.frozen_by | {id(f)}
                     self._skip_decided(task, f, count)
                     self._stop_if_mixed()
             f.plan = None
@@ -412,9 +427,14 @@ class Machine:
     # A skip is sound only together with the loops beside it: a producer's loop that skips periods
     # while its consumer's loop (other threads of the CTA) runs every iteration never makes the
     # arrivals the consumer's late iterations wait for (a false hang), and the consumer's accesses
-    # there meet no producer writes (missed races). So a loop skips only when every loop running
-    # beside it skips the same number of iterations, or has yet to decide with a plan for that
-    # number; a loop that decides otherwise after one beside it skipped stops the run (unknown).
+    # there meet no producer writes (missed races). So a loop skips only when every other task
+    # either runs a loop beside it that skips the same number of iterations (or has yet to decide
+    # with a plan for that number), or is *frozen*: it ran no statement during the compared
+    # period, so it runs none in the skipped ones either (the state repeats) and meets the jump's
+    # state as it would have met the real periods' end (a persistent kernel's epilogue warps
+    # waiting for the next tile's accumulator). A loop that decides otherwise after one beside it
+    # skipped stops the run (unknown), unless the two never ran together: its task was frozen
+    # through the skip, or it was entered after the skip.
     skips_taken = 0
     skipped_loops: tuple = ()   # the PLoops that skipped in this run
     running = None
@@ -439,12 +459,29 @@ class Machine:
             depth = next((i for i, g in enumerate(mine) if g is f), None)
             if depth is None or depth < common:
                 continue   # f is a loop both run together: it is not beside the other
-            yield theirs[depth] if depth < len(theirs) else None
+            yield other, (theirs[depth] if depth < len(theirs) else None)
+
+    def _peer_steps(self, task: _Task) -> dict:
+        return {id(t): t.steps for t in self.tasks if t is not task and t.state not in ("done", "gone")}
+
+    def _frozen(self, task: _Task, f: _Frame) -> list:
+        """The other live tasks that ran no statement since `f`'s compared period began (none when
+        a task forked or merged meanwhile: threads moved between tasks)."""
+        now = self._peer_steps(task)
+        if f.peers is None or set(now) != set(f.peers):
+            return []
+        return [t for t in self.tasks if id(t) in now and now[id(t)] == f.peers[id(t)]]
 
     def _skips_apart(self, task: _Task, f: _Frame, count: int) -> str | None:
         """Why `f` may not skip `count` iterations (None: it may)."""
-        for g in self._beside(task, f):
-            if g is None or g.skipped == count:
+        frozen = {id(t) for t in self._frozen(task, f)}
+        for other, g in self._beside(task, f):
+            if id(other) in frozen or g is not None and g.skipped == count:
+                continue
+            if g is None:
+                # no loop beside it: threads waiting for the loop's end (an epilogue) or past
+                # it. (Threads that followed the loop's periods in straight-line code would
+                # be owed them; TileLang writes such code as a loop.)
                 continue
             if g.skipped is None and g.plan is not None and g.plan.jump_to is not None \
                     and g.plan.jump_to - g.plan.warm == count:
@@ -476,8 +513,10 @@ class Machine:
         f.skipped = count
         if not self.skips_taken:
             return
-        for g in self._beside(task, f):
-            if g is not None and g.skipped is not None and g.skipped != count:
+        for _, g in self._beside(task, f):
+            if g is not None and g.skipped is not None and g.skipped != count and not (
+                    id(g) in f.frozen_by or id(f) in g.frozen_by    # one was frozen through the other's skip
+                    or 0 < g.skip_no <= f.entered or 0 < f.skip_no <= g.entered):   # never ran together
                 self.result.limit_hit = (
                     f"loop skipping: the loop at line {f.loop.span.line} skipped {count} iterations and "
                     f"the loop at line {g.loop.span.line} beside it (other threads) {g.skipped}: the "
