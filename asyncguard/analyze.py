@@ -160,12 +160,30 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     size_skip_failed = False
     ran: list = []      # the size values run
     searches: list = []   # per (size, block): the data-dependent outcome patterns run
+    same_runs = None      # prover.block_alike.BlockAlike: made when a second block is met
+    stood_for: dict = {}  # str(block) -> [block, [the block it ran as, per size], times run]
     for size in size_cases():
         if stop is not None and stop(findings):
             break
+        ran_blocks: list = []   # (block, its input search) run at this size
         for block in blocks:
             if stop is not None and stop(findings):
                 break
+            ref = None
+            if ran_blocks and program.numeric is None:
+                # z3 proves that this block decides everything as one already run: its run would
+                # be that one's (prover/block_alike.py). Not where a run met data-dependent
+                # values: which cells two loads share may differ between blocks.
+                if same_runs is None:
+                    from .prover.block_alike import BlockAlike
+                    same_runs = BlockAlike(program)
+                ref = next((b for b, s in ran_blocks if not s.names and not s.truncated
+                            and same_runs.runs_as(block, b)), None)
+            entry = stood_for.setdefault(str(block), [block, [], 0])
+            if ref is not None:
+                entry[1].append(ref)
+                continue
+            entry[2] += 1
             numbers, why = [{}], None
             if program.numeric is not None:   # numbers loaded from global memory (engine/inputs.py)
                 env = dict(program.launch.base_env(block), **size)
@@ -181,6 +199,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             if why == "truncated":
                 search.truncated = True
             searches.append(search)
+            ran_blocks.append((block, search))
             for inputs in search:
                 if stop is not None and stop(findings):
                     break
@@ -320,7 +339,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                 checked_text(sizes.symbol, ran, [trips[str(v)] for v in ran]), 1)
         scope.insert(0, text)
     if len(blocks) > 1:
-        scope.insert(0, f"blocks checked: {blocks}")
+        scope.insert(0, f"blocks checked: {blocks}" + _blocks_run_as(stood_for))
     grid_line = symbolic_grid_scope(program, getattr(sizes, "blocks", None))
     if grid_line:
         scope.insert(0, grid_line)
@@ -336,6 +355,27 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
+
+
+def _blocks_run_as(stood_for: dict) -> str:
+    """The blocks not run because z3 proved they run as a block that was, in words for the
+    scope line ("" when every block ran)."""
+    groups: dict = {}
+    mixed = []
+    for block, refs, runs in stood_for.values():
+        if not refs:
+            continue
+        if runs or any(r != refs[0] for r in refs):
+            mixed.append(f"block {block} proved to run as an earlier block for {len(refs)} of the "
+                         f"{len(refs) + runs} size values, run for the others")
+        else:
+            groups.setdefault(str(refs[0]), (refs[0], []))[1].append(block)
+    parts = [f"blocks {merged} proved to run as block {ref}" for ref, merged in groups.values()]
+    if not parts and not mixed:
+        return ""
+    return ("; " + "; ".join(parts + mixed) + " (z3: every branch, loop bound, shared address, "
+            "barrier argument, and let or register they read takes the same value for every "
+            "thread and loop value; only global addresses differ), so they were not run again")
 
 
 def _run_program(program, sizes, size: dict):
