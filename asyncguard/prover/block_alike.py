@@ -51,17 +51,19 @@ class DecidingSites:
     reason: str = ""                            # why the list may be incomplete ("" when it is not)
 
 
-# operand positions of global memory (addresses, coordinates, the zero-fill predicate): they
-# reach no event. Per model form (models/tma.py, models/cluster.py, models/cp_async.py).
+# operand positions the models never read (TMA coordinates, a copy's global source, cp.async's
+# zero-fill predicate): per form, models/tma.py, models/cluster.py, models/cp_async.py. A global
+# pointer (`T.tvm_access_ptr` or `T.address_of` of a global buffer) anywhere is left out by
+# `_operand_exprs` as well.
 def _global_operands(call: ir.Call, views: dict) -> set:
     name, n = call.name, len(call.args)
-    one_d = n and _pointer_view(call.args[0], views) is not None   # (smem_ptr, gmem_ptr, ...)
+    one_d = n and _pointer_view(call.args[0], views) is not None   # the 1-D bulk forms
     if name in ("T.tma_load", "T.tma_load_im2col", "T.tma_load_gather4"):
-        return {1} if one_d else set(range(3, n))
+        return {1} if one_d else set(range(3, n))       # (smem, gmem, mbar, bytes) | (desc, mbar, smem, coords)
     if name == "T.tma_load_multicast":
-        return {1} if one_d else set(range(4, n))
+        return {1} if one_d else set(range(4, n))       # (smem, gmem, mbar, bytes, mask) | (desc, mbar, smem, mask, coords)
     if name in ("T.tma_store", "T.tma_store_scatter4"):
-        return {1} if one_d else set(range(2, n))
+        return {0} if one_d else set(range(2, n))       # (gmem, smem, bytes) | (desc, smem, coords)
     if name == "T.ptx_cp_async":
         return {2, 3} if n == 5 else {1, 3}
     return set()
