@@ -34,15 +34,10 @@ from ..engine.exprs import free_names
 from ..engine.program import (REGISTER_DTYPES, REGISTER_SCOPES, PIf, PLet, PLoop, PNote, POp,
                               PStore)
 from ..models.launch import CLUSTER_RANK
+from .behaviours import Site, _int
 from .encode import Encoder, Unencodable
 from .periodic import memo
 from .solve import Query
-
-
-@dataclass
-class Site:
-    expr: object
-    ranges: dict       # enclosing loop variables with constant bounds: name -> (lo, hi)
 
 
 @dataclass
@@ -127,12 +122,6 @@ def _is_register(view) -> bool:
     there (engine/program.py `register_of`, `_load_hook`)."""
     r = view.region if view is not None else None
     return r is not None and r.scope in REGISTER_SCOPES and r.elem_dtype in REGISTER_DTYPES
-
-
-def _int(e):
-    if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return e.value
-    return None
 
 
 def deciding_sites(program) -> DecidingSites:
