@@ -354,11 +354,16 @@ class BlockAlike:
     """Which sampled blocks run as a block already run, for one kernel; the proofs are remembered
     (they do not depend on the symbolic sizes: every name but the block indices is free)."""
 
+    # z3 queries per kernel: a 3-D grid samples 64 blocks, and comparing each with every block
+    # run before it, when none is alike, would be about 2000 queries of a few milliseconds
+    MAX_QUERIES = 256
+
     def __init__(self, program, rlimit: int | None = None):
         self.program = program
         self.rlimit = rlimit
         self.deciding = deciding_sites(program)
         self.why_not: dict = {}    # (block, ref) -> the first site that was not proved
+        self.queries = 0
 
     def runs_as(self, block: dict, ref: dict) -> bool:
         """Whether z3 proves that `block` runs exactly as `ref` (see the module's docstring)."""
@@ -376,12 +381,19 @@ class BlockAlike:
             # how the encoding reads each buffer the site names (a register or not) is part of
             # the question: the answers are shared between kernels (periodic.memo)
             buffers = tuple(sorted((n, _is_register(views[n])) for n in free_names(st.expr) if n in views))
+            if self.queries >= self.MAX_QUERIES:
+                why = f"more than {self.MAX_QUERIES} z3 queries for this kernel"
+                break
             res = memo(("block alike", st.expr, tuple(sorted(st.ranges.items())), key, shape,
                         buffers, self.rlimit),
-                       lambda st=st: _prove_site(self.program, st, block, ref, self.rlimit))
+                       lambda st=st: self._prove(st, block, ref))
             if res != "proved":
                 line = getattr(getattr(st.expr, "span", None), "line", None)
                 why = f"{res} at line {line}" if line else res
                 break
         self.why_not[key] = why
         return not why
+
+    def _prove(self, site: Site, block: dict, ref: dict) -> str:
+        self.queries += 1
+        return _prove_site(self.program, site, block, ref, self.rlimit)
