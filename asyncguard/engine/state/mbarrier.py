@@ -240,23 +240,30 @@ class Mbarriers:
         m.arrivals.append((s.span, n))
         if m.count is None:
             return
+        # the phases these arrivals complete retire records once, after the last: between them
+        # only waiters' clocks grow (never a record's), so the last retirement drops every record
+        # an earlier one would (128 arrivals on a count-1 barrier complete 128 phases)
+        completed_any = False
         while n > 0:
             if m.pending == 0:
                 self.machine.result.mbar_problems.append(MbarProblem(
                     "overflow", m.name, s.span, tids,
                     {"count": m.count, "phase_arrivals": [{"line": sp.line, "count": k} for sp, k in m.arrivals],
                      "tx": m.tx, "phase": m.phase}))
-                return
+                break
             take = min(n, m.pending)
             m.pending -= take
             n -= take
             if m.pending == 0 and m.tx == 0:
-                completed = self._complete_phase(m, b)
+                completed = self._complete_phase(m, b, retire=False)
+                completed_any = True
                 if n > 0:
                     self.machine.result.mbar_problems.append(MbarProblem(
                         "overflow", m.name, s.span, tids,
                         {"count": m.count, "arrivals_in_statement": len(tids), "phase": completed,
                          "spill": n}))
+        if completed_any:
+            self.machine.retire()
 
     def _commit_in_order(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
         """A tcgen05.commit's arrival. The PTX ISA (tcgen05.commit): the mbarrier tracks the
@@ -343,7 +350,7 @@ class Mbarriers:
         if m.count is not None and m.pending == 0 and m.tx == 0:
             self._complete_phase(m, b)
 
-    def _complete_phase(self, m: _Mbar, b: int) -> int:
+    def _complete_phase(self, m: _Mbar, b: int, retire: bool = True) -> int:
         phase = m.phase
         vc = m.rel_vc.copy()
         vc[self.machine.T + b] = phase + 1
@@ -371,7 +378,8 @@ class Mbarriers:
                 still.append((task, parity, span))
         m.waiters = still
         self.machine.release(released)
-        self.machine.retire()
+        if retire:
+            self.machine.retire()
         return phase
 
     def _acquire(self, tids: np.ndarray, m: _Mbar, phase: int, span) -> None:
@@ -416,10 +424,13 @@ class Mbarriers:
         # (its clocks only grow; a completed phase's clock and flag never change): the search
         # starts at the least count these threads were found to hold before, not at phase 0
         # (a persistent kernel's barriers complete thousands of phases).
+        # every thread's clocks at least a phase's: their column-wise least clocks at least it
         known = int(m.known_by[ev.tids].min())
+        T = self.machine.T
         mine = self.machine.vc[thread_rows(ev.tids)]
-        while known < len(m.completed) and (mine[:, : self.machine.T] >= m.completed[known][: self.machine.T]).all() \
-                and (not m.completed_deferred[known] or (mine[:, self.machine.T + b] > known).all()):
+        least, least_own = mine[:, :T].min(axis=0), int(mine[:, T + b].min())
+        while known < len(m.completed) and (least >= m.completed[known][:T]).all() \
+                and (not m.completed_deferred[known] or least_own > known):
             known += 1
         m.known_by[ev.tids] = np.maximum(m.known_by[ev.tids], known)
         early = known - 1 if known % 2 != p else known
