@@ -108,3 +108,34 @@ def test_lint_verdicts_equal_checks_from_scratch():
         if not check_text(new, "k.tir").findings:            # clean without it, from scratch
             redundant.add(s.span.line)
     assert found == redundant and redundant
+
+
+def test_a_candidate_completing_hundreds_of_phases_keeps_its_findings():
+    """A wrong candidate arrive (32 threads at a time on a count-1 mbarrier) completes one phase
+    per arriving thread: 256 phases in this run. Those phases retire records once per statement
+    and a wait counts the phases it knows complete on its threads' least clocks (the repair
+    search's slowest checks); the findings are the ones the per-phase retirement and the
+    per-row count gave, recorded before that change."""
+    text = (VARIANTS / "fa_gqa_fwd_sm100a_release_after_commit__drop-mbarrier-wait_L88.tir").read_text()
+    oracle = Oracle(text, "k.tir")
+    by_text = {tuple(e.describe() for e in c): c for c in _candidates(oracle, text)}
+    want = {
+        "insert `T.ptx_arrive_barrier(mbar_s_1[0])` after line 120":
+            ([("AG412", 89, 25), ("AG103", 91, 29), ("AG402", 91, 29), ("AG406", 121, 33),
+              ("AG412", 121, 33), ("AG409", 124, 21), ("AG412", 172, 21)], "mbar_s[0]"),
+        "insert `T.ptx_arrive_barrier(mbar_d_1[0])` after line 167":
+            ([("AG412", 89, 25), ("AG103", 91, 29), ("AG402", 91, 29), ("AG406", 168, 33),
+              ("AG412", 168, 33), ("AG409", 171, 21), ("AG412", 172, 21)], "mbar_d[0]"),
+    }
+    for what, (keys, barrier) in want.items():
+        new, _ = apply_edits(text, list(by_text[(what,)]))
+        found = check_text(new, "k.tir").findings
+        assert sorted((f.rule.code, f.line, f.col) for f in found) == sorted(keys), what
+        overflow = next(f for f in found if f.rule.code == "AG406")
+        assert {k: overflow.witness[k] for k in ("barrier", "count", "phase", "spill",
+                                                 "arrivals_in_statement")} == \
+            {"barrier": barrier, "count": 1, "phase": 0, "spill": 31, "arrivals_in_statement": 32}
+        stale = next(f for f in found if f.rule.code == "AG409")
+        assert {k: stale.witness[k] for k in ("phase_observed", "phase_possible",
+                                              "phases_known_complete")} == \
+            {"phase_observed": 256, "phase_possible": 0, "phases_known_complete": 0}

@@ -554,16 +554,10 @@ class KernelContext:
     def _all_calls(self) -> list:
         """Every call in the function's syntax tree, walked once per kernel (the checks run
         after every machine run: per sampled block and size)."""
-        def walk(node):
-            if isinstance(node, ir.Call):
-                yield node
-            if dataclasses.is_dataclass(node) and not isinstance(node, ir.Span):
-                for f in dataclasses.fields(node):
-                    yield from walk(getattr(node, f.name))
-            elif isinstance(node, tuple):
-                for x in node:
-                    yield from walk(x)
-        return [c for s in self.func.body for c in walk(s)]
+        out: list = []
+        for s in self.func.body:
+            _collect_calls(s, out)
+        return out
 
     def _view(self, e):
         if isinstance(e, ir.Var):
@@ -802,3 +796,29 @@ def render_table(rows: list[dict]) -> str:
                  "dynamic byte any view reaches; blk/SM: blocks per SM (smem, threads, overall); "
                  "at need: blocks per SM if the request were `need`; keep<=: largest request that keeps them")
     return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=None)
+def _node_fields(cls) -> tuple | None:
+    """The fields of syntax-node class `cls` that may hold calls (None: not a node; a span
+    holds none)."""
+    if not dataclasses.is_dataclass(cls) or issubclass(cls, ir.Span):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "span")
+
+
+def _collect_calls(node, out: list) -> None:
+    """Append every call in `node` to `out`, each before the calls inside it (program order).
+    The repair search checks hundreds of candidate trees: a recursion with the fields of each
+    node class looked up once, not dataclasses.fields per node."""
+    if isinstance(node, tuple):
+        for x in node:
+            _collect_calls(x, out)
+        return
+    names = _node_fields(type(node))
+    if names is None:
+        return
+    if isinstance(node, ir.Call):
+        out.append(node)
+    for name in names:
+        _collect_calls(getattr(node, name), out)

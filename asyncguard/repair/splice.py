@@ -57,19 +57,45 @@ def _moved(node, dl: int, dp: int, dc: int = 0):
     likewise. dl == dp == dc == 0: the node itself."""
     if not (dl or dp or dc):
         return node
-    if isinstance(node, tuple):
-        return tuple(_moved(x, dl, dp, dc) for x in node)
-    if isinstance(node, list):
-        return [_moved(x, dl, dp, dc) for x in node]
-    if isinstance(node, ir.Span):
+    return _move(node, dl, dp, dc)
+
+
+_LEAF, _TUPLE, _LIST, _SPAN, _NODE = range(5)
+
+
+@lru_cache(maxsize=None)
+def _kind(cls) -> int:
+    if issubclass(cls, tuple):
+        return _TUPLE
+    if issubclass(cls, list):
+        return _LIST
+    if cls is ir.Span:
+        return _SPAN
+    return _NODE if is_dataclass(cls) else _LEAF
+
+
+def _move(node, dl: int, dp: int, dc: int):
+    """_moved's walk (every statement after an edit: thousands of nodes per candidate). A node
+    is rebuilt field by field into a new instance's __dict__, as its frozen dataclass __init__
+    would store them, without one object.__setattr__ per field."""
+    kind = _kind(type(node))
+    if kind == _LEAF:
+        return node
+    if kind == _TUPLE:
+        return tuple(_move(x, dl, dp, dc) for x in node)
+    if kind == _LIST:
+        return [_move(x, dl, dp, dc) for x in node]
+    if kind == _SPAN:
         if node == ir.NO_SPAN:
             return node
         return ir.Span(node.line + dl, node.col + dc, node.end_line + dl, node.end_col + dc,
                        node.start + dp, node.end + dp)
-    if is_dataclass(node) and not isinstance(node, type):
-        cls = type(node)
-        return cls(**{f: _moved(getattr(node, f), dl, dp, dc) for f in _fields(cls)})
-    return node
+    cls = type(node)
+    new = object.__new__(cls)
+    d = new.__dict__
+    for f in _fields(cls):
+        d[f] = _move(getattr(node, f), dl, dp, dc)
+    return new
 
 
 def _last_line(s) -> int:
