@@ -30,6 +30,7 @@ _COMPOUND = (ir.For, ir.If, ir.With, ir.While)
 _SIMPLE = (ir.ExprStmt, ir.Assign, ir.Other)
 # the grammar's _NEWLINE (grammar/tir.lark) after inline blanks: a compound statement's span
 # ends where the newline run after its last statement ends (the next token, or end of file)
+_MOVES_KEPT = 200_000   # moved nodes a splicer remembers (then it starts again)
 _NEWLINE_RUN = re.compile(r"[\t ]*(?:\r?\n[\t ]*|#[^\n]*)+")
 
 
@@ -128,6 +129,10 @@ class Splicer:
 
     def __init__(self, text: str, module: ir.Module):
         self.text, self.module = text, module
+        # (id of an original node, lines, characters) -> the node moved so: candidates of one
+        # search mostly shift the statements after their edit by one line of a few lengths
+        # (the original's nodes live as long as the splicer, so their ids stay theirs)
+        self._moves: dict = {}
         self.lines = split_lines(text)
         self.starts = [0]
         for ln in self.lines:
@@ -179,6 +184,18 @@ class Splicer:
         hits = [(bi, i) for bi, b in enumerate(self.blocks) if b.indent == indent
                 for lo, hi, i in b.gaps if lo <= boundary <= hi]
         return hits[0] if len(hits) == 1 else None
+
+    def moved(self, node, dl: int, dp: int):
+        """_moved(node, dl, dp) of an original node, built once per shift."""
+        if not (dl or dp):
+            return node
+        key = (id(node), dl, dp)
+        hit = self._moves.get(key)
+        if hit is None:
+            if len(self._moves) > _MOVES_KEPT:
+                self._moves.clear()
+            hit = self._moves[key] = _moved(node, dl, dp)
+        return hit
 
     # ------------------------------------------------------------ an edited tree
     def module_for(self, edits, new_text: str, lmap: list) -> ir.Module | None:
@@ -315,25 +332,25 @@ class _Build:
     def stmt(self, s):
         if isinstance(s, _SIMPLE):
             dl, dp = self.delta(s.span.line, s.span.end_line)
-            return _moved(s, dl, dp)
+            return self.sp.moved(s, dl, dp)
         head_last = (s.then[0] if isinstance(s, ir.If) else s.body[0]).span.line - 1
         dl, dp = self.delta(s.span.line, self.sp._prev_real(head_last + 1))
         if isinstance(s, ir.If):
             then = self.block(s.then)
             other = self.block(s.other) if s.other else s.other
-            new = ir.If(_moved(s.cond, dl, dp), then, other, s.span)
+            new = ir.If(self.sp.moved(s.cond, dl, dp), then, other, s.span)
             last = (other or then)[-1]
         elif isinstance(s, ir.For):
             b = self.block(s.body)
-            new = ir.For(_moved(s.names, dl, dp), _moved(s.iter, dl, dp), b, s.span)
+            new = ir.For(self.sp.moved(s.names, dl, dp), self.sp.moved(s.iter, dl, dp), b, s.span)
             last = b[-1]
         elif isinstance(s, ir.With):
             b = self.block(s.body)
-            new = ir.With(_moved(s.ctx, dl, dp), s.name, b, s.span)
+            new = ir.With(self.sp.moved(s.ctx, dl, dp), s.name, b, s.span)
             last = b[-1]
         else:
             b = self.block(s.body)
-            new = ir.While(_moved(s.cond, dl, dp), b, s.span)
+            new = ir.While(self.sp.moved(s.cond, dl, dp), b, s.span)
             last = b[-1]
         sp = s.span
         start = ir.Span(sp.line + dl, sp.col, sp.line + dl, sp.col, sp.start + dp, sp.start + dp)
