@@ -809,12 +809,28 @@ def _node_fields(cls) -> tuple | None:
 
 def _collect_calls(node, out: list) -> None:
     """Append every call in `node` to `out`, each before the calls inside it (program order).
-    The repair search checks hundreds of candidate trees: a recursion with the fields of each
-    node class looked up once, not dataclasses.fields per node."""
+    The repair search checks hundreds of candidate trees that share most statement objects
+    (repair/splice.py): a simple statement's calls are remembered by the statement object, and
+    the recursion looks up each node class's fields once."""
     if isinstance(node, tuple):
         for x in node:
             _collect_calls(x, out)
         return
+    if type(node) in _SIMPLE_STATEMENTS:
+        hit = _STATEMENT_CALLS.get(id(node))
+        if hit is None or hit[0] is not node:
+            calls: list = []
+            _walk_calls(node, calls)
+            if len(_STATEMENT_CALLS) >= _STATEMENT_CALLS_KEPT:
+                _STATEMENT_CALLS.clear()
+            # the statement itself is kept with its calls: its id names no other object meanwhile
+            hit = _STATEMENT_CALLS[id(node)] = (node, calls)
+        out.extend(hit[1])
+        return
+    _walk_calls(node, out)
+
+
+def _walk_calls(node, out: list) -> None:
     names = _node_fields(type(node))
     if names is None:
         return
@@ -822,3 +838,8 @@ def _collect_calls(node, out: list) -> None:
         out.append(node)
     for name in names:
         _collect_calls(getattr(node, name), out)
+
+
+_SIMPLE_STATEMENTS = (ir.ExprStmt, ir.Assign, ir.Other)
+_STATEMENT_CALLS: dict = {}      # id(simple statement) -> (the statement, its calls)
+_STATEMENT_CALLS_KEPT = 20_000
