@@ -139,3 +139,40 @@ def test_a_candidate_completing_hundreds_of_phases_keeps_its_findings():
         assert {k: stale.witness[k] for k in ("phase_observed", "phase_possible",
                                               "phases_known_complete")} == \
             {"phase_observed": 256, "phase_possible": 0, "phases_known_complete": 0}
+
+
+def test_the_calls_of_candidate_trees_are_those_of_a_plain_walk():
+    """The resource checks remember a simple statement's calls by the statement object, and the
+    candidate trees of one search share statement objects (the splice's moved statements too):
+    every candidate tree's calls are the ones a plain walk of that tree finds, the same objects
+    in the same order."""
+    from dataclasses import fields, is_dataclass
+
+    from asyncguard import ir
+    from asyncguard.checks.resources import KernelContext
+
+    def plain(node, out):
+        if isinstance(node, ir.Call):
+            out.append(node)
+        if is_dataclass(node) and not isinstance(node, ir.Span):
+            for f in fields(node):
+                plain(getattr(node, f.name), out)
+        elif isinstance(node, tuple):
+            for x in node:
+                plain(x, out)
+        return out
+
+    text = (VARIANTS / "fa_gqa_fwd_sm100a_release_after_commit__drop-mbarrier-wait_L88.tir").read_text()
+    oracle = Oracle(text, "k.tir")
+    trees = 0
+    for c in _candidates(oracle, text)[:40] * 2:       # twice: the second pass is remembered
+        new, lmap = apply_edits(text, list(c))
+        module = oracle.splicer.module_for(list(c), new, lmap)
+        if module is None:
+            continue
+        func = module.functions[0]
+        got = KernelContext(None, func)._all_calls
+        want = plain(func.body, [])
+        assert len(got) == len(want) and all(a is b for a, b in zip(got, want)), c
+        trees += 1
+    assert trees >= 60
