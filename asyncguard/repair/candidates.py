@@ -367,10 +367,12 @@ class Generator:
 
     def missing_wait(self, waits, B):
         t = self.t
-        waited = set(self._bars(["T.mbarrier_wait_parity"]))
+        # program order, never a set's: the candidates' order (and so the search's checks and,
+        # between equally small repairs, its answer) must not depend on Python's hash seed
+        waited = self._bars(["T.mbarrier_wait_parity"])
         arrived = self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive", "T.ptx_arrive_barrier_expect_tx",
                               "T.tma_load"])
-        bars = [b for b in arrived if b not in waited] or list(dict.fromkeys(list(waited) + arrived))
+        bars = [b for b in arrived if b not in set(waited)] or list(dict.fromkeys(waited + arrived))
         base = list(dict.fromkeys(t.src(call_of(s).args[1]) for s in waits if len(call_of(s).args) > 1))
         allp = []
         for p in base:
