@@ -99,6 +99,12 @@ def _wrapping(op, name):
 
 
 def _magnitude(x) -> float:
+    """The largest |value| of a number or an array (0.0 for an empty one), as a float."""
+    t = type(x)
+    if t is int or t is float:
+        return float(abs(x))
+    if t is np.ndarray and x.dtype.kind == "i":   # two reductions, no float copy of the array
+        return float(max(-int(x.min()), int(x.max()))) if x.size else 0.0
     return float(np.abs(np.asarray(x, dtype=np.float64)).max(initial=0.0))
 
 
@@ -195,6 +201,10 @@ def memoize(fn: Fn, names) -> Fn:
     an entry (the table is replaced whole, never mixed), never see a wrong one."""
     names = tuple(sorted(names))
     state: list = [{}, None]   # {hash key: (key, value)}, the latest (hash key, key, value)
+    if len(names) == 1:
+        memo = _memoize_one(fn, names[0], state)
+        memo.pure_names = frozenset(names)
+        return memo
 
     def memo(env):
         key = tuple([env.get(n, _MISSING) for n in names])
@@ -223,6 +233,41 @@ def memoize(fn: Fn, names) -> Fn:
         _remember(state, hkey, key, v)
         return v
     memo.pure_names = frozenset(names)
+    return memo
+
+
+def _memoize_one(fn: Fn, name: str, state: list) -> Fn:
+    """`memoize` for an expression of one name (most address terms: a thread id, a loop
+    variable): the same table, keyed by the 1-tuples memoize uses, with the tuples and the
+    general comparison loops left out of the hits."""
+    def memo(env):
+        x = env.get(name, _MISSING)
+        tx = type(x)
+        hkey = (id(x),) if tx is np.ndarray else (x,)
+        table = state[0]
+        try:
+            hit = table.get(hkey)
+        except TypeError:   # an unhashable value: evaluate
+            return fn(env)
+        if hit is not None:
+            y = hit[0][0]
+            if x is y or (tx is type(y) and tx is not np.ndarray and x == y):
+                return hit[1]
+        latest = state[1]
+        if tx is np.ndarray and latest is not None:
+            y = latest[1][0]
+            if type(y) is np.ndarray and x is not y and x.shape == y.shape and x.dtype == y.dtype \
+                    and np.array_equal(x, y):
+                v = latest[2]
+                _remember(state, hkey, (x,), v)
+                return v
+        v = fn(env)
+        if x is _MISSING:   # fn raised or read a name a hook supplies: nothing to remember
+            return v
+        if type(v) is np.ndarray:
+            v.flags.writeable = False
+        _remember(state, hkey, (x,), v)
+        return v
     return memo
 
 
@@ -401,7 +446,8 @@ def _grouped_sum(e: ir.BinOp, sub):
         if names and names != all_names:
             part = memoize(part, names)
         parts.append(part)
-    add = BINOPS["+"]
+    # the bound test below covers every partial sum, so the sums skip `+`'s own wrap test
+    add = _PLAIN["+"]
 
     def grouped(env):
         try:
@@ -419,11 +465,34 @@ def _grouped_sum(e: ir.BinOp, sub):
 
 # below this sum of the terms' magnitudes no partial sum of them, in any order, leaves int64
 _NO_WRAP = 2.0 ** 62
+# `+` and `-` without the wrap test: for sums whose terms' magnitudes are added up beside them
+# and compared with _NO_WRAP (a sum that may have wrapped is then evaluated again in order)
+_PLAIN = {}
+
+
+def _unchecked(name):
+    checked = BINOPS[name]
+    op = (lambda a, b: a + b) if name == "+" else (lambda a, b: a - b)
+
+    def f(a, b):
+        # arrays and Python ints: no wrap test (and numpy warns on neither); numpy scalars keep
+        # `checked`, whose test replaces numpy's overflow warning
+        if type(a) is np.ndarray or type(b) is np.ndarray or (type(a) is int and type(b) is int):
+            return op(a, b)
+        return checked(a, b)
+    return f
+
+
+_PLAIN.update({"+": _unchecked("+"), "-": _unchecked("-")})
 
 
 def _group_fn(members: list) -> Fn:
     """(signed sum of one group's terms, sum of their largest magnitudes); NotConcrete (the
-    caller then evaluates the written order) on a term that is not an exact integer."""
+    caller then evaluates the written order) on a term that is not an exact integer. The sum
+    is plain numpy/Python arithmetic: where it could wrap, the bound is at least 2^63 and the
+    caller throws it away (grouped)."""
+    members = [(_PLAIN[op], fn, node) for op, fn, node in members]
+
     def group(env):
         acc, bound = 0, 0.0
         for op, fn, node in members:
@@ -431,7 +500,7 @@ def _group_fn(members: list) -> Fn:
             if not _exact_int(v):
                 raise NotConcrete("not an integer sum")
             bound += _magnitude(v)
-            acc = BINOPS[op](acc, v)
+            acc = op(acc, v)
         if type(acc) is np.ndarray:
             acc.flags.writeable = False
         return acc, bound

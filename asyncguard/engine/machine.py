@@ -651,20 +651,33 @@ class Machine:
         self.tasks.insert(self.tasks.index(task) + 1, other)
         return other
 
-    def sync(self, waiters: np.ndarray, arrivers: np.ndarray) -> None:
-        """Release everyone's knowledge to the waiters; everyone starts a new clock interval."""
+    def sync(self, waiters: np.ndarray, arrivers: np.ndarray) -> np.ndarray | None:
+        """Release everyone's knowledge to the waiters; everyone starts a new clock interval.
+        Returns what every live thread now knows (`vc[alive].min(axis=0)`, for `retire`) when
+        the waiters include every live thread and there are two or more of those (a block
+        barrier): each live row is then the joined row plus one on its own diagonal, so the
+        least of each column is the joined value. Else None."""
         everyone = np.concatenate([waiters, arrivers]).astype(np.int64)
         if everyone.size == 0:
-            return
+            return None
         # one run of thread ids (a block barrier: all of them) is read through a view, not a copy
         joined = self.vc[thread_rows(everyone)].max(axis=0)
         if waiters.size:
-            self.vc[waiters] = joined
+            self.vc[thread_rows(waiters)] = joined
         self.vc[everyone, everyone] += 1
+        if waiters.size < 2:
+            return None
+        covered = np.zeros(self.T, dtype=bool)
+        covered[waiters] = True
+        alive = self.alive
+        if (alive & ~covered).any() or np.count_nonzero(alive) < 2:
+            return None
+        return joined
 
-    def retire(self) -> None:
-        """Records that happen-before every live thread leave the race check (state/memory.py)."""
-        self.memory.retire()
+    def retire(self, known: np.ndarray | None = None) -> None:
+        """Records that happen-before every live thread leave the race check (state/memory.py).
+        `known`: `vc[alive].min(axis=0)` when the caller has it (Machine.sync's result)."""
+        self.memory.retire(known)
 
     def release(self, released: list) -> None:
         """Tasks a barrier or mbarrier phase released: those at one program position run on as one."""

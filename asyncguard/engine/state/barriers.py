@@ -80,8 +80,8 @@ class Barriers:
                 "divergence", bid, expected, arrivals, np.array([], dtype=np.int64), []))
         waiters = [tids for _, tids, _, ao in gen.arrivals if not ao]
         arrivers = [tids for _, tids, _, ao in gen.arrivals if ao]
-        self.machine.sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
-                    np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
+        known = self.machine.sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
+                                  np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
         if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
             self.machine.mbarrier.guard[np.concatenate(waiters)] = -1
         released = []
@@ -90,7 +90,7 @@ class Barriers:
                 task.state, task.where = "run", None
                 released.append(task)
         self.machine.release(released)   # tasks released at one program position run on as one
-        self.machine.retire()
+        self.machine.retire(known)       # (the clocks have not moved since the sync)
 
     def finish(self, result) -> None:
         machine = self.machine

@@ -90,7 +90,9 @@ def cta_stride(layout) -> int:
 
 def local_bytes(ev, layout):
     """(lo, hi) of a placed access in its own CTA's shared memory."""
-    shift = (ev.cta or 0) * cta_stride(layout)
+    if not ev.cta:   # CTA 0 (or no cluster): already local; the stride scans the whole layout
+        return ev.lo, ev.hi
+    shift = ev.cta * cta_stride(layout)
     return ev.lo - shift, ev.hi - shift
 
 

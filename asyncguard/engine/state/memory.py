@@ -335,14 +335,16 @@ class Memory:
         pass
 
     # ------------------------------------------------------------ retirement
-    def retire(self) -> None:
-        """Drop records that happen-before every live thread: nothing can race with them now."""
+    def retire(self, known: np.ndarray | None = None) -> None:
+        """Drop records that happen-before every live thread: nothing can race with them now.
+        `known`: what every live thread knows (`vc[alive].min(axis=0)`), when the caller has it."""
         machine = self.machine
-        alive = np.flatnonzero(machine.alive)
-        if alive.size == 0:
-            self._drop([r for r in self.live.values() if r.done is None or not (r.done == PENDING).any()])
-            return
-        known = machine.vc[thread_rows(alive)].min(axis=0)
+        if known is None:
+            alive = np.flatnonzero(machine.alive)
+            if alive.size == 0:
+                self._drop([r for r in self.live.values() if r.done is None or not (r.done == PENDING).any()])
+                return
+            known = machine.vc[thread_rows(alive)].min(axis=0)
         known_at = known.tolist()
         gone = []
         for r in self.live.values():
