@@ -800,6 +800,7 @@ class Elaborator:
                 return PNote("strided vector access to shared memory", sub.span, access_only=True)
             lo_fn = self.compile(s.lo) if s.lo is not None else (lambda env: 0)
             hi_fn = self.compile(s.hi) if s.hi is not None else (lambda env: shape[0])
+            width = _fixed_width(s)
         elif all(not isinstance(i, ir.Slice) for i in idx):
             if len(idx) != len(shape) and len(idx) != 1:
                 return PNote("subscript rank differs from the buffer's shape", sub.span, access_only=True)
@@ -813,22 +814,50 @@ class Elaborator:
                 lo_fn = memoize(lo_fn, frozenset().union(*names))
             hi_fn = memoize(lambda env, lo_fn=lo_fn: lo_fn(env) + 1, lo_fn.pure_names) \
                 if getattr(lo_fn, "pure_names", None) else (lambda env, lo_fn=lo_fn: lo_fn(env) + 1)
+            width = 1
         else:
             return PNote("multi-dimensional slice of a shared buffer", sub.span, access_only=True)
         esize, bits = view.elem_size, view.elem_bits
         same_value = []   # decided once, at the first run (after elaboration)
+        # with a fixed width (hi is lo + width): the byte ranges of the last few (first element,
+        # threads) pairs, by identity. A memoized address is the same read-only array while the
+        # names it reads hold the same values (every iteration of an outer loop, every block),
+        # and so are a task's thread ids: the per-thread selection and byte arithmetic is then
+        # done once. The entries hold the arrays they are keyed by, so the ids stay theirs.
+        recent: dict = {}
 
         def run(env, tids):
-            lo = per_thread(lo_fn(env), tids)
-            hi = per_thread(hi_fn(env), tids)
             base = view.flat_base
-            lo, hi = byte_span(lo, hi - lo, bits)   # sub-byte elements cover their whole byte
+            lo_v = lo_fn(env)
+            if width is None:
+                lo = per_thread(lo_v, tids)
+                hi = per_thread(hi_fn(env), tids)
+            else:
+                t = type(lo_v)
+                key = (t is int, lo_v if t is int else id(lo_v), id(tids), base) \
+                    if t is int or (t is np.ndarray and not lo_v.flags.writeable) else None
+                hit = recent.get(key) if key is not None else None
+                if hit is not None and hit[1] is tids and (t is int or hit[0] is lo_v):
+                    lo, hi = hit[2], hit[3]
+                else:
+                    lo = per_thread(lo_v, tids)
+                    hi = per_thread(lo_v + width, tids)   # what hi_fn gives, without evaluating it
+                    lo, hi = byte_span(lo, hi - lo, bits)   # sub-byte elements cover their whole byte
+                    lo, hi = base + lo, base + hi
+                    lo.flags.writeable = hi.flags.writeable = False
+                    if key is not None:
+                        if len(recent) >= 32:
+                            recent.clear()
+                        recent[key] = (lo_v, tids, lo, hi)
+            if width is None:
+                lo, hi = byte_span(lo, hi - lo, bits)
+                lo, hi = base + lo, base + hi
             if value is not None and not same_value:
                 # sub-byte elements: two threads' elements share a byte, which each thread
                 # rewrites whole (a read-modify-write), so one value does not make it safe
                 same_value.append(bits >= 8 and (self.same_in_every_thread(value) or
                                                  same_value_per_address(self, sub, value)))
-            return [Access(kind, tids, base + lo, base + hi, view.name, base, esize,
+            return [Access(kind, tids, lo, hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store",
                            same_value=bool(same_value and same_value[0]))]
         return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
@@ -2545,6 +2574,26 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
     except Unencodable:   # bounds z3 cannot read (a symbolic divisor): injective everywhere then
         inside = []
     return unsat(*sa, *sb, *inside, ea == eb, a[var] != b[var])
+
+
+def _fixed_width(s: ir.Slice) -> int | None:
+    """`c` when the slice reads `[e : e + c]` (how TVMScript prints a vector access), else None."""
+    hi = s.hi
+    if isinstance(hi, ir.BinOp) and hi.op == "+" and s.lo is not None and _same_tree(hi.left, s.lo) \
+            and isinstance(hi.right, ir.Const) and type(hi.right.value) is int:
+        return hi.right.value
+    return None
+
+
+def _same_tree(a, b) -> bool:
+    """`a == b` (spans aside) with every constant of the same type too (4 == 4.0 == True in
+    Python, not in what the expressions compute)."""
+    if a != b:
+        return False
+    xs, ys = list(ir.nodes(a)), list(ir.nodes(b))
+    return len(xs) == len(ys) and all(
+        type(x) is type(y) and (not isinstance(x, ir.Const) or type(x.value) is type(y.value))
+        for x, y in zip(xs, ys))
 
 
 # ---------------------------------------------------------------- one value per shared address
