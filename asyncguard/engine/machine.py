@@ -657,7 +657,7 @@ class Machine:
         the waiters include every live thread and there are two or more of those (a block
         barrier): each live row is then the joined row plus one on its own diagonal, so the
         least of each column is the joined value. Else None."""
-        everyone = np.concatenate([waiters, arrivers]).astype(np.int64)
+        everyone = (np.concatenate([waiters, arrivers]) if arrivers.size else waiters).astype(np.int64, copy=False)
         if everyone.size == 0:
             return None
         # one run of thread ids (a block barrier: all of them) is read through a view, not a copy

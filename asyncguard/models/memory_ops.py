@@ -6,6 +6,8 @@ to the lane that named it.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..events import Access, AccessKind
 from . import NotModelled, constant, op, per_thread
 from .launch import WARP
@@ -23,14 +25,34 @@ def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int):
     if not ptr.view.is_shared:
         return None  # not shared memory: no effect we track
 
+    # the rows of the last few (count, row addresses, threads), by identity: a memoized address
+    # is the same read-only array while the names it reads hold the same values, and so are a
+    # task's thread ids (the entries hold what they are keyed by, so the ids stay theirs)
+    recent: dict = {}
+
     def run(env, tids):
         num = constant(num_fn(env), "ldmatrix/stmatrix count")
         if num not in (1, 2, 4):
             raise NotModelled(f"matrix count {num}")
-        lanes = tids % WARP
-        active = tids[lanes < 8 * num]
-        lo = ptr.view.flat_base + per_thread(ptr.offset(env), active) * ptr.elem_size
-        return [Access(kind, active, lo, lo + ROW_BYTES, ptr.view.name, ptr.view.flat_base,
+        off = ptr.offset(env)
+        base = ptr.view.flat_base
+        t = type(off)
+        key = (num, t is int, off if t is int else id(off), id(tids), base) \
+            if t is int or (t is np.ndarray and not off.flags.writeable) else None
+        hit = recent.get(key) if key is not None else None
+        if hit is not None and hit[1] is tids and (t is int or hit[0] is off):
+            active, lo, hi = hit[2:]
+        else:
+            lanes = tids % WARP
+            active = tids[lanes < 8 * num]
+            lo = base + per_thread(off, active) * ptr.elem_size
+            hi = lo + ROW_BYTES
+            if key is not None:
+                active.flags.writeable = lo.flags.writeable = hi.flags.writeable = False
+                if len(recent) >= 32:
+                    recent.clear()
+                recent[key] = (off, tids, active, lo, hi)
+        return [Access(kind, active, lo, hi, ptr.view.name, base,
                        ptr.elem_size, call.name.removeprefix("T."))]
     return run
 

@@ -357,7 +357,7 @@ class Memory:
                     continue
             when = r.done if r.done is not None else r.clk
             b = r.blocker
-            if r.blocked_on is None and b >= 0 and when[b] == PENDING:
+            if r.blocked_on is None and b >= 0 and when.item(b) == PENDING:
                 continue
             late = (when == PENDING) | (known[r.owner] < when)
             if late.any():
@@ -411,7 +411,8 @@ class Memory:
         tids = ev.tids.astype(np.int64, copy=False)
         vc = machine.vc
         machine.mbarrier.acts(tids)
-        rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64), ev.hi.astype(np.int64),
+        rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64, copy=False),
+                     ev.hi.astype(np.int64, copy=False),
                      vc[tids, tids], s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
                      collective=ev.collective, tainted=bool(vc[tids, machine.taint.column].any()),
