@@ -806,15 +806,15 @@ class Elaborator:
                 return PNote("subscript rank differs from the buffer's shape", sub.span, access_only=True)
             strides = [int(np.prod(shape[k + 1:])) for k in range(len(idx))] if len(idx) > 1 else [1]
             fns = [self.compile(i) for i in idx]
-
-            def lo_fn(env, fns=fns, strides=strides):
-                return sum(f(env) * s for f, s in zip(fns, strides))
-            names = [getattr(f, "pure_names", None) for f in fns]
-            if all(n is not None for n in names):   # the flat index, once per distinct input
-                lo_fn = memoize(lo_fn, frozenset().union(*names))
-            hi_fn = memoize(lambda env, lo_fn=lo_fn: lo_fn(env) + 1, lo_fn.pure_names) \
-                if getattr(lo_fn, "pure_names", None) else (lambda env, lo_fn=lo_fn: lo_fn(env) + 1)
-            width = 1
+            if len(fns) == 1 and not isinstance(idx[0], (ir.Var, ir.Const)):
+                lo_fn = fns[0]   # the index itself: compile_expr memoized it where it could
+            else:
+                def lo_fn(env, fns=fns, strides=strides):
+                    return sum(f(env) * s for f, s in zip(fns, strides))
+                names = [getattr(f, "pure_names", None) for f in fns]
+                if all(n is not None for n in names):   # the flat index, once per distinct input
+                    lo_fn = memoize(lo_fn, frozenset().union(*names))
+            hi_fn, width = None, 1   # one element: hi is lo + 1
         else:
             return PNote("multi-dimensional slice of a shared buffer", sub.span, access_only=True)
         esize, bits = view.elem_size, view.elem_bits

@@ -346,7 +346,7 @@ class Memory:
                 return
             known = machine.vc[thread_rows(alive)].min(axis=0)
         known_at = known.tolist()
-        gone = []
+        asked, whens = [], []
         for r in self.live.values():
             # `known` only grows and a completion once set stays, so the thread that kept the
             # record live last time mostly keeps it live now: one element, not the whole record
@@ -359,9 +359,28 @@ class Memory:
             b = r.blocker
             if r.blocked_on is None and b >= 0 and when.item(b) == PENDING:
                 continue
-            late = (when == PENDING) | (known[r.owner] < when)
-            if late.any():
-                b = r.blocker = int(late.argmax())
+            asked.append(r)
+            whens.append(when)
+        if not asked:
+            return
+        # every thread of the records asked about at once: late where the completion is pending
+        # or not yet known to every live thread
+        sizes = [len(w) for w in whens]
+        if len(asked) == 1:
+            late = (whens[0] == PENDING) | (known[asked[0].owner] < whens[0])
+        else:
+            when_all = np.concatenate(whens)
+            late = (when_all == PENDING) | (known[np.concatenate([r.owner for r in asked])] < when_all)
+        ends = np.cumsum(sizes)
+        starts = ends - sizes
+        if min(sizes) > 0:
+            any_late = np.logical_or.reduceat(late, starts).tolist()
+        else:
+            any_late = [bool(late[a:e].any()) for a, e in zip(starts.tolist(), ends.tolist())]
+        gone = []
+        for r, when, a, e, is_late in zip(asked, whens, starts.tolist(), ends.tolist(), any_late):
+            if is_late:
+                b = r.blocker = int(late[a:e].argmax())
                 w = int(when[b])
                 r.blocked_on = None if w == PENDING else (int(r.owner[b]), w)
                 continue
