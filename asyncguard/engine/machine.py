@@ -171,7 +171,10 @@ class Machine:
         self.NB = len(mbarrier_names(program))
         # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired;
         # the last column is the taint (engine/taint.py): progress resting on an unmodelled op
-        self.vc = np.zeros((T, T + self.NB + 1), dtype=np.int64)
+        # int32 clocks (half the bytes every barrier's row max and retirement's row min read): a
+        # thread's clock moves once per synchronization it takes part in, a few per statement
+        # instance at most, so below 2^24 steps it stays far from 2^31
+        self.vc = np.zeros((T, T + self.NB + 1), dtype=np.int32 if max_steps < 1 << 24 else np.int64)
         self.vc[np.arange(T), np.arange(T)] = 1
         self.taint = Taint(program, T + self.NB)
         self.alive = np.ones(T, dtype=bool)
