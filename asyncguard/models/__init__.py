@@ -55,6 +55,38 @@ def per_thread(value, tids: np.ndarray) -> np.ndarray:
     return np.full(len(tids), int(value), dtype=np.int64)
 
 
+class ThreadRanges:
+    """One statement's per-thread byte ranges `lo = base + per_thread(offset, tids) * scale`,
+    `hi = lo + width`, remembered for the last few (offset, threads, base, scale, width) by
+    identity: a memoized address (engine/exprs.py) is the same read-only array while the names
+    it reads hold the same values, and a task's thread ids are the same array while the task
+    runs, so each loop iteration or block that repeats them reuses the ranges (and what the
+    race check remembers of them, engine/state/memory.py). The ranges are read-only. An entry
+    holds the arrays it is keyed by, so their ids stay theirs."""
+    __slots__ = ("recent",)
+    SIZE = 32
+
+    def __init__(self):
+        self.recent: dict = {}
+
+    def get(self, offset, tids: np.ndarray, base: int, scale: int, width: int):
+        t = type(offset)
+        key = (t is int, offset if t is int else id(offset), id(tids), base, scale, width) \
+            if t is int or (t is np.ndarray and not offset.flags.writeable) else None
+        if key is not None:
+            hit = self.recent.get(key)
+            if hit is not None and hit[1] is tids and (t is int or hit[0] is offset):
+                return hit[2], hit[3]
+        lo = base + per_thread(offset, tids) * scale
+        hi = lo + width
+        if key is not None:
+            lo.flags.writeable = hi.flags.writeable = False
+            if len(self.recent) >= self.SIZE:
+                self.recent.clear()
+            self.recent[key] = (offset, tids, lo, hi)
+        return lo, hi
+
+
 def constant(value, what: str) -> int:
     """A value that must be the same for every thread (a wait count, a barrier id...)."""
     if isinstance(value, np.ndarray):

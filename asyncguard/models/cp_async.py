@@ -10,7 +10,7 @@ The copy's bytes land at the issuer's `wait_group` that completes its group (eng
 from __future__ import annotations
 
 from ..events import Access, AccessKind, CommitGroup, WaitGroup
-from . import NotModelled, constant, op, per_thread
+from . import NotModelled, ThreadRanges, constant, op
 
 
 @op("T.ptx_cp_async")
@@ -33,13 +33,14 @@ def cp_async(ctx, call):
         raise NotModelled(f"T.ptx_cp_async with {len(args)} arguments")
     if not ptr.view.is_shared:
         raise NotModelled("cp.async destination is not in shared memory")
+    ranges = ThreadRanges()
 
     def run(env, tids):
         nbytes = to_bytes(constant(count_fn(env), "cp.async size"))
         if nbytes not in (4, 8, 16):
             raise NotModelled(f"cp.async of {nbytes} bytes (PTX allows 4, 8 or 16)")
-        lo = ptr.view.flat_base + per_thread(offset_fn(env), tids) * ptr.elem_size
-        return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name,
+        lo, hi = ranges.get(offset_fn(env), tids, ptr.view.flat_base, ptr.elem_size, nbytes)
+        return [Access(AccessKind.ASYNC_WRITE, tids, lo, hi, ptr.view.name,
                        ptr.view.flat_base, ptr.elem_size, "ptx_cp_async")]
     return run
 

@@ -100,17 +100,38 @@ def _all_reduce(ctx, call, name, m):
     if ptr is None or not ptr.view.is_shared:
         raise NotModelled(f"{name}: workspace is not a shared T.tvm_access_ptr")
     tidx = ctx.thread_x()
+    # the byte ranges of the last few (workspace base, threads), the thread ids by identity
+    # (the same array while a task runs; the entry holds it, so its id stays its own)
+    recent: dict = {}
+
+    def ranges(base, tids):
+        hit = recent.get((base, id(tids)))
+        if hit is not None and hit[0] is tids:
+            return hit[1]
+        lane = tidx[tids] - offset0
+        out = []
+        for off in smem_levels:
+            for idx in (lane, lane ^ off):
+                for i in range(batch):
+                    lo = base + (idx + i * stride) * ptr.elem_size
+                    hi = lo + ptr.elem_size
+                    lo.flags.writeable = hi.flags.writeable = False
+                    out.append((lo, hi))
+        if len(recent) >= 32:
+            recent.clear()
+        recent[(base, id(tids))] = (tids, out)
+        return out
 
     def run(env, tids):
         base = ptr.view.flat_base + int(np.asarray(ptr.offset(env)).flat[0]) * ptr.elem_size
-        lane = tidx[tids] - offset0
+        spans = iter(ranges(base, tids))
         events = []
-        for off in smem_levels:
-            for bar_id, acc, idx in ((1, AccessKind.WRITE, lane), (2, AccessKind.READ, lane ^ off)):
+        for _ in smem_levels:
+            for bar_id, acc in ((1, AccessKind.WRITE), (2, AccessKind.READ)):
                 events.append(Barrier(tids, bar_id if named else 0, int(named) if named else None))
-                for i in range(batch):
-                    lo = base + (idx + i * stride) * ptr.elem_size
-                    events.append(Access(acc, tids, lo, lo + ptr.elem_size, ptr.view.name,
+                for _ in range(batch):
+                    lo, hi = next(spans)
+                    events.append(Access(acc, tids, lo, hi, ptr.view.name,
                                          ptr.view.flat_base, ptr.elem_size, "AllReduce"))
         return events
     return run

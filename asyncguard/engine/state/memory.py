@@ -327,6 +327,11 @@ class Memory:
         self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
         self._floor_of, self._floor = -1, None   # Memory.floor's record id and its value
         self._key_of, self._key = -1, b""        # Memory.thread_key's
+        # what is known of a (lo, hi) pair of read-only byte arrays (the models reuse them while a
+        # statement's memoized address and threads are the same): id pair -> [lo, hi, lo_min,
+        # hi_max, facts], facts a set of: "no self clash" (for same_value False / True), "marked"
+        # (every range is in `written`, which only grows), "read ok" (no range unwritten)
+        self._ranges: dict = {}
 
     def signature(self):
         return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live.values()))
@@ -439,7 +444,11 @@ class Memory:
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
-        rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
+        known = self._known_ranges(rec.lo, rec.hi)
+        if known is None:
+            rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
+        else:
+            rec.lo_min, rec.hi_max = known[2], known[3]
         rec.tmin, rec.tmax = int(tids.min()), int(tids.max())
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
         # The race check of every live record against `rec`, in record order: a pair of
@@ -471,11 +480,15 @@ class Memory:
             self._check_pair(old, rec)
         machine.proxy.check_access(rec, ev, writes)
         self._floor_of = -1   # the clocks may move from here on
+        facts = known[4] if known is not None else set()
         if writes:
-            self._check_self(rec)
-            self._mark_written(rec)
-        else:
-            self._check_written(rec)
+            if ("no self clash", rec.same_value) not in facts and self._check_self(rec):
+                facts.add(("no self clash", rec.same_value))
+            if "marked" not in facts:
+                self._mark_written(rec)
+                facts.add("marked")
+        elif "read ok" not in facts and self._check_written(rec):
+            facts.add("read ok")
         machine.proxy.track(rec, ev, writes)
         if rec.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ) and not rec.collective:
             self._supersede(rec)
@@ -503,6 +516,19 @@ class Memory:
                 if rec.kind not in _READS:
                     self.alike_writes[key] = same
             same[rec.id] = rec
+
+    def _known_ranges(self, lo: np.ndarray, hi: np.ndarray) -> list | None:
+        """The `_ranges` entry of these two arrays (made on first sight), or None when either can
+        change (writeable): then nothing is remembered."""
+        if lo.flags.writeable or hi.flags.writeable:
+            return None
+        key = (id(lo), id(hi))
+        entry = self._ranges.get(key)
+        if entry is None or entry[0] is not lo or entry[1] is not hi:
+            if len(self._ranges) >= 4096:
+                self._ranges.clear()
+            entry = self._ranges[key] = [lo, hi, int(lo.min()), int(hi.max()), set()]
+        return entry
 
     def floor(self, rec: Record) -> np.ndarray:
         """For each vector-clock column, the least that any of `rec`'s threads knows of it
@@ -606,9 +632,10 @@ class Memory:
     def _check_self(self, rec: Record) -> None:
         """Two threads of one statement instance writing the same bytes. Not when every thread
         stores the same value: whichever write lands last, the bytes hold that value (racecheck
-        classes such a write-write overlap as harmless too)."""
+        classes such a write-write overlap as harmless too). True when no two of its ranges
+        meet (whatever the threads: the same ranges never clash again)."""
         if len(rec.tids) < 2:
-            return
+            return True
         idx = np.arange(len(rec.tids))   # the instance's accesses that can clash
         if rec.same_value:   # threads storing one value into the same element: one write
             _, keep = np.unique(np.stack([rec.lo, rec.hi]), axis=1, return_index=True)
@@ -619,16 +646,17 @@ class Memory:
         run_hi = np.maximum.accumulate(hi)
         clash = np.flatnonzero(lo[1:] < run_hi[:-1])
         if clash.size == 0:
-            return
+            return True
         k = clash[0] + 1
         j = int(np.flatnonzero(hi[:k] > lo[k])[0])
         key = (rec.span.start, rec.span.start, rec.via, rec.via)
         if key in self.machine.seen_pairs:
-            return
+            return False
         self.machine.seen_pairs.add(key)
         a, b = idx[order[j]], idx[order[k]]
         self.machine.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
                                       int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
+        return False
 
     def _supersede(self, rec: Record) -> None:
         """An earlier asynchronous access of the same statement, by the same threads, to the same
@@ -680,21 +708,24 @@ class Memory:
     def _check_written(self, rec: Record) -> None:
         """A read some thread of which touches only bytes no write has reached yet. Only whole
         ranges count: an operand footprint that is approximated (wgmma) may include bytes the
-        operation does not really read, but not a range of which it reads none."""
+        operation does not really read, but not a range of which it reads none. True when
+        every range has a written byte (`written` only grows: it stays so)."""
         if rec.hi_max <= len(self.written) and self.written[rec.lo_min: rec.hi_max].all():
-            return
+            return True
         if self.written_prefix is None:
             self.written_prefix = np.concatenate(([0], np.cumsum(self.written, dtype=np.int64)))
         pre = self.written_prefix
         n = len(pre) - 1
         lo, hi = np.minimum(rec.lo, n), np.minimum(rec.hi, n)
         none = (pre[hi] - pre[lo] == 0) & (rec.hi > rec.lo)
-        if none.any():
-            key = ("unwritten", rec.span.start, rec.via)
-            if key in self.machine.seen_pairs:
-                return
-            self.machine.seen_pairs.add(key)
-            k = int(np.flatnonzero(none)[0])
-            self.machine.result.unwritten_reads.append(
-                UnwrittenRead(rec, int(rec.tids[k]), int(rec.lo[k]), int(rec.hi[k])))
+        if not none.any():
+            return True
+        key = ("unwritten", rec.span.start, rec.via)
+        if key in self.machine.seen_pairs:
+            return False
+        self.machine.seen_pairs.add(key)
+        k = int(np.flatnonzero(none)[0])
+        self.machine.result.unwritten_reads.append(
+            UnwrittenRead(rec, int(rec.tids[k]), int(rec.lo[k]), int(rec.hi[k])))
+        return False
 
