@@ -68,7 +68,7 @@ class AsyncGroups:
                 landed = r.group[sel] < committed[issuers] - ev.n
                 idx = np.flatnonzero(sel)[landed]
                 if idx.size:
-                    r.done[idx] = vc[r.tids[idx], r.tids[idx]]
+                    r.done[idx] = vc.diagonal()[r.tids[idx]]   # each issuer's own clock
                     if r.wait_span is None:
                         r.wait_span = s.span
             if (r.done == PENDING).any():

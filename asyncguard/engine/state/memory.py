@@ -437,9 +437,9 @@ class Memory:
         machine.mbarrier.acts(tids)
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64, copy=False),
                      ev.hi.astype(np.int64, copy=False),
-                     vc[tids, tids], s.span, ev.via, ev.buffer, ev.region_base,
+                     vc.diagonal()[tids], s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
-                     collective=ev.collective, tainted=bool(vc[tids, machine.taint.column].any()),
+                     collective=ev.collective, tainted=bool(vc[:, machine.taint.column][tids].any()),
                      same_value=ev.same_value)
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
