@@ -169,7 +169,10 @@ def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = 
 
 
 _MISSING = object()
-MEMO_ENTRIES = 32   # results one subexpression keeps: an unrolled loop of up to 32 iterations
+# results one subexpression keeps: the values of loops of up to 128 iterations (32 was fewer than
+# a 32-iteration loop's values plus the keys a new run's or task's thread ids add: the table was
+# emptied before the values came round again)
+MEMO_ENTRIES = 128
 
 
 def _same(key, old) -> bool | list:

@@ -846,7 +846,7 @@ class Elaborator:
                     lo, hi = base + lo, base + hi
                     lo.flags.writeable = hi.flags.writeable = False
                     if key is not None:
-                        if len(recent) >= 32:
+                        if len(recent) >= 128:
                             recent.clear()
                         recent[key] = (lo_v, tids, lo, hi)
             if width is None:

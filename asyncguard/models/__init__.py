@@ -64,7 +64,7 @@ class ThreadRanges:
     race check remembers of them, engine/state/memory.py). The ranges are read-only. An entry
     holds the arrays it is keyed by, so their ids stay theirs."""
     __slots__ = ("recent",)
-    SIZE = 32
+    SIZE = 128   # as many as engine/exprs.py MEMO_ENTRIES
 
     def __init__(self):
         self.recent: dict = {}

@@ -117,7 +117,7 @@ def _all_reduce(ctx, call, name, m):
                     hi = lo + ptr.elem_size
                     lo.flags.writeable = hi.flags.writeable = False
                     out.append((lo, hi))
-        if len(recent) >= 32:
+        if len(recent) >= 128:
             recent.clear()
         recent[(base, id(tids))] = (tids, out)
         return out

@@ -49,7 +49,7 @@ def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int):
             hi = lo + ROW_BYTES
             if key is not None:
                 active.flags.writeable = lo.flags.writeable = hi.flags.writeable = False
-                if len(recent) >= 32:
+                if len(recent) >= 128:
                     recent.clear()
                 recent[key] = (off, tids, active, lo, hi)
         return [Access(kind, active, lo, hi, ptr.view.name, base,
