@@ -120,12 +120,29 @@ class _Join:
         self.parked, self.broken = None, False
 
 
+_TIDS: dict = {}   # interned: thread-id bytes -> the one read-only array of those ids
+
+
+def interned(tids: np.ndarray) -> np.ndarray:
+    """The process's one read-only array of these thread ids: every task of every run over the
+    same threads holds the same array, so what the models and the race check remember by an
+    array's identity (engine/exprs.py memoize, models.ThreadRanges) is found again."""
+    key = tids.tobytes()
+    got = _TIDS.get(key)
+    if got is None or got.dtype != tids.dtype:
+        tids.flags.writeable = False
+        if len(_TIDS) >= 1024:
+            _TIDS.clear()
+        got = _TIDS[key] = tids
+    return got
+
+
 class _Task:
     __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending", "cta", "steps")
 
     def __init__(self, mask, frames, env, cta: int = 0):
         self.mask, self.frames, self.env, self.state, self.where = mask, frames, env, "run", None
-        self.tids = np.flatnonzero(mask)
+        self.tids = interned(np.flatnonzero(mask))
         self.pending = []   # events of a multi-step operation left after a blocking barrier
         self.cta = cta      # cluster rank of its threads: a task never spans CTAs
         self.steps = 0      # statements it ran: a task whose count stands still did nothing
@@ -555,7 +572,7 @@ class Machine:
         join = _Join()
         other = _Task(m_else, [f.copy() for f in task.frames], dict(task.env), task.cta)
         other.frames.append(_Frame(s.other, join=join))
-        task.mask, task.tids = m_then, np.flatnonzero(m_then)
+        task.mask, task.tids = m_then, interned(np.flatnonzero(m_then))
         task.frames.append(_Frame(s.then, join=join))
         self.tasks.insert(self.tasks.index(task) + 1, other)
 
@@ -591,7 +608,7 @@ class Machine:
                     other = _Task(leave, [g.copy() for g in task.frames], dict(task.env), task.cta)
                     other.frames.append(_Frame((), join=join))
                     self.tasks.insert(self.tasks.index(task) + 1, other)
-                task.mask, task.tids = stay, np.flatnonzero(stay)
+                task.mask, task.tids = stay, interned(np.flatnonzero(stay))
                 if again:
                     f.idx = 0
                 else:
@@ -619,10 +636,12 @@ class Machine:
             mine = task.env.get(k)
             if mine is None:
                 continue
+            if v is mine:
+                continue   # one array (thread ids): kept, so what is memoized on it stays found
             if isinstance(v, np.ndarray) or isinstance(mine, np.ndarray) or v != mine:
                 task.env[k] = np.where(other.mask, v, mine)
         task.mask = task.mask | other.mask
-        task.tids = np.flatnonzero(task.mask)
+        task.tids = interned(np.flatnonzero(task.mask))
         other.state = "gone"
 
     # ------------------------------------------------------------ events

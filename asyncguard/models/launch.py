@@ -18,6 +18,9 @@ LIMIT = 1 << 31   # the size is a thread count (an unsigned template argument)
 CLUSTER_RANK = "%cluster_ctarank"   # environment key of the task's CTA rank (never a TIR name)
 
 
+_AXIS_VALUES: dict = {}   # Launch.axis_values: (threads, per CTA, per machine, axis) -> array
+
+
 @dataclass
 class Launch:
     threads: tuple = (1, 1, 1)        # threadIdx.x, .y, .z extents
@@ -50,10 +53,21 @@ class Launch:
         return np.arange(self.machine_threads, dtype=np.int64)
 
     def axis_values(self, axis: str) -> np.ndarray:
-        """threadIdx.{x,y,z} for every linear thread id (x fastest, as CUDA numbers warps)."""
-        x, y, _ = self.threads
-        t = self.tid() % self.num_threads
-        return {"threadIdx.x": t % x, "threadIdx.y": t // x % y, "threadIdx.z": t // (x * y)}[axis]
+        """threadIdx.{x,y,z} for every linear thread id (x fastest, as CUDA numbers warps). One
+        read-only array per launch shape and axis for the whole process: every run (block,
+        size, task) then binds the same array, and what engine/exprs.py memoizes by identity is
+        found again in the next run instead of being computed anew."""
+        key = (tuple(self.threads), self.num_threads, self.machine_threads, axis)
+        values = _AXIS_VALUES.get(key)
+        if values is None:
+            x, y, _ = self.threads
+            t = self.tid() % self.num_threads
+            values = {"threadIdx.x": t % x, "threadIdx.y": t // x % y, "threadIdx.z": t // (x * y)}[axis]
+            values.flags.writeable = False
+            if len(_AXIS_VALUES) >= 256:
+                _AXIS_VALUES.clear()
+            _AXIS_VALUES[key] = values
+        return values
 
     def cta_coords(self, rank: int) -> tuple:
         """%cluster_ctaid of cluster rank `rank` (%cluster_ctarank numbers CTAs x fastest)."""
