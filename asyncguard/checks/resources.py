@@ -423,6 +423,7 @@ class KernelContext:
     dyn_hi: int = 0                       # farthest dynamic byte any executed access touched
     dyn_hi_where: str = ""
     cp_async_bad: dict = field(default_factory=dict)   # span.start -> witness
+    _largest_of: dict = field(default_factory=dict, repr=False)   # _largest: id -> (array, max)
 
     # ---- engine hook
     def observe(self, machine) -> None:
@@ -445,12 +446,24 @@ class KernelContext:
             return inner(task, ev, s)
         machine.handlers[Access] = _access
 
+    def _largest(self, ends: np.ndarray) -> int:
+        """`ends.max()`, remembered for a read-only array (a model's ranges reused while the
+        address and threads are the same: models.ThreadRanges) by its identity."""
+        if ends.flags.writeable:
+            return int(ends.max())
+        known = self._largest_of.get(id(ends))
+        if known is None or known[0] is not ends:
+            if len(self._largest_of) >= 4096:
+                self._largest_of.clear()
+            known = self._largest_of[id(ends)] = (ends, int(ends.max()))
+        return known[1]
+
     def _see(self, task, ev, s) -> None:
         if ev.tids.size == 0:
             return
         view = self.program.views.get(ev.buffer)
         if view is not None and view.region is not None and view.region.scope == "shared.dyn":
-            hi = int(local_bytes(ev, self.program.layout)[1].max())   # in its own CTA (clusters)
+            hi = self._largest(local_bytes(ev, self.program.layout)[1])   # in its own CTA (clusters)
             if hi > self.dyn_hi:
                 self.dyn_hi, self.dyn_hi_where = hi, f"{ev.via} of {ev.buffer} at line {s.span.line}"
         if ev.via == "ptx_cp_async" and s.span.start not in self.cp_async_bad:

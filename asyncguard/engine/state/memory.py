@@ -368,24 +368,23 @@ class Memory:
             whens.append(when)
         if not asked:
             return
-        # every thread of the records asked about at once: late where the completion is pending
-        # or not yet known to every live thread
-        sizes = [len(w) for w in whens]
-        if len(asked) == 1:
-            late = (whens[0] == PENDING) | (known[asked[0].owner] < whens[0])
+        # late: threads whose completion is pending or not yet known to every live thread; of
+        # more than a few records, every thread at once (a dozen numpy calls, not five a record)
+        if len(asked) <= 3:
+            lates = [(w == PENDING) | (known[r.owner] < w) for r, w in zip(asked, whens)]
         else:
+            sizes = [len(w) for w in whens]
             when_all = np.concatenate(whens)
             late = (when_all == PENDING) | (known[np.concatenate([r.owner for r in asked])] < when_all)
-        ends = np.cumsum(sizes)
-        starts = ends - sizes
-        if min(sizes) > 0:
-            any_late = np.logical_or.reduceat(late, starts).tolist()
-        else:
-            any_late = [bool(late[a:e].any()) for a, e in zip(starts.tolist(), ends.tolist())]
+            ends = np.cumsum(sizes).tolist()
+            lates = [late[e - n:e] for n, e in zip(sizes, ends)]
+            if min(sizes) > 0:   # which records have a late thread, in one call
+                flags = np.logical_or.reduceat(late, [e - n for n, e in zip(sizes, ends)]).tolist()
+                lates = [x if f else None for x, f in zip(lates, flags)]
         gone = []
-        for r, when, a, e, is_late in zip(asked, whens, starts.tolist(), ends.tolist(), any_late):
-            if is_late:
-                b = r.blocker = int(late[a:e].argmax())
+        for r, when, mine in zip(asked, whens, lates):
+            if mine is not None and mine.any():
+                b = r.blocker = int(mine.argmax())
                 w = int(when[b])
                 r.blocked_on = None if w == PENDING else (int(r.owner[b]), w)
                 continue
