@@ -683,16 +683,26 @@ class Machine:
         if everyone.size == 0:
             return None
         # one run of thread ids (a block barrier: all of them) is read through a view, not a copy
-        joined = self.vc[thread_rows(everyone)].max(axis=0)
-        if waiters.size:
-            self.vc[thread_rows(waiters)] = joined
-        self.vc[everyone, everyone] += 1
+        rows = thread_rows(everyone)
+        joined = self.vc[rows].max(axis=0)
+        waiting = thread_rows(waiters) if waiters.size else None
+        if waiting is not None:
+            self.vc[waiting] = joined
+        if isinstance(rows, slice) and self.vc.flags.c_contiguous:
+            # the run's diagonal cells as a strided view of the flat matrix (no 2-d fancy index)
+            step = self.vc.shape[1] + 1
+            self.vc.reshape(-1)[rows.start * step:(rows.stop - 1) * step + 1:step] += 1
+        else:
+            self.vc[everyone, everyone] += 1
         if waiters.size < 2:
             return None
-        covered = np.zeros(self.T, dtype=bool)
-        covered[waiters] = True
         alive = self.alive
-        if (alive & ~covered).any() or np.count_nonzero(alive) < 2:
+        if not (isinstance(waiting, slice) and waiting.start == 0 and waiting.stop == self.T):
+            covered = np.zeros(self.T, dtype=bool)
+            covered[waiters] = True
+            if (alive & ~covered).any():
+                return None
+        if np.count_nonzero(alive) < 2:
             return None
         return joined
 
