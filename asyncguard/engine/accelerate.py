@@ -25,9 +25,27 @@ register the loop changes some other way (`if c: r = r + 1`, `r = r * 2`) stops 
 When the loop variable alone does not prove the loop periodic, or counters are read, the proof
 is asked again with the lets of the body's top level written into their uses, the registers the
 loop does not store as names of any value, and parities kept whole (`_proof_exprs`).
+
+A persistent kernel's tile loop `for w` steps its stage counters inside inner loops
+(`for k in range(128): ...; phase[0] = phase[0] + 1`). Such a *nested counter* -- stepped by d at
+the top level of an inner loop with a constant first iteration and trip count t, which the body
+reaches through branches alone -- moves by D = d * t per outer iteration in the threads those
+branches let through, when every branch either keeps its value through the loop for each thread
+(thread ids, values from before the loop) or depends on the loop variable and block indices
+alone and keeps its value over the range the proof covers (the machine runs one block:
+`uniform_run` evaluates it per iteration and ends the range before it changes). When every read
+of the counter lies inside the innermost of those branches, a read holds R + D * w + d * (k - k0)
+inside the inner loop and R + D * w elsewhere (R any value: a read's position adds a constant
+that is the same in every iteration), and the jump moves it by D in the threads the branches
+let through (`Nested`, `counter_step`). A tile loop has few trips, each costly: it is planned
+with the smallest shift the proof accepts among the divisors of the period `period_of` finds
+(with D = 128 a ring `% 3` repeats every 3 tiles though its parity `% 6` gives 6), one iteration
+of warm-up, and a state comparison that may move on a shift at a time inside the proved range
+while the pipeline settles (`tile_geometry`, `Plan.settle`).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -35,6 +53,8 @@ from .. import ir
 from .exprs import free_names, shared_index_exprs as _shared_exprs
 
 MAX_PERIOD = 512
+# the most iterations `uniform_run` evaluates a branch for: the skipped range ends before
+MAX_UNIFORM_RUN = 1 << 16
 
 
 @dataclass
@@ -43,40 +63,57 @@ class Plan:
     warm: int
     jump_to: int | None
     reason: str
-    # (environment key, d, (lo, hi)): the counters the jump moves by d per skipped iteration,
-    # and the range of the register's type (a value outside it is one the engine does not know)
+    # (environment key, d, (lo, hi), guards): the counters the jump moves by d per skipped
+    # iteration in the threads `guards` let through (`counter_step`), and the range of the
+    # register's type (a value outside it is one the engine does not know)
     counters: tuple = ()
+    # when the state does not repeat at `warm`, the machine may compare again a shift later (up
+    # to one shift before `jump_to`: the proof covers that range): a tile loop's plan, whose
+    # one iteration of warm-up may be too few for a pipeline to settle (`tile_geometry`)
+    settle: bool = False
 
 
-def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(), whole: bool = False) -> None:
+def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(), whole: bool = False,
+            rewrite=None, loops: tuple = ()) -> None:
     """The expressions of `body` that decide what the machine does: shared addresses, barriers,
     parities, branches, loop bounds, lets and register stores. A loop or branch the program marks
     irrelevant (nothing in it touches shared memory or synchronizes, engine/program.py) is never
     evaluated by the machine, so its bound or condition (a global-memory bounds guard) decides
     nothing. `leave`: ids of register stores and lets left out (a counter's own step, moved by
     the jump; a let written into its uses, `inlined_lets`). `whole`: parities kept whole
-    (`_decisive`)."""
+    (`_decisive`). `rewrite(expr, loops)`, when given, maps each expression, `loops` being the
+    inner PLoops around it (a counter of an inner loop reads differently inside it, `_nested_reads`).
+    `inner` gets each inner loop variable's range; a name two loops bind gets the hull of both."""
     from .program import PIf, PLet, PLoop, POp, PStore
+
+    def add(exprs) -> None:
+        out.extend(exprs if rewrite is None else (rewrite(e, loops) for e in exprs))
     for s in body:
         if isinstance(s, (PIf, PLoop)) and not s.relevant:
             continue   # skipped unevaluated by the machine: decides nothing
         if isinstance(s, POp) and s.src is not None:
-            (_decisive if whole else _shared_exprs)(s.src, views, out)
+            found: list = []
+            (_decisive if whole else _shared_exprs)(s.src, views, found)
+            add(found)
         elif isinstance(s, PIf):
             if s.src is not None:
-                out.append(s.src)
-            collect(s.then, views, out, inner, leave, whole)
-            collect(s.other, views, out, inner, leave, whole)
+                add([s.src])
+            collect(s.then, views, out, inner, leave, whole, rewrite, loops)
+            collect(s.other, views, out, inner, leave, whole, rewrite, loops)
         elif isinstance(s, PLet) and s.src is not None and id(s) not in leave:
-            out.append(s.src)
+            add([s.src])
         elif isinstance(s, PStore):   # a register store: its value may decide shared bytes later
             if id(s) not in leave:
-                out.extend(x for x in s.src if x is not None)
+                add([x for x in s.src if x is not None])
         elif isinstance(s, PLoop):
-            out.extend(s.src)
+            add(list(s.src))
             ext = s.src[1] if s.src else None
-            inner[s.var] = (0, ext.value) if isinstance(ext, ir.Const) and isinstance(ext.value, int) else None
-            collect(s.body, views, out, inner, leave, whole)
+            got = (0, ext.value) if isinstance(ext, ir.Const) and isinstance(ext.value, int) else None
+            if s.var in inner and inner[s.var] != got:
+                had = inner[s.var]
+                got = None if had is None or got is None else (min(had[0], got[0]), max(had[1], got[1]))
+            inner[s.var] = got
+            collect(s.body, views, out, inner, leave, whole, rewrite, loops + (s,))
 
 
 # integer functions kept whole in the proof: a parity `T.bitwise_and(phase // 4, 1)` repeats
@@ -149,38 +186,53 @@ def _register_regions(e, views) -> set:
     return out
 
 
-def counters(body, views) -> tuple[dict, dict, str | None]:
+@dataclass(frozen=True)
+class Nested:
+    """A counter of an outer loop stepped inside one of its inner loops: `r = r + d` at the top
+    level of `loop` (constant first iteration and trip count), which the outer body reaches
+    through branches alone, each given as (PIf, the side taken). Per outer iteration it moves by
+    d * trips in the threads the branches let through; every read of it in the outer body lies
+    inside `scope`, the innermost of those branch bodies (None: no branch). A branch either
+    keeps its value through the loop in each thread (`thread`: thread ids and values from before
+    the loop) or depends on the loop variable and block indices alone (`block`: evaluated per
+    iteration for the block being run, `uniform_run`)."""
+    loop: object
+    first: int
+    trips: int
+    d: int
+    thread: tuple   # ((PIf, truth), ...) per-thread guards the jump evaluates (`counter_step`)
+    block: tuple    # ((PIf, truth), ...) block-uniform guards of the loop variable
+    scope: tuple | None
+
+
+def counters(body, views, var: str | None = None, block_names: frozenset = frozenset()
+             ) -> tuple[dict, dict, str | None, dict]:
     """The loop body's counters: ({(region, element): d}, {(region, element): its step, the
-    store}), and why the body's registers stop a plan (None: they do not). See the module's
-    docstring."""
+    store}), why the body's registers stop a plan (None: they do not), and {(region, element):
+    Nested} for the counters stepped inside an inner loop (`var`: the loop variable; None: those
+    are not looked for), whose d in the first dict is their step per outer iteration. See the
+    module's docstring."""
     from .program import PStore
     stores = list(_stores(body))
     by_region: dict = {}
     for s in stores:
         by_region.setdefault(s.region, []).append(s)
-    steps, ids = {}, {}
+    steps, ids, nested = {}, {}, {}
     for s in body:   # the top level: run once by every path through an iteration
-        if not isinstance(s, PStore) or len(by_region[s.region]) != 1 or len(s.src) != 2:
-            continue
-        index, value = s.src
-        if not (isinstance(index, ir.Const) and isinstance(value, ir.BinOp) and value.op in ("+", "-")):
-            continue
-        if value.op == "+" and isinstance(value.left, ir.Const):
-            reg, d = value.right, value.left
-        else:
-            reg, d = value.left, value.right
-        if not (isinstance(d, ir.Const) and isinstance(d.value, int) and not isinstance(d.value, bool)
-                and d.value != 0):
-            continue
-        cell = register_cell(reg, views)
-        try:
-            element = int(s.index({}))
-        except Exception:  # noqa: BLE001 -- an index the empty environment cannot give: no counter
-            continue
-        if cell is None or cell != (s.region, element):
-            continue
-        steps[cell] = d.value if value.op == "+" else -d.value
-        ids[cell] = s
+        got = _step(s, by_region, views)
+        if got is not None:
+            steps[got[0]], ids[got[0]] = got[1], s
+    if var is not None:
+        stored = set(by_region)
+        bound = _defined_names(body, set()) | {var}
+        for loop, thread, block, scope in _inner_loops(body, var, block_names, bound, stored, views):
+            for s in loop.body:
+                got = _step(s, by_region, views)
+                if got is None or _read_outside(body, s.region, scope, views):
+                    continue
+                cell, d = got
+                steps[cell], ids[cell] = d * loop.src[1].value, s
+                nested[cell] = Nested(loop, loop.src[0].value, loop.src[1].value, d, thread, block, scope)
     counted = {region for region, _ in steps}
     changed = set(by_region) - counted
     for s in stores:
@@ -189,8 +241,164 @@ def counters(body, views) -> tuple[dict, dict, str | None]:
         for x in s.src:
             if x is not None and _register_regions(x, views) & changed:
                 return steps, ids, (f"register {s.region} changes inside the loop by a rule the proof "
-                                    f"does not follow (line {s.span.line})")
-    return steps, ids, None
+                                    f"does not follow (line {s.span.line})"), nested
+    return steps, ids, None, nested
+
+
+def _step(s, by_region: dict, views) -> tuple | None:
+    """((region, element), d) when `s` is `r = r + d` (or `- d`, constant d), the only store of
+    its register region in the loop body, else None."""
+    from .program import PStore
+    if not isinstance(s, PStore) or len(by_region[s.region]) != 1 or len(s.src) != 2:
+        return None
+    index, value = s.src
+    if not (isinstance(index, ir.Const) and isinstance(value, ir.BinOp) and value.op in ("+", "-")):
+        return None
+    if value.op == "+" and isinstance(value.left, ir.Const):
+        reg, d = value.right, value.left
+    else:
+        reg, d = value.left, value.right
+    if not (isinstance(d, ir.Const) and isinstance(d.value, int) and not isinstance(d.value, bool)
+            and d.value != 0):
+        return None
+    cell = register_cell(reg, views)
+    try:
+        element = int(s.index({}))
+    except Exception:  # noqa: BLE001 -- an index the empty environment cannot give: no counter
+        return None
+    if cell is None or cell != (s.region, element):
+        return None
+    return cell, (d.value if value.op == "+" else -d.value)
+
+
+def _inner_loops(body, var: str, block_names: frozenset, bound: set, stored: set, views,
+                 thread: tuple = (), block: tuple = (), scope=None):
+    """(loop, thread guards, block guards, scope) for each relevant inner loop with a constant
+    first iteration and trip count that `body` reaches through branches alone, each guard
+    classified as in `Nested` (a loop behind a guard of neither kind is left out)."""
+    from .program import PIf, PLoop, PWhile
+    for s in body:
+        if isinstance(s, PLoop) and s.relevant and len(s.src) == 2 and all(
+                isinstance(x, ir.Const) and isinstance(x.value, int) and not isinstance(x.value, bool)
+                for x in s.src) and s.src[1].value > 0:
+            yield s, thread, block, scope
+        elif isinstance(s, PIf) and not isinstance(s, PWhile) and s.relevant and s.src is not None:
+            names = free_names(s.src)
+            if not _invariant_int(s.src, views, stored):
+                continue
+            if not names & bound:
+                kind = "thread"
+            elif var in names and names <= {var, "T"} | set(block_names) and not _elects(s.src):
+                kind = "block"
+            else:
+                continue
+            for side, truth in ((s.then, True), (s.other, False)):
+                guard = ((s, truth),)
+                yield from _inner_loops(side, var, block_names, bound, stored, views,
+                                        thread + guard if kind == "thread" else thread,
+                                        block + guard if kind == "block" else block, side)
+
+
+# calls a branch guarding a counter's inner loop may make: functions of their arguments and of
+# the thread's identity alone
+_PURE_CALLS = ("T.bitwise_and", "T.bitwise_xor", "T.floordiv", "T.floormod", "T.truncdiv", "T.truncmod",
+               "T.tl_shuffle_elect")
+
+
+def _invariant_int(e, views, stored: set) -> bool:
+    """`e` is integer arithmetic on names, constants, pure calls and elements of registers the
+    loop does not store (`stored`): its value depends on nothing the loop changes but the names."""
+    if isinstance(e, ir.Call):
+        return e.name in _PURE_CALLS and not e.kwargs and all(_invariant_int(a, views, stored) for a in e.args)
+    if isinstance(e, ir.BinOp):
+        return _invariant_int(e.left, views, stored) and _invariant_int(e.right, views, stored)
+    if isinstance(e, ir.UnaryOp):
+        return _invariant_int(e.operand, views, stored)
+    if isinstance(e, ir.Subscript):
+        cell = register_cell(e, views)
+        return cell is not None and cell[0] not in stored
+    return isinstance(e, (ir.Const, ir.Var))
+
+
+def _elects(e) -> bool:
+    """`e` calls T.tl_shuffle_elect (its value differs between threads)."""
+    return any(isinstance(x, ir.Call) and x.name == "T.tl_shuffle_elect" for x in ir.nodes(e))
+
+
+def _read_outside(body, region: str, scope, views) -> bool:
+    """Whether a statement of `body` outside the branch body `scope` names register `region`."""
+    from .program import PIf, PLoop
+    if scope is None:
+        return False
+    for s in body:
+        if isinstance(s, PIf):
+            if s.src is not None and region in _register_regions(s.src, views):
+                return True
+            if any(side is not scope and _read_outside(side, region, scope, views)
+                   for side in (s.then, s.other)):
+                return True
+        elif isinstance(s, PLoop):
+            if any(region in _register_regions(x, views) for x in s.src) or \
+                    _read_outside(s.body, region, scope, views):
+                return True
+        else:
+            src = getattr(s, "src", None)
+            if src is not None and region in _register_regions(src, views):
+                return True
+    return False
+
+
+def uniform_run(loop, n: int, start: int, program, block: tuple, nested: dict) -> tuple[int, dict | None]:
+    """(how many iterations from the first the block-uniform branches of the loop body keep
+    their first iteration's value: the skipped range must end before one changes, the iterations
+    from there run; {id(PIf): that value}), for the block being run (`block`). A branch of the loop
+    variable and block indices alone (`w * 27 + bx // 4 < 512`: whether this CTA has a tile w)
+    is evaluated per iteration. The dict is None when a guard of a nested counter cannot be
+    evaluated."""
+    from .program import PIf, PWhile, statements
+    names = {name for name, _ in block}
+    guards = {id(s): s for c in nested.values() for s, _ in c.block}
+    for s in statements(loop.body):
+        if isinstance(s, PIf) and not isinstance(s, PWhile) and s.relevant and s.src is not None:
+            used = free_names(s.src)
+            if loop.var in used and used <= {loop.var, "T"} | names and not _elects(s.src):
+                guards.setdefault(id(s), s)
+    env = dict(block)
+    first: dict = {}   # id(PIf) -> its value in the first iteration
+    limit = min(n, MAX_UNIFORM_RUN)
+    for key, s in guards.items():
+        try:
+            for it in range(limit):
+                env[loop.var] = start + it
+                value = bool(s.cond(env))
+                if it == 0:
+                    first[key] = value
+                elif value != first[key]:
+                    limit = it
+                    break
+        except Exception:  # noqa: BLE001 -- a guard the block alone does not decide
+            first.pop(key, None)
+            if any(s is g for c in nested.values() for g, _ in c.block):
+                return limit, None
+    return limit, first
+
+
+def _nested_reads(e, views, nested: dict, steps: dict, var: str, loops: tuple):
+    """`e` with each read of a nested counter replaced by its value: R + D * var at the outer
+    level (D: its step per outer iteration, R: any value), plus d * (k - first) inside its own
+    inner loop `k`. A read elsewhere in the iteration differs from those by a constant, the same
+    in every iteration, which R takes up."""
+    def replace(x):
+        cell = register_cell(x, views) if isinstance(x, ir.Subscript) else None
+        if cell is None or cell not in nested:
+            return None
+        c = nested[cell]
+        value = ir.BinOp("+", ir.Var(f"{cell[0]}[{cell[1]}]"), ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
+        if any(lp is c.loop for lp in loops):
+            value = ir.BinOp("+", value, ir.BinOp("*", ir.Const(c.d),
+                                                 ir.BinOp("-", ir.Var(c.loop.var), ir.Const(c.first))))
+        return value
+    return ir.rewrite(e, replace)
 
 
 def _defined_names(body, out: set) -> set:
@@ -321,27 +529,44 @@ def loop_period(loop, program) -> int:
 
 
 def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
-         block: tuple = ()) -> Plan:
+         block: tuple = (), tile: bool = False) -> Plan:
     """Where (if anywhere) iterations of `loop` with `n` trips can be skipped.
 
     `geometry` = (shift, warm, tail): a loop whose trip count depends on a symbolic size, for which
     the induction (prover/induction.py) chose the shortest shift and warm-up that make the state
     repeat; it skips as soon as one whole period fits before its last `tail` iterations, so that
     few trip counts need a run of their own. Without it: `fixed_geometries`.
+    `tile`: a loop of few trips whose iterations run inner loops (a persistent kernel's tile
+    loop, engine/machine.py): each iteration is costly, so the smallest shift the proof accepts
+    and the smallest geometry (`tile_geometry`).
 
     `block`: (name, value) of the block indices of the CTA that runs the loop. The machine runs one
     block, so the proof may hold for those values alone: a first-iteration branch `k == by * 4` of
-    a loop from `by * 4` is then decided outside the skipped range."""
-    steps, step_ids, why = counters(loop.body, program.views)
+    a loop from `by * 4` is then decided outside the skipped range, and a branch of the loop
+    variable and block indices (`w * 27 + bx // 4 < 512`) ends the skipped range before it changes
+    (`uniform_run`)."""
+    steps, step_ids, why, nested = counters(loop.body, program.views, loop.var,
+                                            frozenset(name for name, _ in block))
     if why is not None:
         return Plan(0, 0, None, why)
+    limit = n
+    if tile or nested:
+        limit, first = uniform_run(loop, n, start, program, block, nested)
+        if first is None:
+            return Plan(0, 0, None, "a branch around an inner loop stepping a counter is not decided "
+                                    "by the block")
+        for cell, c in nested.items():
+            if not all(first[id(s)] == truth for s, truth in c.block):
+                steps[cell] = 0   # its inner loop does not run in the skipped range
     # first the loop variable alone (a loop with no counter); then, when that fails or counters
     # are read, with lets written into their uses, registers and whole parities
     plain = None if steps else _proof_exprs(loop, program, None)
-    rich = _proof_exprs(loop, program, (steps, step_ids))
+    rich = _proof_exprs(loop, program, (steps, step_ids, nested))
     first = None
     for exprs, inner in ((plain, rich) if plain is not None and plain[0] != rich[0] else (rich,)):
-        got = _plan(loop, n, start, program, geometry, block, exprs, inner, steps, step_ids)
+        proof = (exprs, inner, steps, step_ids, nested)
+        got = (_tile_plan(loop, n, start, program, block, proof, limit) if tile else
+               _plan(loop, n, start, program, geometry, block, proof, limit))
         if got.jump_to is not None:
             return got
         first = first or got
@@ -351,20 +576,24 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
 def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
     """(the smallest sub-terms carrying the loop variable of every expression that decides
     something, the inner loops' ranges). `registers` None: the body's expressions as they stand;
-    else (counters, their steps): lets at the body's top level written into their uses (a let
-    stops being a value of its own), counters as `R + d * k`, registers the loop does not store
-    as names of any value, and parities kept whole."""
+    else (counters, their steps, the nested ones): lets at the body's top level written into
+    their uses (a let stops being a value of its own), counters as `R + d * k` (nested ones as
+    `_nested_reads` says), registers the loop does not store as names of any value, and
+    parities kept whole."""
     views = program.views
     exprs: list = []
     inner: dict = {}
     if registers is None:
         collect(loop.body, views, exprs, inner)
     else:
-        steps, step_ids = registers
+        steps, step_ids, nested = registers
         stored = {s.region for s in _stores(loop.body)}
         lets = inlined_lets(loop.body, views, stored)
+        rewrite = None if not nested else (
+            lambda e, loops: _nested_reads(e, views, nested, steps, loop.var, loops))
         collect(loop.body, views, exprs, inner,
-                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()}, whole=True)
+                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()}, whole=True,
+                rewrite=rewrite)
         if lets:
             exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
         exprs = [_with_registers(e, views, steps, stored, loop.var) for e in exprs]
@@ -374,9 +603,11 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
     return parts, inner
 
 
-def _plan(loop, n: int, start: int, program, geometry, block, exprs: list, inner: dict,
-          steps: dict, step_ids: dict) -> Plan:
-    """plan() for one set of proof expressions."""
+def _plan(loop, n: int, start: int, program, geometry, block, proof: tuple, limit: int) -> Plan:
+    """plan() for one set of proof expressions (`proof`: expressions, inner loops' ranges,
+    counters' steps, their stores, nested counters); the skipped range ends within the first
+    `limit` iterations."""
+    exprs, inner, steps, step_ids, nested = proof
     p = period_of(exprs, loop.var)
     if p == 0:
         return Plan(0, 0, None, "period too long")
@@ -384,10 +615,12 @@ def _plan(loop, n: int, start: int, program, geometry, block, exprs: list, inner
         shift, warm, tail = geometry   # tail >= 1: the jump lands on an iteration the loop runs
         if shift % p or warm < shift or tail < 1:
             return Plan(0, 0, None, f"shift {shift} is not a multiple of the period {p}")
-        return _prove_plan(loop, n, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail)
+        return _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
+                           nested)
     got = None
     for shift, warm, tail in fixed_geometries(p):
-        got = _prove_plan(loop, n, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail)
+        got = _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
+                          nested)
         if got.jump_to is not None or got.reason == TOO_FEW:
             return got
     return got
@@ -407,9 +640,39 @@ def fixed_geometries(p: int) -> tuple:
     return ((p, 2 * p, p + 1), (2 * p, 4 * p, 4 * p))
 
 
+def tile_geometry(shift: int, cut: bool) -> tuple[int, int]:
+    """(warm, tail) of a tile loop's plan with `shift`. The machine compares the state at the ends
+    of iterations warm - shift and warm - 1 (it first looks at the end of iteration 0): one
+    iteration of warm-up. The jump lands on an iteration the loop runs (tail 1), unless the
+    skipped range ends early (`cut`, at a block-uniform branch that changes: the iterations from
+    there run anyway)."""
+    return shift + 1, 0 if cut else 1
+
+
+def _tile_plan(loop, n: int, start: int, program, block, proof: tuple, limit: int) -> Plan:
+    """plan() of a tile loop for one set of proof expressions: the shifts dividing `period_of`'s
+    period, smallest first (a ring of 3 stages stepped 128 times per tile repeats every 3
+    tiles, though its parity `% 6` gives 6), each with `tile_geometry`; the first proved."""
+    exprs, inner, steps, step_ids, nested = proof
+    p = period_of(exprs, loop.var)
+    if p == 0:
+        return Plan(0, 0, None, "period too long")
+    got = None
+    for shift in (c for c in range(1, p + 1) if p % c == 0):
+        warm, tail = tile_geometry(shift, limit < n)
+        got = _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
+                          nested)
+        if got.jump_to is not None:
+            return dataclasses.replace(got, settle=True)
+        if got.reason == TOO_FEW:
+            break   # a longer shift fits no better
+    return got
+
+
 def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: dict, steps: dict,
-                step_ids: dict, shift: int, warm: int, tail: int) -> Plan:
-    """The plan of one geometry, when z3 proves the skipped range periodic."""
+                step_ids: dict, shift: int, warm: int, tail: int, nested: dict | None = None) -> Plan:
+    """The plan of one geometry, when z3 proves the skipped range periodic (`n`: the iterations
+    the range must end within)."""
     from ..prover.periodic import prove_equal_under_shift
     m = (n - warm - tail) // shift
     if m < 1:
@@ -427,6 +690,21 @@ def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: di
     if v.status != "proved":
         return Plan(shift, warm, None, f"{v.status}: {v.reason}")
     from .program import register_key
-    moved = tuple((register_key(*cell), d, step_ids[cell].bounds) for cell, d in sorted(steps.items()))
-    named = (" (counters " + ", ".join(key for key, _, _ in moved) + ")") if moved else ""
+    nested = nested or {}
+    moved = tuple((register_key(*cell), d, step_ids[cell].bounds,
+                   tuple((s.cond, truth) for s, truth in nested[cell].thread) if cell in nested else ())
+                  for cell, d in sorted(steps.items()) if d)
+    named = (" (counters " + ", ".join(key for key, _, _, _ in moved) + ")") if moved else ""
     return Plan(shift, warm, warm + m * shift, f"proved periodic with period {shift}{named}", moved)
+
+
+def counter_step(d: int, guards: tuple, env: dict):
+    """A counter's step per iteration in each thread (Plan.counters): `d` where its branch
+    guards (cond, side taken) let the thread through, else 0. Raises NotConcrete (engine/exprs.py)
+    when a guard has no value here."""
+    import numpy as np
+    step = d
+    for cond, truth in guards:
+        c = np.asarray(cond(env)).astype(bool)
+        step = np.where(c == truth, step, 0)
+    return step

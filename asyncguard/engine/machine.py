@@ -18,6 +18,7 @@ says how to add one).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ from ..events import SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile
+from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, statements
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
@@ -169,6 +170,7 @@ class Machine:
         # line -> (shift, warm, tail) chosen by the induction for those loops (prover/induction.py)
         self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
+        self.inner_loops: dict = {}   # id(PLoop) -> whether relevant loops run inside it (_tile)
         # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
         self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
         self.max_steps = max_steps
@@ -330,11 +332,11 @@ class Machine:
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
                 frame.entered = self.skips_taken
-                if n > self.accelerate_above or s.span.line in self.accelerate_lines:
+                if n > self.accelerate_above or s.span.line in self.accelerate_lines or self._tile(s, n, task):
                     self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
                     if frame.plan.jump_to is None:
-                        self._outcome((s.span, int(n), None, None, f"not skipped: {frame.plan.reason}"))
+                        self._not_skipped(frame, frame.plan.reason, task)
                 frames.append(frame)
                 if frame.plan is None or frame.plan.jump_to is None:
                     self._skip_decided(task, frame, 0)
@@ -359,20 +361,53 @@ class Machine:
                 self.note(s.reason, s.span)
                 self.taint.note(self, task, s)
 
+    # A loop of few trips whose iterations run inner loops (a persistent kernel's tile loop) costs
+    # like a long one: it is planned from accelerate_above // TILE_FACTOR trips (8 by default)
+    # when every live thread runs it together, so that no loop runs beside it (a skip must be
+    # matched by the loops beside it: `_skips_apart`), in kernels without symbolic sizes
+    TILE_FACTOR = 8
+
+    def _tile(self, loop: PLoop, n: int, task: _Task) -> bool:
+        """`loop` with `n` trips, run by `task`, is planned as a tile loop (accelerate.plan's
+        `tile`)."""
+        if not (n * self.TILE_FACTOR >= self.accelerate_above and n <= self.accelerate_above) or self.p.symbols:
+            return False   # symbolic sizes: the induction (prover/induction.py) runs the loops it needs
+        inner = self.inner_loops.get(id(loop))
+        if inner is None:
+            inner = self.inner_loops[id(loop)] = any(
+                isinstance(x, PLoop) and x.relevant for x in statements(loop.body))
+        return inner and loop.span.line not in self.accelerate_lines and not (self.alive & ~task.mask).any()
+
+    def _not_skipped(self, f: _Frame, why: str, task: _Task) -> None:
+        """Record that `f`'s loop, run by `task`, runs every iteration. A tile loop's is not
+        recorded: unplanned, it would have run them all as well, nothing runs beside it, and a
+        loop not skipped in a run where others did makes analyze.py run the block again."""
+        if not self._tile(f.loop, f.n, task):
+            self._outcome((f.loop.span, f.n, None, None, f"not skipped: {why}"))
+
+    def _tile_in_vain(self, f: _Frame, task: _Task) -> str | None:
+        """Why a tile loop does not skip: a loop of this run (one inside it) already ran every
+        iteration, so a skip would only make analyze.py run the block again (None: it may)."""
+        if self._tile(f.loop, f.n, task) and not self.p.symbols and \
+                any(a is None for _, _, a, _, _ in self.result.accelerated):
+            return "a loop of this run did not skip"
+        return None
+
     def _plan(self, loop: PLoop, n: int, start: int):
         """The skip plan of `loop` with `n` trips from `start`, run by `self.running`'s CTA."""
         geometry = self.size_geometry.get(loop.span.line)
         env = self.running.env if self.running is not None else {}
         block = tuple(sorted((name, int(env[name])) for name in self.p.launch.block_vars
                              if isinstance(env.get(name), (int, np.integer))))
-        key = (n, start, geometry, block)
+        tile = self.running is not None and self._tile(loop, n, self.running)
+        key = (n, start, geometry, block) + (("tile",) if tile else ())
         cache = loop.plan if isinstance(loop.plan, dict) else {}
         if cache.get(THROWN_AWAY) and not self.p.symbols:
             return accelerate.Plan(0, 0, None, "its skip was thrown away in an earlier run (a loop "
                                    "beside it could not skip)")
         if key not in cache:
             try:
-                cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block)
+                cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block, tile)
             except Exception as err:  # noqa: BLE001 -- a failed proof only means "no skipping"
                 cache[key] = accelerate.Plan(0, 0, None, f"unknown: {type(err).__name__}: {err}")
             loop.plan = cache
@@ -393,14 +428,20 @@ class Machine:
             task = self.running
             sig = self._signature()
             if f.sig is None or f.sig != sig:
-                self._outcome((f.loop.span, f.n, None, None,
-                               "not skipped: the state did not repeat after one period"))
+                if plan.settle and plan.warm + 2 * plan.shift <= plan.jump_to:
+                    # a tile loop's pipeline may take a few iterations to settle: compare again a
+                    # shift later, still inside the proved range (accelerate.Plan.settle)
+                    f.sig, f.peers = sig, self._peer_steps(task)
+                    f.plan = dataclasses.replace(plan, warm=plan.warm + plan.shift)
+                    return
+                self._not_skipped(f, "the state did not repeat after one period", task)
                 self._skip_decided(task, f, 0)
             else:
                 count = plan.jump_to - f.it
-                apart = self._skips_apart(task, f, count) or self._move_counters(task, plan, count)
+                apart = self._skips_apart(task, f, count) or self._tile_in_vain(f, task) or \
+                    self._move_counters(task, plan, count)
                 if apart is not None:
-                    self._outcome((f.loop.span, f.n, None, None, f"not skipped: {apart}"))
+                    self._not_skipped(f, apart, task)
                     self._skip_decided(task, f, 0)
                 else:
                     self.result.accelerated.append((f.loop.span, f.n, f.start + f.it,
@@ -516,11 +557,14 @@ class Machine:
         jump skips, as running them would; why not (None: moved). A counter with no known value,
         or one its type would wrap, is left alone and the loop runs every iteration."""
         moved = {}
-        for key, d, (lo, hi) in plan.counters:
+        for key, d, (lo, hi), guards in plan.counters:
             v = task.env.get(key)
             if v is None:
                 return f"the counter {key} has no known value"
-            v = v + d * count
+            try:
+                v = v + accelerate.counter_step(d, guards, task.env) * count
+            except (NotConcrete, NotModelled):
+                return f"the branch around the counter {key}'s inner loop has no value here"
             if int(np.min(v)) < lo or int(np.max(v)) >= hi:
                 return f"the counter {key} would leave its type's range"
             moved[key] = v
