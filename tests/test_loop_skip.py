@@ -240,3 +240,97 @@ def test_a_loop_beside_that_runs_during_the_period_stops_the_skip_unless_frozen(
     beside.steps += 3                                             # it ran three statements
     why = machine._skips_apart(looping, f, 96)
     assert why is not None and "does not skip the same 96 iterations" in why
+
+
+# ---------------------------------------------------------------- tile loops of persistent kernels
+# TileLang's persistent kernels wrap the pipeline in a short tile loop (`for w in range(19)`) guarded
+# by `w * 27 + bx // 4 < 512`, and step the ring's registers inside the inner k loops: per tile they
+# move by 128, so the ring repeats every 3 tiles (engine/accelerate.py, Nested and tile loops)
+TILES = DATA / "persistent_tile_loop_sm90a.tir"
+# single bug in one tile inside the range a plan would skip: in tile 10 the consumer frees no stage
+TILE_10_NO_FREE = ("                        T.ptx_arrive_barrier(mbarrier_1[c_cnt_1[0] % 3 + 3])\n",
+                   "                        if w != 10:\n"
+                   "                            T.ptx_arrive_barrier(mbarrier_1[c_cnt_1[0] % 3 + 3])\n")
+TILE_LOOP_LINE = 39
+
+
+def _registers(machine) -> dict:
+    out = {}
+    for task in machine.tasks:
+        for key in ("p_cnt[0]", "c_cnt[0]"):
+            for t, v in zip(task.tids.tolist(), np.broadcast_to(task.env[key], task.tids.shape).tolist()):
+                out[key, t] = v
+    return out
+
+
+def _run_tiles(text: str, block: int, skip: bool = True):
+    program = elaborate(parse(text, "<test>").functions[0])
+    machine = Machine(program, block={"blockIdx.x": block}, **({} if skip else {"accelerate_above": 1 << 62}))
+    return machine, machine.run()
+
+
+def test_the_tile_loop_skips_tiles_and_its_inner_loops_still_skip():
+    text = TILES.read_text()
+    for block, tiles in ((0, 19), (107, 18)):   # block 107 has no tile 18: its guard turns false there
+        machine, result = _run_tiles(text, block)
+        assert not result.stuck and result.limit_hit is None
+        outcomes = {(span.line, a, b, how) for span, n, a, b, how in result.accelerated}
+        # ring % 3 with 128 steps per tile: shift 3 (not the 6 of the parity's % 6); one tile of
+        # warm-up, tiles 4..15 skipped (block 107: the range ends before tile 18, where its guard
+        # changes); the inner loops skip in each tile that runs
+        assert (TILE_LOOP_LINE, 4, 16, "proved periodic with period 3 (counters c_cnt[0], p_cnt[0])") in outcomes
+        assert {(line, a, b) for line, a, b, _ in outcomes} == {(TILE_LOOP_LINE, 4, 16), (42, 12, 120), (49, 12, 120)}
+        full_machine, full = _run_tiles(text, block, skip=False)
+        assert not full.accelerated and 4 * result.steps < full.steps, (result.steps, full.steps)
+        # the registers end where the full run leaves them: 128 per tile the block has
+        got = _registers(machine)
+        assert got == _registers(full_machine)
+        assert got["p_cnt[0]", 0] == 128 * tiles and got["c_cnt[0]", 128] == 128 * tiles
+        assert got["p_cnt[0]", 128] == 0 and got["c_cnt[0]", 0] == 0   # moved only where stepped
+
+
+def test_the_tile_kernel_is_clean_and_its_scope_says_the_tiles_skipped():
+    r = check_text(TILES.read_text(), "<test>")
+    assert r.verdict == "clean", [f.message for f in r.findings]
+    (kernel,) = r.kernels
+    assert (f"loop at line {TILE_LOOP_LINE} (19 iterations): iterations 4..15 skipped, proved periodic "
+            "with period 3 (counters c_cnt[0], p_cnt[0])") in kernel.scope
+
+
+def test_a_bug_in_one_tile_is_flagged_as_by_the_full_run(monkeypatch):
+    text = TILES.read_text().replace(*TILE_10_NO_FREE)
+    assert text != TILES.read_text()
+    machine, result = _run_tiles(text, 0)
+    # the guard `w != 10` changes at tile 10: the skipped range ends there and tile 10 runs
+    skipped = {(span.line, a, b) for span, n, a, b, how in result.accelerated if a is not None}
+    assert (TILE_LOOP_LINE, 4, 10) in skipped, result.accelerated
+    assert {s.span.line for s in result.stuck} == {43, 50}
+    got = _findings(text)
+    assert got == ("buggy", [("AG408", 43, 25), ("AG408", 50, 25)])
+    assert got == _findings(text, skip=False, monkeypatch=monkeypatch)
+
+
+def test_a_wrong_stage_freed_in_the_tile_kernel_is_flagged_as_by_the_full_run(monkeypatch):
+    text = TILES.read_text().replace(*RING_WRONG_FREE)
+    assert text != TILES.read_text()
+    got = _findings(text)
+    assert got[0] == "buggy" and {code for code, _, _ in got[1]} >= {"AG408"}, got
+    assert got == _findings(text, skip=False, monkeypatch=monkeypatch)
+
+
+def test_a_counter_read_outside_the_branch_that_steps_it_stops_the_tile_plan():
+    # every thread reads the producer's register, but only the producer threads step it: its
+    # step per tile differs between threads and the read is not inside its branch
+    text = TILES.read_text().replace(
+        "            if w * 27 + bx // 4 < 512:\n",
+        "            if w * 27 + bx // 4 < 512:\n"
+        "                T.mbarrier_wait_parity(mbarrier_1[p_cnt_1[0] % 3 + 3], T.bitwise_xor(p_cnt_1[0] % 6 // 3, 1))\n", 1)
+    assert text != TILES.read_text()
+    from asyncguard.engine import accelerate
+    from asyncguard.engine.program import PLoop, statements
+    program = elaborate(parse(text, "<test>").functions[0])
+    loop = next(s for s in statements(program.body) if isinstance(s, PLoop) and s.span.line == TILE_LOOP_LINE)
+    steps, _, why, nested = accelerate.counters(loop.body, program.views, loop.var, frozenset({"bx"}))
+    assert ("p_cnt", 0) not in nested and ("c_cnt", 0) in nested and steps[("c_cnt", 0)] == 128
+    plan = accelerate.plan(loop, 19, 0, program, block=(("bx", 0),), tile=True)
+    assert plan.jump_to is None, plan
