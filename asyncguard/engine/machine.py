@@ -388,8 +388,7 @@ class Machine:
     def _tile_in_vain(self, f: _Frame, task: _Task) -> str | None:
         """Why a tile loop does not skip: a loop of this run (one inside it) already ran every
         iteration, so a skip would only make analyze.py run the block again (None: it may)."""
-        if self._tile(f.loop, f.n, task) and not self.p.symbols and \
-                any(a is None for _, _, a, _, _ in self.result.accelerated):
+        if self._tile(f.loop, f.n, task) and any(a is None for _, _, a, _, _ in self.result.accelerated):
             return "a loop of this run did not skip"
         return None
 
