@@ -77,3 +77,19 @@ def test_seer_attention_overwrites_q_while_it_may_land_for_an_empty_mask_row():
     fixed = check_text(hoisted)
     assert fixed.verdict == "clean", [f.message for f in fixed.findings]
     flagged(hoisted, {("drop-mbarrier-wait", 82), ("flip-parity", 94)})
+
+
+def test_a_loop_whose_iterations_run_on_loaded_numbers_never_skips():
+    # the pattern search varies the loaded cells the run meets; an iteration skipped by loop
+    # acceleration would never be varied. The branches' condition is a search input, so the
+    # periodicity proof has nothing to refute: the loop itself must refuse (it skipped 2..14 of
+    # its 16 iterations, and 6 runs were made instead of 32, when tile loops first skipped)
+    from asyncguard.engine import accelerate
+    from asyncguard.engine.program import PLoop, elaborate, statements
+    from asyncguard.parse import parse
+    program = elaborate(parse((FIELD / NSA.format("sm_90a")).read_text(), "nsa").functions[0])
+    (loop,) = [s for s in statements(program.body) if isinstance(s, PLoop) and s.span.line == 42]
+    assert loop.per_iteration_inputs
+    for tile in (False, True):
+        got = accelerate.plan(loop, 160, 0, program, tile=tile)
+        assert got.jump_to is None and "loaded" in got.reason, got

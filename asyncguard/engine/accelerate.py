@@ -545,6 +545,8 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     a loop from `by * 4` is then decided outside the skipped range, and a branch of the loop
     variable and block indices (`w * 27 + bx // 4 < 512`) ends the skipped range before it changes
     (`uniform_run`)."""
+    if loop.per_iteration_inputs:   # its branches' outcomes are the run's inputs, not periodic
+        return Plan(0, 0, None, "each iteration's branches run on a number loaded for it")
     steps, step_ids, why, nested = counters(loop.body, program.views, loop.var,
                                             frozenset(name for name, _ in block))
     if why is not None:

@@ -372,6 +372,11 @@ class Machine:
         `tile`)."""
         if not (n * self.TILE_FACTOR >= self.accelerate_above and n <= self.accelerate_above) or self.p.symbols:
             return False   # symbolic sizes: the induction (prover/induction.py) runs the loops it needs
+        if getattr(self.p, "numeric", None) is not None:
+            # numbers loaded from memory decide something (engine/inputs.py): the outcome-pattern
+            # search varies the cells the run meets, and a skipped iteration's cells would
+            # never be met (NSA's 16 selected blocks, a branch each)
+            return False
         inner = self.inner_loops.get(id(loop))
         if inner is None:
             inner = self.inner_loops[id(loop)] = any(

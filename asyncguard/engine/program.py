@@ -67,6 +67,9 @@ class PLoop:
     relevant: bool = True
     src: tuple = ()      # (start, extent) expressions
     plan: object = None  # acceleration plan cached by the prover (engine/accelerate.py)
+    # each iteration's branches run on a loaded number's unknown truth value (_iteration_choice):
+    # the search varies the values of the iterations a run makes, so none may be skipped
+    per_iteration_inputs: bool = False
 
 
 @dataclass
@@ -1853,6 +1856,7 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
     for b in branches:
         b.cond = choose
     plans[id(loop)] = (cond, choose, branches)
+    loop.per_iteration_inputs = True
     canon = _rewrite(tuple(cell.indices), {loop.var: ir.Var("%k")})
     el.__dict__.setdefault("_iteration_roots", {}).setdefault(root, []).append(
         (loop, canon, mode, originals))
