@@ -342,12 +342,7 @@ def _prove_site(program, site: Site, block: dict, ref: dict, rlimit: int | None)
     except z3.Z3Exception as err:
         return f"z3: {err}"
     query = Query(*dom, *enc.side, goal, **({} if rlimit is None else {"rlimit": rlimit}))
-    res = query.check()
-    if res == z3.unsat:
-        return "proved"
-    if res == z3.sat:
-        return "refuted"
-    return f"unknown ({query.reason_unknown()})"
+    return query.proof_outcome() or f"unknown ({query.reason_unknown()})"
 
 
 class BlockAlike:

@@ -358,12 +358,7 @@ def _prove_one_through_trips(e, trips, sym: str, assumptions) -> str:
     except Unencodable as err:
         return f"could not decide ({err})"
     query = Query(*side, z3.Or(*diffs))
-    res = query.check()
-    if res == z3.unsat:
-        return "proved"
-    if res == z3.sat:
-        return "refuted"
-    return f"could not decide ({query.reason_unknown()})"
+    return query.proof_outcome() or f"could not decide ({query.reason_unknown()})"
 
 
 def parse_assumption(text: str):

@@ -55,6 +55,13 @@ class Query:
     def reason_unknown(self) -> str:
         return self.solver.reason_unknown()
 
+    def proof_outcome(self) -> str | None:
+        """For a query that asks for a counterexample (the claim's negation): "proved" when
+        there is none, "refuted" when there is one, None when z3 could not tell
+        (`reason_unknown` says why)."""
+        res = self.check()
+        return "proved" if res == z3.unsat else "refuted" if res == z3.sat else None
+
 
 def unsat(*terms, rlimit: int | None = RLIMIT) -> bool:
     """Whether z3 proves the conjunction of `terms` unsatisfiable (False on sat or unknown)."""
