@@ -212,7 +212,6 @@ def counters(body, views, var: str | None = None, block_names: frozenset = froze
     Nested} for the counters stepped inside an inner loop (`var`: the loop variable; None: those
     are not looked for), whose d in the first dict is their step per outer iteration. See the
     module's docstring."""
-    from .program import PStore
     stores = list(_stores(body))
     by_region: dict = {}
     for s in stores:
