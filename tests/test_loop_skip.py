@@ -137,15 +137,8 @@ def test_a_ring_indexed_by_registers_skips_and_moves_the_registers():
     assert not full.accelerated and 10 * result.steps < 6 * full.steps, (result.steps, full.steps)
     # the registers end where the full run leaves them: 3 tiles x 100 iterations of the
     # producer's register in the producer's threads, of the consumer's in the consumer's
-    def registers(m):
-        out = {}
-        for task in m.tasks:
-            for key in ("p_cnt[0]", "c_cnt[0]"):
-                for t, v in zip(task.tids.tolist(), np.broadcast_to(task.env[key], task.tids.shape).tolist()):
-                    out[key, t] = v
-        return out
-    got = registers(machine)
-    assert got == registers(full_machine)
+    got = _registers(machine)
+    assert got == _registers(full_machine)
     assert got["p_cnt[0]", 0] == 300 and got["c_cnt[0]", 128] == 300
 
 
