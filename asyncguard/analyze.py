@@ -11,7 +11,7 @@ from .diagnostics import Finding, verdict
 from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch,
                             scope_line)
 from .engine.state.cluster import cta_stride
-from .engine.machine import Machine
+from .engine.machine import Machine, RunResult
 from .engine.exprs import free_names
 from .engine.program import elaborate
 from .checks.resources import KernelContext
@@ -32,6 +32,15 @@ class Limits:
     # with stop_when: size values to run first, before the proof that plans the rest (the repair
     # oracle passes the sizes where the unedited kernel failed: a wrong edit mostly fails there)
     first_sizes: tuple = ()
+    # with stop_when: blocks to run first (the repair oracle passes the block where the last
+    # wrong edit failed: the next one mostly fails there too); the report lists them as sampled
+    first_blocks: tuple = ()
+    # with stop_when, on a kernel without symbolic sizes: ask it also inside a run, each time the
+    # run records a race, with the findings those races make (_race_stop says when they are
+    # certain). Only for a caller to whom any note (AG001-AG003) would count as a problem too:
+    # a later note is what can still drop a race found so far (the repair oracle, when the
+    # unedited kernel has none)
+    stop_at_race: bool = False
     strict: tuple = ()               # opt-in strict readings ("lapping", "proxy"; checks.mbarrier.STRICT)
 
 
@@ -120,6 +129,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         blocks = blocks[:1]
     sizes = None
     stop = limits.stop_when
+    run_first = [b for b in limits.first_blocks if b in blocks] if stop is not None else []
+    run_order = run_first + [b for b in blocks if b not in run_first]
 
     def size_cases():
         """Each size to run; with stop_when, the smallest first, before the probe run and the
@@ -143,16 +154,25 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             sizes = plan_sizes(program, asm)
         cases = sizes.values if sizes is not None and sizes.values else [{}]
         ind = getattr(sizes, "induction", None)
+        cut = getattr(sizes, "cut", None)
         trips = dict(zip(map(str, cases), getattr(sizes, "trips", ())))
         if ind is not None and ind.n0:
             # first the shortest value whose size loops must skip: if they do not, the plan's
             # proof is void and only the short values an unproved plan runs are left to run
-            first = next((v for v in cases if min(trips.get(str(v), ()), default=-1) >= ind.n0), None)
+            first = next((v for v in cases if min(trips.get(str(v), ()), default=-1) >= ind.n0
+                          and not (cut is not None and cut.composable(v))), None)
             if first is not None:
                 cases = [first] + [v for v in cases if v is not first]
         for size in cases:
             if size_skip_failed and max(trips.get(str(size), ()), default=0) > UNPROVED_MAX_TRIPS:
                 continue
+            if cut is not None and cut.composable(size) and size not in done:
+                # every run of each group with the other's first values is done (the plan's
+                # order): the cut either stands for the rest or they are run (prover/sizes_cut.py)
+                if cut.outcome is None:
+                    cut.outcome = cut.holds(searches) or ""
+                if not cut.outcome:
+                    continue
             if size not in done:
                 yield size
 
@@ -165,8 +185,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     for size in size_cases():
         if stop is not None and stop(findings):
             break
+        machine_class = _machine_for(sizes)   # `sizes` is set once size_cases made the plan
         ran_blocks: list = []   # (block, its input search) run at this size
-        for block in blocks:
+        for block in run_order:
             if stop is not None and stop(findings):
                 break
             ref = None
@@ -210,7 +231,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     need *= program.launch.cluster_size   # every CTA of a cluster runs it
                     if need > limits.max_steps and loop is not None:   # certain to hit the limit
                         budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
-                machine = Machine(_run_program(program, sizes, size), max_steps=budget, max_threads=limits.max_threads,
+                machine = machine_class(_run_program(program, sizes, size), max_steps=budget, max_threads=limits.max_threads,
                                   block=block, sizes=dict(size, **{INPUTS: inputs}),
                                   # sizes: the induction needs the size loops to skip
                                   accelerate_lines=() if size_skip_failed else
@@ -219,6 +240,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     ran.append(size)
                 for reason, span in program.notes + getattr(sizes, "notes", []):
                     machine._note(reason, span)
+                at_race: list = []   # the certain race findings a stopped run ended with
+                if stop is not None and limits.stop_at_race and not size:
+                    machine.on_race = _race_stop(stop, findings, at_race, path, limits.strict)
                 kernel.observe(machine)
                 result = _run_machine(machine, clock, limits.max_seconds)
                 ind = getattr(sizes, "induction", None)
@@ -229,7 +253,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # pipeline can be out of step (a false hang). Run this size again with no size
                     # loop skipping; the first run's notes keep the induction from counting as proved.
                     first = result.accelerated
-                    machine = Machine(_run_program(program, sizes, size), max_steps=budget,
+                    machine = machine_class(_run_program(program, sizes, size), max_steps=budget,
                                       max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}))
                     for reason, span in program.notes + getattr(sizes, "notes", []):
@@ -246,7 +270,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # producer never makes the arrivals the consumer still waits for, a false hang.
                     # Run the block again with no loop skipping.
                     first = result.accelerated
-                    machine = Machine(_run_program(program, sizes, size), max_steps=limits.max_steps,
+                    machine = machine_class(_run_program(program, sizes, size), max_steps=limits.max_steps,
                                       max_threads=limits.max_threads,
                                       block=block, sizes=dict(size, **{INPUTS: inputs}),
                                       accelerate_above=1 << 62)
@@ -274,7 +298,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                             (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
                     if line not in scope:
                         scope.append(line)
-                found = checks.run_all(result, path, kernel=kernel, strict=limits.strict)
+                found = at_race if machine.stopped_at_race else \
+                    checks.run_all(result, path, kernel=kernel, strict=limits.strict)
                 if result.control_lost:   # paths were skipped: what follows may be an artifact
                     found = [f for f in found if f.rule.kind == "unsupported"]
                 for f in found:
@@ -328,6 +353,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                 {"reason": msg}, path))
     if sizes is not None and sizes.symbol:
         text = sizes.scope
+        if getattr(sizes, "cut", None) is not None:
+            text = sizes.cut.scope_text(text, len(ran))
         if broken and text.startswith("proved for every"):
             text = ("checked for the values listed, not proved for every size: " + broken[0] +
                     "; " + text.split(": ", 1)[1])
@@ -357,6 +384,27 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         blocks, kernel.row(), scope or ["the launch as written"])
 
 
+def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):
+    """Machine.on_race for Limits.stop_at_race: stop the run when the findings of the races it
+    recorded so far settle `stop`. They are the full run's findings too while nothing can take
+    them back: no loop has skipped periods (a thrown-away skip keeps only what came before it),
+    no task waited at a compared boundary (the run is, so far, the plain run a thrown-away skip
+    is run again as), no branch went unevaluated (control_lost keeps only AG001-AG003) and no
+    unmodelled operation was met (its taint drops the races resting on it; a later one, or lost
+    control later, is itself a note: a problem to the callers that set stop_at_race). A race's
+    finding reads the race alone (checks/shared_race.py, cp_async.py, mbarrier.py)."""
+    def ask(machine) -> bool:
+        res = machine.result
+        if machine.skips_taken or machine.quiesced_any or res.control_lost or res.notes:
+            return False
+        certain = checks.run_all(RunResult(races=list(res.races)), path, strict=strict)
+        if certain and stop(findings + certain):
+            at_race[:] = certain
+            return True
+        return False
+    return ask
+
+
 def _blocks_run_as(stood_for: dict) -> str:
     """The blocks not run because z3 proved they run as a block that was, in words for the
     scope line ("" when every block ran)."""
@@ -376,6 +424,18 @@ def _blocks_run_as(stood_for: dict) -> str:
     return ("; " + "; ".join(parts + mixed) + " (z3: every branch, loop bound, shared address, "
             "barrier argument, and let or register they read takes the same value for every "
             "thread and loop value; only global addresses differ), so they were not run again")
+
+
+def _machine_for(sizes):
+    """The machine class for a size plan's runs: with a cut (prover/sizes_cut.py), one that
+    records the state where the cut is."""
+    cut = getattr(sizes, "cut", None)
+    if cut is None:
+        return Machine
+    import functools
+
+    from .prover.sizes_cut import CutMachine
+    return functools.partial(CutMachine, cut=cut)
 
 
 def _run_program(program, sizes, size: dict):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from asyncguard.emit import reference
+from asyncguard.emit.cuda import ELECTED_ARRIVE
 from asyncguard.emit.gate import _judge, agree
 from asyncguard.emit.launcher import pool_for
 from asyncguard.emit.prepare import Case, compare, expected_run, prepare, prepare_file, skeleton_key
@@ -340,3 +341,21 @@ def test_a_kernel_whose_plain_run_hung_fails_without_the_tools():
     _judge(c, False)
     assert c.result["verdict"] == "fail"
     assert c.result["why"] == ["12 mbarrier wait(s) timed out"]
+
+
+def test_racecheck_reports_on_a_clean_elected_mbarrier_release_are_not_a_disagreement():
+    # TileLang's warp-specialized SIMT-copy producer: 256 threads store, bar.sync among them, one
+    # elected thread arrives on the mbarrier the consumers wait on. Race free by the PTX memory
+    # model; racecheck reported 510 hazards on the H200 (bench/probes/racecheck_bar_then_mbarrier.cu
+    # shows the same with a hand-written kernel: 223 reports, none when every producer arrives)
+    unseen = ROOT / "corpus" / "unseen" / (
+        "issue__issue_ws_simt_copy_full_producer_extent__test_ws_keeps_full_producer_extent_for_lowered_simt_copy"
+        "__sm_90a.tir")
+    (c,) = prepare_file(0, str(unseen))
+    assert c.static == "clean" and ELECTED_ARRIVE in c.emitted.features
+    r = _ran(c, racecheck=510)
+    assert r["verdict"] == "pass" and "elected thread's mbarrier arrive" in r["why"][0] and agree(c) == "yes"
+    assert _ran(c, racecheck=510, trace_bad=3)["verdict"] == "fail"   # a trace difference still fails
+    # a kernel whose arrives are every thread's own (no elected release) keeps racecheck's reports
+    (plain,) = _cases("xyz_cp_async_ring.tir")
+    assert ELECTED_ARRIVE not in plain.emitted.features and _ran(plain, racecheck=1)["verdict"] == "fail"

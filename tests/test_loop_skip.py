@@ -327,3 +327,48 @@ def test_a_counter_read_outside_the_branch_that_steps_it_stops_the_tile_plan():
     assert ("p_cnt", 0) not in nested and ("c_cnt", 0) in nested and steps[("c_cnt", 0)] == 128
     plan = accelerate.plan(loop, 19, 0, program, block=(("bx", 0),), tile=True)
     assert plan.jump_to is None, plan
+
+
+IN_WHILE = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(C: T.handle("float16", "global")):
+    T.func_attr({"thread_extent": {"threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    C_1 = T.decl_buffer((65536,), "float16", data=C)
+    tx = T.launch_thread("threadIdx.x", 64)
+    S = T.alloc_buffer((4096,), "float16", scope="shared.dyn")
+    tile = T.alloc_buffer((1,), "int32", scope="local.var")
+    tile[0] = 0
+    while tile[0] < 3:
+        for k in range(64):
+            S[tx + k % 2 * 64] = T.float16(0.0)
+            T.tvm_storage_sync("shared")
+            C_1[tx] = S[(tx + 1) % 64 + k % 2 * 64]
+        tile[0] = tile[0] + 1
+'''
+
+
+def test_a_loop_of_64_trips_inside_a_while_loop_is_planned_and_skips():
+    # 64 trips is not more than the threshold (accelerate_above), but the loop runs once per trip
+    # of the while loop around it (Machine._in_while): planned, it skips in every tile
+    report = check_text(IN_WHILE)
+    line = IN_WHILE.splitlines().index("        for k in range(64):") + 1
+    assert report.verdict == "clean"
+    assert any(s.startswith(f"loop at line {line} (64 iterations): iterations ") and "skipped" in s
+               for s in report.kernels[0].scope), report.kernels[0].scope
+    # the same loop outside a while loop is not planned: it runs every iteration, silently
+    alone = IN_WHILE.replace("    while tile[0] < 3:\n", "    if tile[0] < 3:\n")
+    report = check_text(alone)
+    assert report.verdict == "clean" and not any("loop at line" in s for s in report.kernels[0].scope)
+
+
+def test_a_race_in_a_skipping_loop_inside_a_while_loop_is_flagged():
+    # without the barrier: the same two races (same lines, threads and loop values) as in the
+    # base engine, which ran every iteration
+    text = IN_WHILE.replace("            T.tvm_storage_sync(\"shared\")\n", "")
+    report = check_text(text)
+    lines = text.splitlines()
+    write = lines.index("            S[tx + k % 2 * 64] = T.float16(0.0)") + 1
+    read = lines.index("            C_1[tx] = S[(tx + 1) % 64 + k % 2 * 64]") + 1
+    assert report.verdict == "buggy"
+    assert {(f.rule.code, f.line) for f in report.findings} == {("AG201", write), ("AG201", read)}
+    assert any("skipped" in s for s in report.kernels[0].scope)

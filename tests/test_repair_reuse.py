@@ -9,7 +9,7 @@ from asyncguard.analyze import check_text
 from asyncguard.repair import apply_edits, repair_text
 from asyncguard.repair.candidates import Generator
 from asyncguard.repair.redundant import _removal, _sync_stmts, lint_text
-from asyncguard.repair.search import Oracle, count_site
+from asyncguard.repair.search import Oracle, best_candidate, count_site
 from asyncguard.repair.tree import Tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +78,56 @@ def test_the_proof_evidence_is_a_problem_of_the_full_check():
     assert named <= from_scratch
 
 
+def test_scoring_skips_full_checks_that_cannot_win_with_the_same_best():
+    """No candidate of this two-block kernel's first round is clean, so the search scores them
+    by their full checks. A candidate whose stop-early check (block 1) already found as many
+    problems as the best so far is not checked in full: the same best, fewer checks, and every
+    problem a stop-early check found is among its full check's."""
+    text = (VARIANTS / "fa_fwd_causal_sm80_s2__drop-commit_L99.tir").read_text()
+    runs = {}
+    for bound in (True, False):
+        oracle = Oracle(text, "k.tir")
+        assert oracle.base and not oracle.sized
+        cands = _candidates(oracle, text)[:16]
+        assert not any(oracle.clean(list(c)) for c in cands)
+        seen = [oracle.seen_problems(list(c)) for c in cands]      # block 1's problems
+        assert all(seen)
+        calls = oracle.calls
+        best = best_candidate(oracle, [], cands, oracle.base, bound=bound)
+        runs[bound] = (best[:2], best[2], oracle.calls - calls)
+        if not bound:      # every candidate checked in full: its problems include block 1's
+            for c, s in zip(cands, seen):
+                assert s <= {(f.rule.code, f.line) for f in oracle.problems(list(c))}, c
+    assert runs[True][:2] == runs[False][:2]
+    assert [e.describe() for e in runs[True][1]] == ["line 106: `T.ptx_wait_group(1)`"]
+    assert runs[True][2] < runs[False][2] == len(cands)
+
+
+def test_the_scan_runs_the_failing_block_first_with_the_same_verdicts_and_evidence():
+    """The unedited kernel runs clean in block 0 and fails in block 1: after the first
+    candidate, the scan runs block 1 first. Same verdicts as checks in the blocks' own order,
+    and the proof's evidence of a scanned text is that of a check in their own order."""
+    text = (VARIANTS / "fa_fwd_causal_sm80_s2__drop-commit_L99.tir").read_text()
+    oracle, natural = Oracle(text, "k.tir"), Oracle(text, "k.tir")
+    cands = _candidates(oracle, text)[:10]
+    for c in cands:
+        assert oracle.clean(list(c), failing_first=True) == natural.clean(list(c))
+    assert oracle.failing_blocks[0] == {"blockIdx.x": 1}
+    reordered = [c for c in cands if apply_edits(text, list(c))[0] in oracle.seen_memo]
+    assert len(reordered) == len(cands) - 1          # all but the first, run before any failed
+    for c in reordered[:3]:
+        assert _keys(oracle.evidence(list(c))) == _keys(natural.evidence(list(c)))
+        assert oracle.seen_problems(list(c)) <= {(f.rule.code, f.line) for f in natural.problems(list(c))}
+
+
+def test_the_search_puts_the_collector_thresholds_back():
+    import gc
+    before = gc.get_threshold()
+    text = (VARIANTS / "copy_pipelined_sm80_s1__drop-wait_L20.tir").read_text()
+    assert repair_text(text, "k.tir").status == "fixed"
+    assert gc.get_threshold() == before
+
+
 def test_symbolic_size_candidates_run_where_the_last_failed_with_the_same_verdicts():
     text = (REAL / "gemm_sm80_dynamic_k_s2_128x128x32.tir").read_text()
     buggy = text.replace("            T.ptx_wait_group(1)\n", "            T.ptx_wait_group(2)\n", 1)
@@ -117,8 +167,13 @@ def test_a_candidate_completing_hundreds_of_phases_keeps_its_findings():
     search's slowest checks); the findings are the ones the per-phase retirement and the
     per-row count gave, recorded before that change."""
     text = (VARIANTS / "fa_gqa_fwd_sm100a_release_after_commit__drop-mbarrier-wait_L88.tir").read_text()
-    oracle = Oracle(text, "k.tir")
-    by_text = {tuple(e.describe() for e in c): c for c in _candidates(oracle, text)}
+    # two arrives the search generated before it knew a tcgen05.commit arrives on these barriers
+    # (test_a_tcgen05_commit_barrier_is_arrived_on): built here as it built them
+    from asyncguard.repair.edits import Edit
+    by_text = {}
+    for line, bar in ((120, "mbar_s_1[0]"), (167, "mbar_d_1[0]")):
+        e = Edit(line, "insert-after", f"T.ptx_arrive_barrier({bar})", " " * 32, "release the phase")
+        by_text[(e.describe(),)] = (e,)
     want = {
         "insert `T.ptx_arrive_barrier(mbar_s_1[0])` after line 120":
             ([("AG412", 89, 25), ("AG103", 91, 29), ("AG402", 91, 29), ("AG406", 121, 33),
@@ -139,6 +194,19 @@ def test_a_candidate_completing_hundreds_of_phases_keeps_its_findings():
         assert {k: stale.witness[k] for k in ("phase_observed", "phase_possible",
                                               "phases_known_complete")} == \
             {"phase_observed": 256, "phase_possible": 0, "phases_known_complete": 0}
+
+
+def test_a_tcgen05_commit_barrier_is_arrived_on():
+    """`T.tcgen05_mma_arrive(T.tvm_access_ptr(..., mbar_s.data, 0, 1, 3))` arrives on mbar_s_1[0]
+    (the shared.barrier buffer declared on mbar_s's data): no candidate inserts a thread's
+    arrive on it, and with its only wait dropped, the missing wait waits on it."""
+    text = (VARIANTS / "fa_gqa_fwd_sm100a_release_after_commit__drop-mbarrier-wait_L124.tir").read_text()
+    oracle = Oracle(text, "k.tir")
+    cands = [e.describe() for c in _candidates(oracle, text) for e in c]
+    assert not [d for d in cands if "ptx_arrive_barrier(mbar_" in d]
+    assert "insert `T.mbarrier_wait_parity(mbar_s_1[0], k)` before line 126" in cands
+    gen = Generator(Tree(text, "k.tir", module=oracle.module), lambda n: n)
+    assert gen._bars(["T.tcgen05_mma_arrive"]) == ["mbar_s_1[0]", "mbar_d_1[0]"]
 
 
 def test_the_calls_of_candidate_trees_are_those_of_a_plain_walk():

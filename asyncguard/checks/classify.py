@@ -1,7 +1,9 @@
 """Which bug family a race between two accesses belongs to (one place, read by the checks)."""
 from __future__ import annotations
 
-from ..engine.machine import Race, Record
+import numpy as np
+
+from ..engine.machine import Race, Record, RunResult
 from ..events import AccessKind
 
 READS = (AccessKind.READ, AccessKind.ASYNC_READ)
@@ -14,24 +16,53 @@ def is_tma(rec: Record) -> bool:
 
 
 def is_tcgen05(rec: Record) -> bool:
-    """An asynchronous tensor-core operation (tcgen05.mma), committed or not."""
+    """An asynchronous tensor-core operation (tcgen05.mma, tcgen05.cp), committed or not."""
     return rec.via.startswith("ptx_tcgen05")
+
+
+def tcgen05_name(rec: Record) -> str:
+    """The tcgen05 operation a record is of, for the messages."""
+    return "tcgen05.cp" if rec.via.startswith("ptx_tcgen05_cp") else "tcgen05.mma"
+
+
+def async_copy_name(rec: Record) -> str:
+    """What an asynchronous write is, for the messages (a committed tcgen05 operation completes
+    through an mbarrier phase too, but is no TMA load)."""
+    if is_tcgen05(rec):
+        return tcgen05_name(rec)
+    return "TMA load" if is_tma(rec) else "cp.async"
 
 
 def async_reader(rec: Record) -> tuple[str, str]:
     """(what the asynchronous reader is, what completes it) for the messages."""
     if is_tcgen05(rec):
-        return "tcgen05.mma", "wait on the mbarrier its tcgen05.commit (tcgen05_mma_arrive) arrives on"
+        return tcgen05_name(rec), "wait on the mbarrier its tcgen05.commit (tcgen05_mma_arrive) arrives on"
     if rec.group_kind == "wgmma":
         return "wgmma", "warpgroup_wait"
     return "TMA store", "tma_store_wait"
+
+
+def copy_in_flight(race: Race) -> bool:
+    """Whether the race's first access, an async write, is reported as a copy not yet landed (a
+    wait missing: AG101 / AG103) rather than a landed one not published (a barrier missing:
+    AG102), by facts that do not depend on how the threads were interleaved, only on each one's
+    program order and synchronization:
+    - the accessing thread issued part of the same cp.async itself: whether its own wait_group
+      had landed its own part (then the wait is there, and a barrier after it is missing);
+    - else, whether the copy had not landed, or had landed by a wait that nothing orders before
+      the access though a release orders its issue (`Race.issue_seen`: in another schedule it is
+      still in flight at the access; a wait is missing before the release, as for
+      NVIDIA/cutlass#2502's cp_async_wait<StagesPV - 1> before producer_commit)."""
+    if race.own_landed is not None:
+        return not race.own_landed
+    return race.first_pending or race.issue_seen
 
 
 def family(race: Race) -> str:
     """The rule code a race is reported under."""
     a, b = race.first, race.second
     if a.kind == AccessKind.ASYNC_WRITE:
-        if race.first_pending:
+        if copy_in_flight(race):
             if b.kind in READS:
                 return "AG401" if is_tma(a) or is_tcgen05(a) else "AG101"
             return "AG103"
@@ -43,3 +74,16 @@ def family(race: Race) -> str:
     if b.kind == AccessKind.ASYNC_WRITE and a is not b:
         return "AG103"
     return "AG201"
+
+
+def exited(result: RunResult, tids: np.ndarray) -> np.ndarray:
+    """Those of `tids` that reached the end of the kernel: a run that stopped in a deadlock (a wait
+    on an mbarrier phase, or a block / named barrier, that never completes) leaves the blocked
+    threads waiting forever, and a thread that never exits cannot exit with an operation in flight."""
+    blocked = [st.tids for st in result.stuck]
+    blocked += [o_tids for st in result.stuck for _, _, o_tids in st.others]
+    blocked += [tids_at for p in result.barrier_problems if p.kind == "stuck"
+                for _, tids_at in p.arrivals]
+    if not blocked:
+        return tids
+    return tids[~np.isin(tids, np.concatenate([np.asarray(b, dtype=np.int64) for b in blocked]))]

@@ -5,7 +5,7 @@ from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
 from .barriers import _groups
 from ..events import AccessKind
-from .classify import READS, async_reader, family, is_tcgen05, is_tma
+from .classify import READS, async_reader, exited, family, is_tcgen05, is_tma, tcgen05_name
 from .witness import access, byte_text, where
 
 
@@ -60,7 +60,8 @@ INIT_UNFENCED = rule("AG404", "mbarrier-init-not-fenced", "invalid", "error",
                      "an mbarrier init is published by a barrier but without fence.mbarrier_init", _doc(
     "Flags an mbarrier used by other threads when the initializing thread did not execute "
     "`T.ptx_fence_barrier_init()` (fence.mbarrier_init.release.cluster) between the init and the barrier "
-    "that publishes it.",
+    "that publishes it, and the barrier is used through the async proxy (a TMA completion, a cp.async or "
+    "tcgen05 commit's arrival) or by another CTA of the cluster.",
     "TileLang and CUTLASS publish inits with the fence and a block barrier; the fence is what makes the "
     "init visible to the async proxy (TMA completions) and to other CTAs of a cluster. Without it the "
     "barrier may be observed uninitialized.",
@@ -271,15 +272,16 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
         verb = "reads" if b.kind in READS else "writes"
         if code == "AG401":
             phase = f"phase {a.phase}" if a.phase >= 0 else "its phase (not yet complete)"
-            op = "tcgen05.mma" if is_tcgen05(a) else "TMA load"
+            op = tcgen05_name(a) if is_tcgen05(a) else "TMA load"
             wit["missing"] = (f"a wait by thread {race.t_second} that acquires {phase} of the mbarrier "
                               f"the {op} at line {a.span.line} completes on"
-                              + (" (through its tcgen05.commit)" if op == "tcgen05.mma" else ""))
+                              + (" (through its tcgen05.commit)" if is_tcgen05(a) else ""))
             if op == "TMA load":
                 msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
                        f"{where(a)}, without acquiring the mbarrier phase that completes the load")
             else:
-                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, the accumulator the tcgen05.mma "
+                written = "the accumulator" if op == "tcgen05.mma" else "the tensor memory"
+                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, {written} the {op} "
                        f"at {where(a)} writes, without acquiring the mbarrier phase its tcgen05.commit "
                        f"completes")
             out.append(Finding(TMA_NOT_ACQUIRED, b.span.line, b.span.col, msg, wit, path))
@@ -410,11 +412,12 @@ def check(result: RunResult, path: str) -> list[Finding]:
         out.append(Finding(UNWRITTEN_READ, r.span.line, r.span.col, msg, wit, path))
     for p in result.pending:
         r = p.record
-        if r.group_kind == "cp.async":
+        tids = exited(result, p.tids)
+        if r.group_kind == "cp.async" or not len(tids):
             continue
-        wit = {"operation": access(r, int(p.tids[0]), int(r.lo[0]), int(r.hi[0])),
-               "threads": _groups(p.tids)}
+        wit = {"operation": access(r, int(tids[0]), int(r.lo[0]), int(r.hi[0])),
+               "threads": _groups(tids)}
         doing = "writing tensor memory" if r.kind == AccessKind.ASYNC_WRITE else "reading shared memory"
-        msg = f"{len(p.tids)} thread(s) exit with the {r.via} at {where(r)} still {doing}"
+        msg = f"{len(tids)} thread(s) exit with the {r.via} at {where(r)} still {doing}"
         out.append(Finding(ASYNC_PENDING_AT_EXIT, r.span.line, r.span.col, msg, wit, path))
     return out

@@ -44,6 +44,8 @@ SPIN_AFTER_TIMEOUT = 256
 SPIN_LIMIT_PREDICTED_HANG = 20_000
 MAX_WAIT_N = 15            # wait_group counts computed at run time: 0..15 by switch
 KERNEL_PREFIX = "ag_"
+# Emitted.features: an mbarrier arrive by one elected thread (Emitter._note_elected_arrive)
+ELECTED_ARRIVE = "elected_mbarrier_arrive"
 
 
 class EmitError(Exception):
@@ -351,6 +353,7 @@ class _Emitter:
         self.unavailable: dict = {}       # let name -> why it has no C value
         self.info: dict = {}
         self.features: set = set()
+        self.guards: list[str] = []   # the C conditions of the enclosing ifs (else: negated)
         self.descriptors: set = set()     # C variables of wgmma descriptors (declared at the top)
         self.registers: dict = {}         # per-thread integer register region -> element count
         self.unknown_registers: dict = {} # region -> why a store into it has no C value
@@ -565,6 +568,14 @@ class _Emitter:
         for s in stmts:
             self.stmt(s)
 
+    def _note_elected_arrive(self) -> None:
+        """An mbarrier arrive by one elected thread (`T.tl_shuffle_elect`): racecheck does not carry
+        the other threads' ordering (a bar.sync before it) through that thread's release, so the
+        gate may discount its reports (gate.racecheck_false_positive; bench/probes/
+        racecheck_bar_then_mbarrier.cu shows it on an H200)."""
+        if any("ag_elect(" in g and not g.startswith("!") for g in self.guards):
+            self.features.add(ELECTED_ARRIVE)
+
     def block(self, head: str, stmts) -> None:
         self.out(head + " {")
         self.depth += 1
@@ -619,9 +630,13 @@ class _Emitter:
                 self.delay(s)   # a warp that only tests the branch can be held back there too
             node = self.node("if", s.span)
             cond = self.expr(node.cond)
+            self.guards.append(cond)
             self.block(f"if ({cond})", s.then)
+            self.guards.pop()
             if s.other:
+                self.guards.append(f"!({cond})")
                 self.block("else", s.other)
+                self.guards.pop()
             return
         if isinstance(s, POp):
             self.op(s)
@@ -786,8 +801,10 @@ class _Emitter:
         elif name == "mbarrier_expect_tx":
             self.out(f"ag_mbar_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});")
         elif name == "ptx_arrive_barrier" and len(args) == 1:
+            self._note_elected_arrive()
             self.out(f"ag_mbar_arrive({self.barrier(args[0])});  // line {span.line}")
         elif name == "ptx_arrive_barrier_expect_tx" and len(args) == 2:
+            self._note_elected_arrive()
             self.out(f"ag_mbar_arrive_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
         elif name == "ptx_cp_async_barrier_noinc" and len(args) == 1:
             self.out(f"ag_mbar_cp_async_arrive({self.barrier(args[0])});  // line {span.line}: cp.async.mbarrier.arrive.noinc")

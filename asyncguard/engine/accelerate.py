@@ -600,8 +600,21 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
         exprs = [_with_registers(e, views, steps, stored, loop.var) for e in exprs]
     parts: list = []
     for e in exprs:
-        k_parts(e, loop.var, parts)
+        k_parts(_without_zero_or(e), loop.var, parts)
     return parts, inner
+
+
+def _without_zero_or(e):
+    """`e` with each `T.bitwise_or(0, x)` (or `(x, 0)`) written as `x`: TileLang's tcgen05 address
+    of an accumulator half, `T.bitwise_or(0, T.bitwise_and(tile, 1) * 256 + i * 64)`, is then
+    arithmetic the prover encodes."""
+    def replace(x):
+        if isinstance(x, ir.Call) and x.name == "T.bitwise_or" and len(x.args) == 2 and not x.kwargs:
+            for zero, other in ((x.args[0], x.args[1]), (x.args[1], x.args[0])):
+                if isinstance(zero, ir.Const) and zero.value == 0 and not isinstance(zero.value, bool):
+                    return _without_zero_or(other)
+        return None
+    return ir.rewrite(e, replace)
 
 
 def _plan(loop, n: int, start: int, program, geometry, block, proof: tuple, limit: int) -> Plan:

@@ -139,7 +139,7 @@ def interned(tids: np.ndarray) -> np.ndarray:
 
 
 class _Task:
-    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending", "cta", "steps")
+    __slots__ = ("mask", "tids", "frames", "env", "state", "where", "pending", "cta", "steps", "quiesced")
 
     def __init__(self, mask, frames, env, cta: int = 0):
         self.mask, self.frames, self.env, self.state, self.where = mask, frames, env, "run", None
@@ -147,6 +147,7 @@ class _Task:
         self.pending = []   # events of a multi-step operation left after a blocking barrier
         self.cta = cta      # cluster rank of its threads: a task never spans CTAs
         self.steps = 0      # statements it ran: a task whose count stands still did nothing
+        self.quiesced = None   # (loop frame, iteration): the boundary it last let the others run at
 
     def key(self):
         if self.pending:
@@ -171,6 +172,9 @@ class Machine:
         self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
         self.inner_loops: dict = {}   # id(PLoop) -> whether relevant loops run inside it (_tile)
+        # ids of the loops inside a while loop (`_in_while`)
+        self.while_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
+                            for x in statements(w.then) if isinstance(x, PLoop)}
         # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
         self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
         self.max_steps = max_steps
@@ -223,19 +227,48 @@ class Machine:
     DEADLINE = "deadline"   # result.limit_hit when `deadline` (time.monotonic()) has passed
     deadline: float | None = None   # set where no alarm signal can stop the run (worker threads)
 
+    # analyze.py's in-run stop (Limits.stop_at_race): asked with the machine each time the run
+    # has recorded more races; True ends the run there, without its end-of-run checks
+    on_race = None
+    stopped_at_race = False
+    _races_asked = 0
+    quiesced_any = False   # a task waited at a compared boundary: the schedule is no longer a plain run's
+    # the redundant lint's shared prefix (repair/prefix.py): `at_stmt(machine, task, s)` is asked
+    # before a task runs a statement whose id is in `watched`; True skips it (not run, no step
+    # counted: the statement is not in the program)
+    watched: frozenset = frozenset()
+    at_stmt = None
+
     def run(self) -> RunResult:
         if self.result.limit_hit:
             return self.result
         self.tasks = []
+        self.quiescing = []   # tasks waiting at a compared boundary (_quiesce_first), resumed last first
         for rank in range(self.p.launch.cluster_size):   # one task per CTA of the cluster
             env = self.p.launch.base_env(self.block, rank)
             env.update(self.sizes)
             mask = np.zeros(self.T, dtype=bool)
             mask[self.cluster.threads_of(rank)] = True
             self.tasks.append(_Task(mask, [_Frame(self.p.body)], env, rank))
+        return self.resume(None)
+
+    def resume(self, first: "_Task | None") -> RunResult:
+        """Run on from here (`run` starts here): `first` (a copy of the machine made while that
+        task was between two statements of its step, repair/prefix.py) steps first, as the
+        task that was running would have gone on; then the scheduler's own order."""
         while True:
-            task = next((t for t in self.tasks if t.state == "run"), None)
+            task, first = (first, None) if first is not None else \
+                (next((t for t in self.tasks if t.state == "run"), None), None)
             if task is None:
+                while self.quiescing:   # every other task is blocked, parked or done
+                    task = self.quiescing.pop()
+                    if task.state == self.QUIESCING:
+                        task.state = "run"
+                        break
+                else:
+                    task = None
+                if task is not None:
+                    continue
                 parked = [t for t in self.tasks if t.state == "join"]
                 if parked:  # nobody can move: stop waiting for reconvergence (never a semantic wait)
                     for t in parked:
@@ -256,9 +289,18 @@ class Machine:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 self.result.limit_hit = self.DEADLINE
                 break
+            if self.on_race is not None and self._stop_at_race():
+                return self.result
             self.tasks = [t for t in self.tasks if t.state != "gone"]
         self._finish()
         return self.result
+
+    def _stop_at_race(self) -> bool:
+        """Whether to end the run here: on_race asked once per newly recorded race(s)."""
+        if len(self.result.races) > self._races_asked:
+            self._races_asked = len(self.result.races)
+            self.stopped_at_race = bool(self.on_race(self))
+        return self.stopped_at_race
 
     def note(self, reason: str, span: ir.Span) -> None:
         key = (reason, span.line, span.col)
@@ -271,14 +313,19 @@ class Machine:
     def _step(self, task: _Task) -> None:
         """Run `task` until it blocks, parks at a join, or finishes."""
         res = self.result
+        watched = self.watched
         while task.pending and task.state == "run":
             ev, s = task.pending.pop(0)
             self._event(task, ev, s)
         while task.state == "run" and not res.limit_hit:
+            if self.on_race is not None and self._stop_at_race():
+                return   # a task runs until it blocks: in a uniform kernel, the whole kernel
             frames = task.frames
             f = frames[-1]
             if f.idx >= len(f.body):
                 if f.loop is not None and f.it + 1 < f.n:
+                    if f.plan is not None and f.plan.jump_to is not None and self._quiesce_first(task, f):
+                        return   # the other tasks run first: the state is compared once they cannot
                     f.it += 1
                     if f.plan is not None and f.plan.jump_to is not None:
                         self.running = task
@@ -297,6 +344,9 @@ class Machine:
                     self.cluster.phase_check()   # exited threads no longer hold the cluster barrier
                 continue
             s = f.body[f.idx]
+            if watched and id(s) in watched and self.at_stmt(self, task, s):
+                f.idx += 1      # a statement not in the program (repair/prefix.py)
+                continue
             f.idx += 1
             res.steps += 1
             task.steps += 1
@@ -332,10 +382,13 @@ class Machine:
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
                 frame.entered = self.skips_taken
-                if n > self.accelerate_above or s.span.line in self.accelerate_lines or self._tile(s, n, task):
+                if n > self.accelerate_above or s.span.line in self.accelerate_lines or self._tile(s, n, task) \
+                        or self._in_while(s, n):
                     self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
-                    if frame.plan.jump_to is None:
+                    if frame.plan.jump_to is None and (n > self.accelerate_above or not self._in_while(s, n)):
+                        # (a loop planned only for running inside a while loop that has no plan
+                        # says nothing: it runs every iteration, as it did unplanned)
                         self._not_skipped(frame, frame.plan.reason, task)
                 frames.append(frame)
                 if frame.plan is None or frame.plan.jump_to is None:
@@ -383,6 +436,19 @@ class Machine:
                 isinstance(x, PLoop) and x.relevant for x in statements(loop.body))
         return inner and loop.span.line not in self.accelerate_lines and not (self.alive & ~task.mask).any()
 
+    def _in_while(self, loop: PLoop, n: int) -> bool:
+        """`loop` with `n` trips runs inside a while loop (a persistent kernel's tile loop over a
+        register it advances, `while idx < 1024`): it runs once per trip of that loop, which
+        may be many, so it is planned from accelerate_above // TILE_FACTOR trips (8 by default)
+        like a tile loop, in kernels without symbolic sizes or loaded numbers (`_tile`'s
+        reasons). TileLang 0.1.15's block-scaled 2-CTA GEMMs run K loops of 64 stages inside
+        their while loops, 14 tiles per cluster."""
+        if not (n * self.TILE_FACTOR >= self.accelerate_above and n <= self.accelerate_above) or self.p.symbols:
+            return False
+        if getattr(self.p, "numeric", None) is not None:
+            return False
+        return id(loop) in self.while_loops and loop.span.line not in self.accelerate_lines
+
     def _not_skipped(self, f: _Frame, why: str, task: _Task) -> None:
         """Record that `f`'s loop, run by `task`, runs every iteration. A tile loop's is not
         recorded: unplanned, it would have run them all as well, nothing runs beside it, and a
@@ -419,6 +485,33 @@ class Machine:
 
     def _signature(self):
         return tuple(sig for sig in (f.signature() for f in self.features) if sig is not None)
+
+    # A task at a compared period boundary of its loop (`_maybe_jump`) waits, in this state, until
+    # no other task can run: what the others did meanwhile is then decided by where this task is
+    # (and the blocked ones), not by which task the scheduler happened to run last. Without it,
+    # a 2-CTA cluster's peer producer is caught mid-iteration at one boundary and between
+    # iterations at the next (its TMA bytes in flight on the leader's barrier at one, landed at
+    # the other) and the state never repeats. The order of the threads' steps is free (the race
+    # check follows happens-before, not the schedule); this only picks one.
+    QUIESCING = "quiescing"
+
+    def _quiesce_first(self, task: _Task, f: _Frame) -> bool:
+        """Whether `task`, at the end of `f`'s iteration, should first let every other task run
+        until it blocks: the next iteration starts at a compared boundary, and another task can
+        run. Once per boundary."""
+        if self.p.symbols:
+            return False   # the induction chose the boundaries from runs that never waited (prover/sizes.py)
+        plan, nxt = f.plan, f.it + 1
+        if nxt not in (plan.warm - plan.shift, plan.warm) or task.quiesced is not None and \
+                task.quiesced[0] is f and task.quiesced[1] == nxt:
+            return False
+        if not any(t.state == "run" for t in self.tasks if t is not task):
+            return False
+        task.quiesced = (f, nxt)   # the frame itself: a later frame may reuse a freed one's id
+        self.quiesced_any = True
+        task.state = self.QUIESCING
+        self.quiescing.append(task)
+        return True
 
     def _maybe_jump(self, f: _Frame) -> None:
         """At the period boundaries before the jump, compare the synchronization state; when it
@@ -721,12 +814,12 @@ class Machine:
         self.tasks.insert(self.tasks.index(task) + 1, other)
         return other
 
-    def sync(self, waiters: np.ndarray, arrivers: np.ndarray) -> np.ndarray | None:
+    def sync(self, waiters: np.ndarray, arrivers: np.ndarray, known: bool = True) -> np.ndarray | None:
         """Release everyone's knowledge to the waiters; everyone starts a new clock interval.
         Returns what every live thread now knows (`vc[alive].min(axis=0)`, for `retire`) when
         the waiters include every live thread and there are two or more of those (a block
         barrier): each live row is then the joined row plus one on its own diagonal, so the
-        least of each column is the joined value. Else None."""
+        least of each column is the joined value. Else None (always, without `known`)."""
         everyone = (np.concatenate([waiters, arrivers]) if arrivers.size else waiters).astype(np.int64, copy=False)
         if everyone.size == 0:
             return None
@@ -742,7 +835,7 @@ class Machine:
             self.vc.reshape(-1)[rows.start * step:(rows.stop - 1) * step + 1:step] += 1
         else:
             self.vc[everyone, everyone] += 1
-        if waiters.size < 2:
+        if waiters.size < 2 or not known:
             return None
         alive = self.alive
         if not (isinstance(waiting, slice) and waiting.start == 0 and waiting.stop == self.T):

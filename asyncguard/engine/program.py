@@ -262,6 +262,7 @@ class Elaborator:
         self.symbols: list = []
         self.barrier_regions: list = []
         self._in_extern = False
+        self.pointer_lets: dict = {}   # `p: T.handle = T.tvm_access_ptr(...)`: name -> the pointer (_pointer_let)
         # global-memory parameters: the parameter every view of one aliases (data-dependent
         # inputs), the ones the kernel may write, the ones used only as truth values
         self.roots: dict = {}
@@ -867,6 +868,8 @@ class Elaborator:
 
     def _expr_effects(self, e, out: list) -> None:
         """Shared loads and extern calls inside an expression, in evaluation order."""
+        if isinstance(e, (ir.Var, ir.Call)) and self.pointer_lets:
+            e = self._with_pointers(e)   # a pointer let: the pointer it names
         if isinstance(e, ir.Subscript):
             for i in e.indices:
                 for part in ((i.lo, i.hi, i.step) if isinstance(i, ir.Slice) else (i,)):
@@ -920,7 +923,29 @@ class Elaborator:
             self._expr_effects(e.value, out)
 
     # ---- statements
+    def _pointer_let(self, name: str, val) -> bool:
+        """`chunk_ptr: T.handle = T.tvm_access_ptr(..., SFA_shared, off, ...)` (TileLang's
+        block-scaled GEMMs name the shared chunk a tcgen05.cp or a scale-factor transpose takes):
+        the name stands for the pointer expression, put back in the calls that use it
+        (`_with_pointers`), so each model sees the pointer as if written inline. Exact when the
+        expression loads nothing: its names are lets and loop variables, which hold the same
+        values wherever the name is in scope. True when `name` is such a pointer."""
+        if not (isinstance(val, ir.Call) and val.name == "T.tvm_access_ptr" and self._mentions_shared(val)):
+            return False
+        if any(isinstance(x, ir.Subscript) for x in ir.nodes(val)) or self.access_ptr_or_none(val) is None:
+            return False
+        self.pointer_lets[name] = val
+        return True
+
+    def _with_pointers(self, e):
+        """`e` with the pointer lets it names replaced by their pointers (_pointer_let)."""
+        if not self.pointer_lets:
+            return e
+        lets = self.pointer_lets
+        return ir.rewrite(e, lambda x: lets.get(x.name) if isinstance(x, ir.Var) else None)
+
     def _op_stmt(self, call: ir.Call, span) -> list:
+        call = self._with_pointers(call)
         name = call.name
         if name in PURE:
             return []
@@ -1072,9 +1097,13 @@ class Elaborator:
             cluster_launch(self, attrs["cluster_dims"], span)
 
     def _assign(self, s: ir.Assign) -> list:
-        tgt, val = s.target, s.value
+        tgt, val = s.target, self._with_pointers(s.value)
         if isinstance(tgt, ir.Var) and isinstance(val, ir.Call) and self._declare(tgt.name, val, s.annotation):
             return []
+        if isinstance(tgt, ir.Var):
+            if self._pointer_let(tgt.name, val):
+                return []
+            self.pointer_lets.pop(tgt.name, None)   # the name now stands for another value
         out: list = []
         self._expr_effects(val, out)
         if isinstance(tgt, ir.Subscript):

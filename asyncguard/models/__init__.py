@@ -87,6 +87,25 @@ class ThreadRanges:
         return lo, hi
 
 
+_FROZEN: dict = {}
+
+
+def frozen(values: np.ndarray) -> np.ndarray:
+    """One read-only array per content (int64 ids, addresses), for the whole process: a model
+    whose per-thread values come out the same as before hands the engine the same array, and
+    what the engine remembers of an array by its identity (thread facts, the byte ranges'
+    facts, engine/state/memory.py) holds again, as for ThreadRanges' ranges."""
+    key = (values.dtype.str, values.tobytes())
+    hit = _FROZEN.get(key)
+    if hit is None:
+        if len(_FROZEN) >= 4096:
+            _FROZEN.clear()
+        hit = values.copy() if values.flags.writeable or values.base is not None else values
+        hit.flags.writeable = False
+        _FROZEN[key] = hit
+    return hit
+
+
 def constant(value, what: str) -> int:
     """A value that must be the same for every thread (a wait count, a barrier id...)."""
     if isinstance(value, np.ndarray):
@@ -100,4 +119,4 @@ def constant(value, what: str) -> int:
 
 
 # Import the feature modules so their handlers register.
-from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, hopper, logical, tcgen05, cluster  # noqa: E402,F401
+from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, hopper, logical, tcgen05, tcgen05_blockscale, cluster  # noqa: E402,F401

@@ -16,10 +16,7 @@ NOT_MODELLED = {
     "T.clc_try_cancel": "cluster launch control is not modelled: writes its response to shared memory "
                         "and completes on an mbarrier",
     "T.clc_try_cancel_multicast": "cluster launch control is not modelled",
-    # Blackwell tcgen05 forms not in models/tcgen05.py
-    "T.ptx_tcgen05_mma_blockscaled_ss": "tcgen05 is not modelled yet: an asynchronous block-scaled MMA",
-    "T.ptx_tcgen05_cp_warpx4": "tcgen05 is not modelled yet: a shared-to-tensor-memory copy",
-    "T.ptx_tcgen05_sf_warp_transpose": "tcgen05 is not modelled yet: a scale-factor transpose in shared memory",
+    # Blackwell tcgen05 forms not in models/tcgen05.py or models/tcgen05_blockscale.py
     "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
     # control flow the engine cannot follow
     "T.loop_break": "loop_break (`break`): the engine does not cut a loop short",

@@ -29,8 +29,7 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   commit arrives on the barrier at the same offset in CTA 0 and CTA 1 (the template's mask 3),
   each CTA's share completing on its own arrival (engine/state/mbarrier.py). docs/model.md
   "2-CTA forms" gives the evidence.
-- Block-scaled MMA, tcgen05.cp and the scale-factor transpose stay unsupported
-  (models/hopper.py names them).
+- Block-scaled MMA, tcgen05.cp and the scale-factor transpose: models/tcgen05_blockscale.py.
 """
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ import numpy as np
 
 from .. import ir
 from ..events import Access, AccessKind, MbarArrive, Proxy, WarpSync
-from . import NotModelled, op, per_thread
+from . import NotModelled, frozen, op, per_thread
 from .launch import CLUSTER_RANK, WARP, leader_rank
 from .wgmma import K_BYTES, desc_key, init_desc
 
@@ -221,8 +220,14 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False)
     accumulator's 128 lanes in both CTAs' tensor memory: one access per CTA (`cta=r`)."""
     base, ncols, n, col_fn = acc
 
+    # the accumulator's (threads, lo, hi) by (issuers, first columns): the same read-only
+    # arrays each time the loop comes back to a column (models.frozen)
+    lanes_of: dict = {}
+
     def run(env, tids):
-        issuer = elected(tids)
+        # read-only arrays, one per content: each MMA of a K loop names the same issuer, stage
+        # bytes and accumulator columns again (models.frozen)
+        issuer = frozen(elected(tids))
         at = tmem_base(ctx)
         ctas = [None]
         if pair:
@@ -236,8 +241,8 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False)
         for name, key, off_fn, size in smem_parts:
             if key not in env:
                 raise NotModelled("tcgen05.mma descriptor used before initialize_tcgen05_descriptor")
-            start = per_thread(env[key], issuer) + per_thread(off_fn(env), issuer)
-            out += [Access(AccessKind.ASYNC_READ, issuer, start, start + size,
+            start = frozen(per_thread(env[key], issuer) + per_thread(off_fn(env), issuer))
+            out += [Access(AccessKind.ASYNC_READ, issuer, start, frozen(start + size),
                            f"tcgen05.mma {name.upper()} operand", 0, 1, via,
                            group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r) for r in ctas]
         if tmem_a is not None:   # A in tensor memory: 128 lanes x 32 bytes of K at its column
@@ -249,14 +254,23 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False)
             lo = at + a_base + lanes * a_cols * 4 + np.repeat(a_col, LANES) * 4
             out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, LANES), lo, lo + K_BYTES,
                               "tensor memory", at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
-        if n == ncols:   # the whole allocation: one range
-            who, lo, hi = issuer, np.full(len(issuer), at + base, dtype=np.int64), None
-            hi = lo + LANES * ncols * 4
-        else:            # N columns of each of the 128 lanes
-            lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
-            who = np.repeat(issuer, LANES)
-            lo = at + base + lanes * ncols * 4 + np.repeat(col, LANES) * 4
-            hi = lo + n * 4
+        acc_key = (at, issuer.tobytes(), col.tobytes())
+        hit = lanes_of.get(acc_key)
+        if hit is not None:
+            who, lo, hi = hit
+        else:
+            if n == ncols:   # the whole allocation: one range
+                who, lo = issuer, np.full(len(issuer), at + base, dtype=np.int64)
+                hi = lo + LANES * ncols * 4
+            else:            # N columns of each of the 128 lanes
+                lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
+                who = np.repeat(issuer, LANES)
+                lo = at + base + lanes * ncols * 4 + np.repeat(col, LANES) * 4
+                hi = lo + n * 4
+            who, lo, hi = frozen(who), frozen(lo), frozen(hi)
+            if len(lanes_of) >= 64:
+                lanes_of.clear()
+            lanes_of[acc_key] = (who, lo, hi)
         out += [Access(AccessKind.ASYNC_WRITE, who, lo, hi, "tensor memory", at + base, 4,
                        via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r) for r in ctas]
         return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..engine.exprs import NotConcrete, compile_expr, free_names
+from ..engine.inputs import INPUTS, Inputs
 from ..engine.program import expr_text as _text
 from . import periodic
 from .encode import Unencodable, encode
@@ -34,9 +35,14 @@ class SizePlan:
     # (launch, kernel) for launches of a derived size (behaviours.derived_size): the kernel the
     # run executes, the same statements with its prover-facing expressions in that size
     programs: list = field(default_factory=list)
+    # independent groups read one after the other (prover/sizes_cut.py): the runs of each with
+    # the other's first values may stand for the product
+    cut: object = None
 
     def program_for(self, size: dict):
         """The kernel to run for `size` (None: the kernel as written)."""
+        if self.cut is not None:
+            return self.cut.program
         for launch, prog in self.programs:
             if all(size.get(k) == v for k, v in launch.items()):
                 return prog
@@ -310,6 +316,9 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
                 self.max_steps = 0   # enough seen: stop the run at the next statement
 
     run_sizes = dict(others or {}, **(realize(value) if realize else {sym: value}))
+    inputs = probe_inputs(program, block or {}, run_sizes)
+    if inputs is not None:
+        run_sizes[INPUTS] = inputs
     probe = _Probe(program, block=block or {}, sizes=run_sizes,
                    accelerate_lines=tuple(lines))
     result = probe.run()
@@ -319,6 +328,36 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
         return None if clean_stop else {}
     _, shift, warm = found[0]
     return {line: (shift, warm, induction.tail_for(shift, len(loops))) for line in lines}
+
+
+class _LengthsOnly(Inputs):
+    """The probe's loaded values: a size's own cell reads as the size; any other loaded value
+    stops the probe as it would with no inputs at all (the search of its outcomes is the
+    checking runs' business, and the probe then leaves the geometry to the engine's default)."""
+
+    def value(self, cell, text: str, both: bool, group=None) -> int:
+        raise NotConcrete(f"a value loaded from global memory ({text}): not known to the probe")
+
+
+def probe_inputs(program, block: dict, run_sizes: dict):
+    """The data-dependent values of the probe run: a size read from memory (a paged kernel's
+    cache_seqlens[bx], engine/inputs.py `length_cells`) is its cell's value, as in a checking
+    run; None (no inputs) when the kernel has no such size. Without it the probe's loop bound
+    is no number, the probe learns nothing and the engine's default geometry (shift 2 L, warm
+    4 L) makes the induction start later: more sizes to run. Only the geometry depends on this
+    run; the induction's proof and every checking run's own comparisons decide soundness."""
+    numeric = getattr(program, "numeric", None)
+    cells = [(sym, key) for sym, key in getattr(numeric, "length_cells", ()) if sym in run_sizes]
+    if not cells:
+        return None
+    env = dict(program.launch.base_env(block), **run_sizes)
+    numbers = {}
+    for sym, key_fn in cells:
+        try:
+            numbers[key_fn(env)] = int(run_sizes[sym])
+        except Exception:  # noqa: BLE001 -- an address the probe cannot compute: no inputs
+            return None
+    return _LengthsOnly(numbers=numbers)
 
 
 def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
@@ -395,6 +434,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     spans = list(launch.symbolic_spans.values())
     span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
     parts, scopes, notes, sub_plans = [], [], [], []
+    part_names: list = []   # the names of each part's group
     all_groups = behaviours.groups(names, joins)
     programs: list = []   # (launch, the kernel read in its derived size) for derived groups
 
@@ -414,6 +454,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             sub = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit, others)
             sub_plans.append(sub)
             parts.append(list(zip(sub.values, sub.trips)))
+            part_names.append(group)
             scopes.append(sub.scope)
             notes += sub.notes
             continue
@@ -472,6 +513,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                 sub_plans.append(SizePlan(None, induction=ind))
                 all_proved &= ind.status == "proved"
             parts.append(part)
+            part_names.append(group)
             head = f"{der.reason}: " if isinstance(der, behaviours.Cases) else ""
             scopes.append((f"proved for every {low}{grid}: " if all_proved else "") + head +
                           " | ".join(case_scopes))
@@ -513,6 +555,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                 below = len(group_values)
                 group_values = behaviours.distinct_behaviours(program, group, group_values, site_list)
                 parts.append([(v, ()) for v in group_values])
+                part_names.append(group)
                 grid = "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
                 scopes.append(f"proved for every {size} >= 1{' with ' + ', '.join(_text(a) for a in own) if own else ''}"
                               f"{grid}: z3 proved that " + "; ".join(why + [
@@ -521,10 +564,15 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                               f"({len(group_values)} distinct behaviours of the {below} values below it)")
     if notes:
         return SizePlan(", ".join(names), [], [], "unknown", "; ".join(r for r, _ in notes), None, notes)
+    cut = None if programs or len(parts) < 2 else _compose(program, parts, part_names)
+    indices = list(itertools.product(*[range(len(p)) for p in parts]))
+    if cut is not None:   # each side's runs with the other side's first values first
+        indices.sort(key=lambda ix: _cut_rank(ix, cut[0]))
     values, trips = [], []
-    for combo in itertools.product(*parts):
+    for ix in indices:
         v, t = {}, ()
-        for val, vec in combo:
+        for part, i in zip(parts, ix):
+            val, vec = part[i]
             v.update(val)
             t = t + tuple(vec)
         values.append(v)
@@ -535,5 +583,39 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     scope = f"{head} ({runs}, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
     inds = [sp.induction for sp in sub_plans if sp.induction is not None]
-    return SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
+    plan = SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
                     induction.merge(inds) if inds else None, programs=programs)
+    if cut is not None:
+        sides, found = cut
+        found.composed = [v for v, ix in zip(values, indices) if _cut_rank(ix, sides)[0] == 2]
+        found.first_before = {k: x for k, x in values[0].items() if k in found.before}
+        found.first_after = {k: x for k, x in values[0].items() if k in found.after}
+        found.rows = [v for v, ix in zip(values, indices) if _cut_rank(ix, sides)[0] == 0]
+        found.head, found.scopes = head, scopes
+        plan.cut = found
+    return plan
+
+
+def _cut_rank(ix: tuple, sides: tuple) -> tuple:
+    """Where a combination of part indices runs: 0 the first side's values with the second's
+    first, 1 the reverse, 2 the others (left out when the cut holds)."""
+    before = all(ix[i] == 0 for i in sides[1])
+    after = all(ix[i] == 0 for i in sides[0])
+    return (0 if before else 1 if after else 2, ix)
+
+
+def _compose(program, parts: list, part_names: list):
+    """((indices of the parts before the cut, those after), Cut) for a bipartition of the
+    independent groups whose reads a top-level statement separates (prover/sizes_cut.py), or
+    None."""
+    from .sizes_cut import find_cut
+    n = len(parts)
+    if sum(len(p) >= 2 for p in parts) < 2:
+        return None   # at most one group has several values: the product is already a sum
+    for mask in range(1, (1 << n) - 1):
+        first = [i for i in range(n) if mask >> i & 1]
+        second = [i for i in range(n) if not mask >> i & 1]
+        found = find_cut(program, [part_names[i] for i in first], [part_names[i] for i in second])
+        if found is not None:
+            return (tuple(first), tuple(second)), found
+    return None

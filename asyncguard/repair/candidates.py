@@ -19,6 +19,8 @@ COMMIT = "T.ptx_commit_group()"
 WG_WAIT = "T.warpgroup_wait(0)"
 FENCE_PROXY = "T.fence_proxy_async()"
 FENCE_INIT = "T.ptx_fence_barrier_init()"
+# tcgen05.commit: the MMAs' completion arrives on its mbarrier (models/tcgen05.py)
+COMMIT_ARRIVE = "T.tcgen05_mma_arrive"
 
 # the witness names a barrier by its allocation and slot, `mbarrier[2]`; any buffer name
 _BAR = re.compile(r"\w+\[(\d+)\]")
@@ -28,6 +30,7 @@ class Generator:
     def __init__(self, tree: Tree, orig_line):
         self.t = tree
         self.orig = orig_line          # new-text line -> original line (nearest)
+        self._declared = None           # data name -> shared.barrier buffer (_barrier_buffers)
         self.line_start = [0]
         for ln in tree.lines:
             self.line_start.append(self.line_start[-1] + len(ln))
@@ -247,12 +250,12 @@ class Generator:
         waits = t.calls("T.mbarrier_wait_parity")
         waited = set(self._bars(["T.mbarrier_wait_parity"]))
         arrived = set(self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive",
-                                  "T.ptx_arrive_barrier_expect_tx", "T.tma_load"]))
+                                  "T.ptx_arrive_barrier_expect_tx", "T.tma_load", COMMIT_ARRIVE]))
         # structural first: a barrier someone waits on that nobody arrives on, and the reverse
         if waited - arrived:
             out += self.missing_arrive(waits)
         if arrived - waited and B:
-            out += self.missing_wait(waits, B)
+            out += self.missing_wait(waits, B, A)
         later = []
         for s in sorted(inits, key=lambda s: self.bar_index(s) != bidx):
             n = self.int_arg(s, 1)
@@ -282,7 +285,7 @@ class Generator:
         if not waited - arrived:
             out += self.missing_arrive(waits)
         if not arrived - waited:
-            out += self.missing_wait(waits, B)
+            out += self.missing_wait(waits, B, A)
         return out
 
     def wait_into_elected_branch(self, line: int) -> list[tuple]:
@@ -361,17 +364,48 @@ class Generator:
         for n in names:
             for s in self.t.calls(n):
                 c = call_of(s)
-                if c.args:
+                if n == COMMIT_ARRIVE:
+                    out += [b for b in (self._committed_barrier(c),) if b]
+                elif c.args:
                     out.append(self.t.src(c.args[0] if n != "T.tma_load" else c.args[1]))
         return list(dict.fromkeys(out))
 
-    def missing_wait(self, waits, B):
+    def _committed_barrier(self, call) -> str | None:
+        """The mbarrier a tcgen05.commit arrives on, named as a wait names it. TileLang passes it
+        by address, `T.tvm_access_ptr(T.type_annotation("uint64"), mbar.data, OFF, ...)`, and
+        waits on `mbar_1[OFF]`, the shared.barrier buffer declared on the same data. None when
+        the argument is another form or no buffer is declared on it."""
+        a = call.args[0] if len(call.args) == 1 else None
+        if not (isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr" and len(a.args) == 5):
+            return None
+        data = a.args[1]
+        if not (isinstance(data, ir.Attr) and data.name == "data" and isinstance(data.value, ir.Var)):
+            return None
+        buf = self._barrier_buffers().get(data.value.name)
+        return f"{buf}[{self.t.src(a.args[2])}]" if buf else None
+
+    def _barrier_buffers(self) -> dict:
+        """data name -> the first shared.barrier buffer declared on it (`mbar_1 =
+        T.decl_buffer((1,), "uint64", data=mbar.data, scope="shared.barrier")`)."""
+        if self._declared is None:
+            self._declared = {}
+            for s in self.t.stmts:
+                v = s.value if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var) else None
+                if not (isinstance(v, ir.Call) and v.name == "T.decl_buffer"):
+                    continue
+                data, scope = v.kwarg("data"), v.kwarg("scope")
+                if isinstance(data, ir.Attr) and data.name == "data" and isinstance(data.value, ir.Var) \
+                        and isinstance(scope, ir.Const) and scope.value == "shared.barrier":
+                    self._declared.setdefault(data.value.name, s.target.name)
+        return self._declared
+
+    def missing_wait(self, waits, B, A=0):
         t = self.t
         # program order, never a set's: the candidates' order (and so the search's checks and,
         # between equally small repairs, its answer) must not depend on Python's hash seed
         waited = self._bars(["T.mbarrier_wait_parity"])
         arrived = self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive", "T.ptx_arrive_barrier_expect_tx",
-                              "T.tma_load"])
+                              "T.tma_load", COMMIT_ARRIVE])
         bars = [b for b in arrived if b not in set(waited)] or list(dict.fromkeys(waited + arrived))
         base = list(dict.fromkeys(t.src(call_of(s).args[1]) for s in waits if len(call_of(s).args) > 1))
         allp = []
@@ -381,6 +415,8 @@ class Generator:
             allp += [p, inner if inner is not None else f"T.bitwise_xor({p}, 1)"]
         allp = list(dict.fromkeys(allp + ["0", "1"]))   # a one-shot barrier waits on a constant parity
         gaps = t.gaps_before(B)[:3] if B else []
+        near = {t.norm(g) for g in gaps}
+        gaps += [g for g in self.release_gaps(A, B) if t.norm(g) not in near]
         out = []
         for g in gaps:
             for b in bars[:4]:
@@ -390,10 +426,48 @@ class Generator:
                         out.append((e,))
         return out
 
+    def release_gaps(self, A, B, limit: int = 2) -> list[Gap]:
+        """The points just before the releases of A's buffer: the arrives (a thread's, or a
+        tcgen05.commit's) after the first access A in its thread's program order, on a barrier
+        that B's side waits on before B; the first `limit` in program order. A wait for A's
+        own completion belongs there, not before B: a tcgen05.mma reads its shared operand
+        until its commit arrives, so a thread that waits for that commit only before its next
+        read has already handed the buffer back, and the producer refills it under the MMA."""
+        t = self.t
+        sa, sb = (t.stmt_at(A), t.stmt_at(B)) if A and B else (None, None)
+        if sa is None or sb is None:
+            return []
+        guarded = {t.src(call_of(w).args[0]) for w in t.calls("T.mbarrier_wait_parity")
+                   if call_of(w).args and self._precedes(w, sb)}
+        releases = sorted(t.calls("T.ptx_arrive_barrier") + t.calls("T.mbarrier_arrive") +
+                          t.calls(COMMIT_ARRIVE), key=lambda s: s.span.line)
+        out = []
+        for s in releases:
+            if s.span.line <= A or not self._precedes(sa, s):
+                continue
+            c = call_of(s)
+            bar = self._committed_barrier(c) if c.name == COMMIT_ARRIVE else \
+                (t.src(c.args[0]) if c.args else None)
+            if bar in guarded:
+                out.append(Gap(*t.where[id(s)]))
+                if len(out) >= limit:
+                    break
+        return out
+
+    def _precedes(self, a, b) -> bool:
+        """Whether statement `a` runs before statement `b` in one thread's program order: in the
+        lowest block holding both, `a`'s branch comes first (not the then and else of one
+        `if`, and neither encloses the other)."""
+        ca, cb = self.t.chain(a), self.t.chain(b)
+        for x, y in zip(ca, cb):
+            if x != y:
+                return x[0] == y[0] and x[1] < y[1]
+        return False
+
     def missing_arrive(self, waits):
         t = self.t
         arrived = set(self._bars(["T.ptx_arrive_barrier", "T.mbarrier_arrive",
-                                  "T.ptx_arrive_barrier_expect_tx"]))
+                                  "T.ptx_arrive_barrier_expect_tx", COMMIT_ARRIVE]))
         waited = self._bars(["T.mbarrier_wait_parity"])
         bars = [b for b in waited if b not in arrived]
         if not bars:

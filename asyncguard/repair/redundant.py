@@ -12,7 +12,8 @@ from ..checks.redundant import (GROW_CALLS, REDUNDANT_BARRIER, REDUNDANT_WAIT, S
 from ..diagnostics import Finding
 from .candidates import Generator
 from .edits import Edit, apply_edits
-from .search import Oracle, raise_while_safe
+from .prefix import check_removals
+from .search import Oracle, _rarer_collections, raise_while_safe
 from .tree import Tree, call_of
 
 
@@ -46,13 +47,23 @@ def _raise(tree, s, n):
 
 
 def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> list[Finding]:
-    """AG601/602/603 findings for a clean kernel (none for anything else)."""
-    oracle = oracle or Oracle(text, path, limits)
+    """AG601/602/603 findings for a clean kernel (none for anything else). Its own oracle's
+    checks end a run at the first race certain to be a problem (the lint asks only whether an
+    edited kernel is clean: Oracle's stop_at_race)."""
+    oracle = oracle or Oracle(text, path, limits, stop_at_race=True)
     if oracle.base or oracle.notes:
         return []
+    with _rarer_collections():    # as the repair search: many short-lived objects per check
+        return _lint(text, path, oracle)
+
+
+def _lint(text: str, path: str, oracle) -> list[Finding]:
     tree = Tree(text, path, module=oracle.module)
     out = []
-    for s, c in _sync_stmts(tree):
+    syncs = _sync_stmts(tree)
+    # the removals one run of the kernel can answer, forked where each starts to matter
+    check_removals(oracle, [(s, _removal(tree, s)) for s, _ in syncs])
+    for s, c in syncs:
         rm = _removal(tree, s)
         if oracle.clean([rm]):
             r = REDUNDANT_BARRIER if c.name in SYNC_CALLS else REDUNDANT_WAIT
@@ -77,7 +88,7 @@ def remove_redundant(text: str, path: str = "<string>", limits=None, oracle=None
     """Remove redundant syncs one at a time (each removal re-checked with the previous ones),
     and raise wait counts as far as they stay safe. Returns (new text, edits). `oracle`: the one
     lint_text used on the same text (its checks are remembered)."""
-    oracle = oracle or Oracle(text, path, limits)
+    oracle = oracle or Oracle(text, path, limits, stop_at_race=True)
     if oracle.base or oracle.notes:
         return text, []
     tree = Tree(text, path, module=oracle.module)

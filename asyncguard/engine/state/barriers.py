@@ -13,6 +13,10 @@ from ...events import Barrier, WarpSync
 from ...models.launch import WARP
 
 
+_NONE = np.array([], dtype=np.int64)   # no arrive-only threads
+_NONE.flags.writeable = False
+
+
 @dataclass
 class BarrierProblem:
     kind: str               # "divergence" | "count" | "warp-multiple" | "stuck"
@@ -48,8 +52,12 @@ class Barriers:
         return None
 
     def warp_sync(self, task, ev: WarpSync, s) -> None:
-        for w in np.unique(ev.tids // WARP):
-            self.machine.sync(ev.tids[ev.tids // WARP == w], np.array([], dtype=np.int64))
+        tids = ev.tids
+        if tids.size and int(tids.min()) // WARP == int(tids.max()) // WARP:   # one warp (the usual)
+            self.machine.sync(tids, _NONE, known=False)
+            return
+        for w in np.unique(tids // WARP):
+            self.machine.sync(tids[tids // WARP == w], _NONE, known=False)
 
     def barrier(self, task, ev: Barrier, s) -> None:
         key = (task.cta, ev.barrier_id)
@@ -84,6 +92,7 @@ class Barriers:
                                   np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
         if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
             self.machine.mbarrier.guard[np.concatenate(waiters)] = -1
+            self.machine.mbarrier.guard_version += 1
         released = []
         for task, _, _, ao in gen.arrivals:
             if not ao and task.state == "barrier":

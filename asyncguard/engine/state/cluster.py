@@ -182,16 +182,23 @@ class Cluster:
         clock, or the completing mbarrier phase) before finishing. CTAs that never exit (a hang
         is reported elsewhere) are skipped."""
         out, seen = [], set()
+        # what some thread of the target CTA knew of each clock column: the max over its rows,
+        # once per CTA (not a rows x owners block per use: a persistent 2-CTA GEMM notes tens of
+        # thousands of remote uses)
+        knew: dict = {}
         for use in self.remote:
-            members = self.threads_of(use.target)
-            if alive[members].any():
+            colmax = knew.get(use.target)
+            if colmax is None:
+                members = self.threads_of(use.target)
+                colmax = knew[use.target] = False if alive[members].any() else vc[members].max(axis=0)
+            if colmax is False:
                 continue
             rec = use.when if hasattr(use.when, "clk") else None   # a Record: read its end state
             owner = rec.owner if rec is not None else use.owner
             when = np.asarray(use.when if rec is None else rec.clk if rec.done is None else rec.done)
             if (when == PENDING).any():
                 continue   # it never completed: pending copies are reported elsewhere
-            known = vc[np.ix_(members, owner)].max(axis=0)
+            known = colmax[owner]
             late = np.flatnonzero(known < when)
             key = (use.span.line, use.span.col, use.target)
             if late.size and key not in seen:
@@ -289,6 +296,7 @@ class Cluster:
         if ph.released is not None:
             m.vc[tids] = np.maximum(m.vc[tids], ph.released)
         m.mbarrier.guard[tids] = -1   # what follows is ordered by the cluster barrier, not a watched wait
+        m.mbarrier.guard_version += 1
 
     def finish(self, result) -> None:
         """End of a run that reached the kernel's end: the exit check, without what rests on an

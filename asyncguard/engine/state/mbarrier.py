@@ -14,7 +14,7 @@ import numpy as np
 from ... import ir
 from ...events import Access, AccessKind, MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from ...models.launch import WARP
-from .memory import PENDING, Record, thread_rows, thread_table
+from .memory import PENDING, Record, filled, thread_rows, thread_table
 
 
 @dataclass
@@ -58,6 +58,11 @@ class _Mbar:
         self.last_phase = np.full(threads, -1, dtype=np.int64)   # per thread: phase its last arrival joined
         self.init = None            # (tid, clock, span)
         self.fence_clk = None       # initializer's clock at fence.mbarrier_init
+        # Uses of the current init without fence.mbarrier_init, held back while only generic
+        # threads of the barrier's own CTA have used it (the block barrier publishing the init is
+        # enough for them); reported once the async proxy or another CTA uses the barrier.
+        self.unfenced: list = []
+        self.beyond_cta = False     # the async proxy or another CTA has used the current init
         self.rel_vc = np.zeros(ncols, dtype=np.int64)
         self.completed: list = []   # per completed phase: the released vector clock
         # per completed phase: did an arrival come from the system once tcgen05 work completed
@@ -92,6 +97,10 @@ class Mbarriers:
         # `guard[t]`: thread t's latest watch, -1 after a barrier.
         self.guard = np.full(T, -1, dtype=np.int64)
         self.watch_acted: list = []
+        # `acts` of a read-only thread-id array since `guard` last changed (`guard_version`): a
+        # second time marks nothing new (watch_acted only gains marks)
+        self.guard_version = 0
+        self._acted: dict = {}   # id(tids) -> (tids, guard_version)
 
     def signature(self):
         return tuple((m.pending, m.tx, m.phase % 2, len(m.waiters),
@@ -128,11 +137,14 @@ class Mbarriers:
             return None
         return [(int(b), bar == b) for b in ids.tolist()]
 
-    def _check_init(self, tids: np.ndarray, b: int, s) -> None:
+    def _check_init(self, tids: np.ndarray, b: int, s, async_proxy: bool = False) -> None:
+        """`async_proxy`: the use is a completion through the async proxy (a TMA's bytes, a
+        cp.async or tcgen05 commit's arrival), which the init reaches only through
+        fence.mbarrier_init, whatever barrier published it."""
         m = self.mbars[b]
+        cluster = self.machine.cluster
+        owner, user = b // max(cluster.per_cta, 1), cluster.rank(tids)
         if m.init is None:
-            cluster = self.machine.cluster
-            owner, user = b // max(cluster.per_cta, 1), cluster.rank(tids)
             if owner != user:
                 # a peer CTA's barrier its own threads have not initialized yet: nothing orders
                 # the init before this use (a cluster barrier after the init would). What the
@@ -145,9 +157,13 @@ class Mbarriers:
             self.machine.result.mbar_problems.append(MbarProblem(
                 "uninitialized", m.name, s.span, tids, {}))
             return
+        # PTX ISA (fence.mbarrier_init, mbarrier): the fence orders the init for the async proxy and
+        # for the cluster; generic threads of one CTA need only the barrier that published it
+        m.beyond_cta = m.beyond_cta or async_proxy or owner != user
         t0, c0, span0 = m.init
         others = tids[tids != t0]
         if others.size == 0:
+            self._report_unfenced(m)
             return
         knows = self.machine.vc[others, t0]
         if not (knows >= c0).all():
@@ -155,8 +171,14 @@ class Mbarriers:
                 "init-unpublished", m.name, s.span, others[knows < c0],
                 {"init_line": span0.line, "init_thread": int(t0)}))
         elif m.fence_clk is None or not (knows >= m.fence_clk).all():
-            self.machine.result.mbar_problems.append(MbarProblem(
+            m.unfenced.append(MbarProblem(
                 "init-unfenced", m.name, s.span, others, {"init_line": span0.line, "init_thread": int(t0)}))
+        self._report_unfenced(m)
+
+    def _report_unfenced(self, m: _Mbar) -> None:
+        if m.beyond_cta and m.unfenced:
+            self.machine.result.mbar_problems.extend(m.unfenced)
+            m.unfenced = []
 
     def event(self, task, ev, s) -> None:
         if isinstance(ev, MbarFenceInit):
@@ -179,8 +201,9 @@ class Mbarriers:
                     "reinit", m.name, s.span, ev.tids, {"first_line": m.init[2].line}))
             t0 = int(ev.tids[0])
             m.init, m.count, m.pending, m.fence_clk = (t0, int(self.machine.vc[t0, t0]), s.span), ev.count, ev.count, None
+            m.unfenced, m.beyond_cta = [], False
             return
-        self._check_init(ev.tids, b, s)
+        self._check_init(ev.tids, b, s, async_proxy=isinstance(ev, MbarArrive) and bool(ev.copies))
         if isinstance(ev, MbarArrive):
             if ev.copies:
                 self._track_copies(ev.tids, m, b, s, ev.copies)
@@ -235,7 +258,11 @@ class Mbarriers:
             return
         tids = ev.tids
         m.rel_vc = np.maximum(m.rel_vc, self.machine.vc[thread_rows(tids)].max(axis=0))
-        self.machine.vc[tids, tids] += 1   # later accesses are not covered by this release
+        if len(tids) == 1:
+            t = int(tids[0])
+            self.machine.vc[t, t] += 1   # later accesses are not covered by this release
+        else:
+            self.machine.vc[tids, tids] += 1
         n = len(tids)
         m.arrivals.append((s.span, n))
         if m.count is None:
@@ -290,16 +317,26 @@ class Mbarriers:
         arriving = thread_table(tids, self.machine.T)
         cluster = self.machine.cluster
         here = cluster.cta_of_barrier(b)   # a multicast commit: this CTA's share only (state/cluster.py)
-        for r in self.machine.cp_async.live:
-            if cluster.active and cluster.cta_of(r.region_base) != here:
+        live = self.machine.cp_async.live
+        asked = [r for r in live if r.group_kind == kind and len(r.tids)
+                 and not (cluster.active and cluster.cta_of(r.region_base) != here)]
+        # of each record of `kind`: whether some of its pending threads arrive (`any_mine`), and
+        # whether all of its threads are pending and arrive (`all_mine`); every record at once
+        flags = {}
+        if asked:
+            sizes = [len(r.tids) for r in asked]
+            starts = np.cumsum([0] + sizes[:-1])
+            pending = np.concatenate([r.done for r in asked]) == PENDING
+            mine = pending & arriving[np.concatenate([r.tids for r in asked])]
+            any_mine = np.logical_or.reduceat(mine, starts).tolist()
+            all_mine = np.logical_and.reduceat(mine, starts).tolist()
+            flags = {r.id: (a, f) for r, a, f in zip(asked, any_mine, all_mine)}
+        for r in live:
+            some, every = flags.get(r.id, (False, False))
+            if not some:
                 keep.append(r)
-                continue
-            pending = (r.done == PENDING) if r.group_kind == kind else np.zeros(len(r.tids), bool)
-            mine = pending & arriving[r.tids]
-            if not mine.any():
-                keep.append(r)
-            elif (mine == pending).all() and pending.all():
-                r.owner = np.full(len(r.tids), self.machine.T + b, dtype=np.int64)
+            elif every:
+                r.owner = filled(len(r.tids), self.machine.T + b)
                 r.group_kind, r.mbarrier = "mbarrier", b
                 m.delivered.append(r)
             else:   # a copy only some of whose threads hand over to the mbarrier
@@ -331,8 +368,8 @@ class Mbarriers:
             self.machine.taint.records.add(rec.id)   # its completion is not modelled
             return
         m = self.mbars[b]
-        self._check_init(rec.tids, b, s)
-        rec.owner = np.full(len(rec.tids), self.machine.T + b, dtype=np.int64)
+        self._check_init(rec.tids, b, s, async_proxy=True)
+        rec.owner = filled(len(rec.tids), self.machine.T + b)
         rec.mbarrier = b
         if rec.kind == AccessKind.ASYNC_WRITE:   # a bulk copy's source read completes with it, uncounted
             nbytes = int((rec.hi - rec.lo).sum())
@@ -395,6 +432,7 @@ class Mbarriers:
         watch = len(self.watch_acted)
         self.watch_acted.append(np.zeros(self.machine.T, dtype=bool))
         self.guard[tids] = watch
+        self.guard_version += 1
         m.observations.append((phase, tids, self.machine.vc[tids, tids].copy(), span, watch))
 
     def acts(self, tids: np.ndarray) -> None:
@@ -402,6 +440,13 @@ class Mbarriers:
         passed wait guarded something."""
         if not self.watch_acted:
             return
+        done = self._acted.get(id(tids))
+        if done is not None and done[0] is tids and done[1] == self.guard_version:
+            return
+        if not tids.flags.writeable:
+            if len(self._acted) >= 4096:
+                self._acted.clear()
+            self._acted[id(tids)] = (tids, self.guard_version)
         g = self.guard[tids]
         lo, hi = int(g.min()), int(g.max())
         if lo == hi:

@@ -8,6 +8,7 @@ issuer's covering `wait_group` (state/cp_async.py); a TMA record completes with 
 from __future__ import annotations
 
 import bisect
+import heapq
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -45,11 +46,19 @@ def thread_rows(tids: np.ndarray):
     return slice(t0, t1 + 1)
 
 
+def filled(n: int, value: int) -> np.ndarray:
+    """`np.full(n, value, dtype=np.int64)` without np.full's Python-level wrapper (a few of
+    these per access: completion, group and fence clocks)."""
+    out = np.empty(n, dtype=np.int64)
+    out.fill(value)
+    return out
+
+
 _IDS = np.arange(1 << 16)   # thread_rows' ascending ids (a cluster has at most 16 x 1024 threads)
 
 
 # ---------------------------------------------------------------- results the checks read
-@dataclass
+@dataclass(slots=True)   # ~30k made per kernel, their fields read in every check
 class Record:
     """One access instance: which threads touched which bytes, when, by which statement."""
     id: int
@@ -96,6 +105,9 @@ class Record:
     ordered_for: set | None = field(default=None, compare=False, repr=False)
     # meets(): `lo` sorted and the longest interval, computed at the first ask (lo, hi are fixed)
     lo_sorted: np.ndarray | None = field(default=None, compare=False, repr=False)
+    tkey: bytes = field(default=b"", compare=False, repr=False)   # Memory.thread_key
+    # meets(): the (lo, hi) read-only arrays of later accesses found to meet none of its bytes
+    apart: list | None = field(default=None, compare=False, repr=False)
     max_len: int = field(default=0, compare=False, repr=False)
 
 
@@ -105,12 +117,34 @@ def meets(new: Record, old: Record) -> bool:
     [lo, hi) of `old` meeting [a, b) has a < hi <= lo + max_len and lo < b. A loop's cp.async
     or stores into rows of one stage interleave with the previous iteration's within the same
     byte bounds and meet none of them (hundreds of such pairs of 256-thread records per tile)."""
+    if apart(new, old):
+        return False
     if old.lo_sorted is None:
         old.lo_sorted = np.sort(old.lo)
         old.max_len = max(int((old.hi - old.lo).max()), 0)
     lo = old.lo_sorted
-    return bool((np.searchsorted(lo, new.lo - old.max_len, side="right") <
-                 np.searchsorted(lo, new.hi, side="left")).any())
+    met = bool((np.searchsorted(lo, new.lo - old.max_len, side="right") <
+                np.searchsorted(lo, new.hi, side="left")).any())
+    if not met and not new.lo.flags.writeable and not new.hi.flags.writeable:
+        if old.apart is None:
+            old.apart = []
+        elif len(old.apart) >= 4:
+            del old.apart[0]
+        old.apart.append((new.lo, new.hi))
+    return met
+
+
+def apart(new: Record, old: Record) -> bool:
+    """`meets(new, old)` was False for these very (read-only) byte arrays of `new` before: a
+    tcgen05.mma's accumulator columns, the same arrays each time the loop comes back to them
+    (models.frozen), checked against the other half's tcgen05.ld records again and again."""
+    if old.apart is None:
+        return False
+    lo, hi = new.lo, new.hi
+    for a, b in old.apart:
+        if a is lo and b is hi:
+            return True
+    return False
 
 
 @dataclass
@@ -124,6 +158,16 @@ class Race:
     first_pending: bool       # first is a cp.async that had not landed for its issuer
     groups_committed: int = 0  # issuer's committed groups when the second access happened
     last_wait: tuple | None = None  # (span, n) of the issuer's last wait_group before it
+    # a cp.async that had landed: the second access (another thread's) is ordered after its
+    # issue though not after the wait that completed it (a release after the issue, before
+    # the covering wait); and then the issuer's last cp.async wait_group ordered before the
+    # second access, (span, n, groups committed) or None (checks/classify.copy_in_flight, cp_async.py)
+    issue_seen: bool = False
+    seen_wait: tuple | None = None
+    # a cp.async of which the second access's thread (another than `t_first`) issued a part
+    # itself: whether that part had landed at the access (its own wait_group covered it), else
+    # None (checks/classify.copy_in_flight)
+    own_landed: bool | None = None
 
 
 @dataclass
@@ -139,9 +183,65 @@ class UnwrittenRead:
 _READS = (AccessKind.READ, AccessKind.ASYNC_READ)
 
 
+def _same_ranges(a: Record, b: Record) -> bool:
+    """The same threads and byte ranges, in the same order, given equal byte bounds (an alike key:
+    one interval each is then known from the bounds)."""
+    if len(a.tids) != len(b.tids):
+        return False
+    if len(a.tids) == 1:
+        return a.tmin == b.tmin
+    return (a.tids is b.tids or bool((a.tids == b.tids).all())) and \
+        (a.lo is b.lo or bool((a.lo == b.lo).all())) and (a.hi is b.hi or bool((a.hi == b.hi).all()))
+
+
+def tcgen05_pipeline(via: str) -> bool:
+    """Whether an access is a tcgen05.mma's or a tcgen05.cp's: two of them issued by one thread
+    run in issue order. PTX ISA 9.7.16.6.2 lists mma -> mma and cp -> mma as pipelines; mma -> cp
+    and cp -> cp are not in its list but CUTLASS's and Triton's block-scaled mainloops rely on
+    them (one scale-factor buffer in tensor memory, refilled by tcgen05.cp right after the
+    previous k-block's MMAs, with no wait): docs/model.md "Block-scaled MMA and its scale
+    factors"."""
+    return via.startswith("ptx_tcgen05_mma") or via.startswith("ptx_tcgen05_cp")
+
+
 def _alike_key(r: Record) -> tuple:
     """What `Memory._supersede` needs equal first: statement, operation, kind and byte bounds."""
     return (r.span.start, r.via, r.kind, r.lo_min, r.hi_max)
+
+
+class _AlikeBytes:
+    """The `Memory.alike` keys of one statement (span start, via, kind), sorted by first byte,
+    so an access finds the keys whose bytes [lo_min, hi_max) meet its own by binary search
+    instead of visiting every key (a pipelined kernel keeps a dozen stages of copies and wgmma
+    operand reads live, each stage its own key)."""
+    __slots__ = ("lo_min", "hi_max", "max_len", "keys")
+
+    def __init__(self):
+        self.lo_min, self.hi_max, self.max_len = None, None, 0
+        self.keys: list = []   # (lo_min, hi_max, key), sorted; (lo_min, hi_max) differ by key
+
+    def add(self, key: tuple) -> None:
+        lo, hi = key[3], key[4]
+        bisect.insort(self.keys, (lo, hi, key))   # (lo, hi) decide: never a tie
+        if self.lo_min is None:
+            self.lo_min, self.hi_max = lo, hi
+        else:   # bounds only widen: a loose bound only lets a few more keys be tested
+            self.lo_min, self.hi_max = min(self.lo_min, lo), max(self.hi_max, hi)
+        self.max_len = max(self.max_len, hi - lo)
+
+    def remove(self, key: tuple) -> None:
+        lo, hi = key[3], key[4]
+        k = bisect.bisect_left(self.keys, (lo, hi))
+        del self.keys[k]
+
+    def meeting(self, lo: int, hi: int) -> list:
+        """The keys whose bytes meet [lo, hi): their first byte is in (lo - max_len, hi)."""
+        if self.hi_max <= lo or hi <= self.lo_min:
+            return []
+        keys = self.keys
+        i = bisect.bisect_left(keys, (lo - self.max_len + 1,))
+        j = bisect.bisect_left(keys, (hi,), lo=i)
+        return [e[2] for e in keys[i:j] if e[1] > lo]
 
 
 # bits of one interval's (thread, clock, first byte, length) packed into one int64 key
@@ -187,7 +287,7 @@ class _Group:
     warp-specialized kernel's softmax warp keeps a dozen records of each statement live
     between its barriers)."""
     __slots__ = ("kind", "span_start", "via", "recs", "small", "runs", "seen", "kept",
-                 "lo_min", "hi_max", "pending")
+                 "lo_min", "hi_max", "pending", "ordered_upto", "last")
     few = 2
 
     def __init__(self, kind, span_start: int, via: str, small: int = 32):
@@ -198,6 +298,12 @@ class _Group:
         self.seen: set = set()   # keys (_interval_keys) of the intervals indexed
         self.kept: dict = {}     # rid -> the keys it put in `seen`
         self.pending: list = []  # live records not indexed yet, by id
+        # thread key (Memory.thread_key) -> a record id: every record up to it is ordered before
+        # every one of those threads, for good
+        self.ordered_upto: dict = {}
+        # (thread key, first byte, end byte) -> the latest record of those threads and bounds
+        # (Memory._supersede_plain; `remove` drops the entry of a record that leaves)
+        self.last: dict = {}
 
     def add(self, rec: Record) -> None:
         if self.recs:
@@ -207,22 +313,51 @@ class _Group:
         self.recs.append(rec)
         self.pending.append(rec)
 
-    def candidates(self, rec: Record, vc: np.ndarray, floor) -> list:
+    def candidates(self, rec: Record, vc: np.ndarray, floor, threads: bytes) -> list:
         """The records of the group `Memory._check_pair` must see, for an access `rec`: every
         record whose bytes meet it, or, through the index, only the oldest that races with it
         (the pair is reported on that one, and the later ones are skipped as reported).
-        `floor(rec)`: Memory.floor."""
-        if len(self.recs) <= self.small:
-            near = [r for r in self.recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min]
-            # a tcgen05.mma pair is ordered in issue order per thread (Memory._check_pair), which
+        `floor(rec)`: Memory.floor; `threads`: Memory.thread_key(rec)."""
+        recs = self.recs
+        if len(recs) > self.few and not tcgen05_pipeline(self.via):
+            # the oldest records, ordered before every thread of `rec`, cannot race with it
+            # (_check_pair's first test), nor with a later access of the same threads (clocks only
+            # grow): skipped from here on (a persistent kernel's epilogue keeps its stores live
+            # for tiles, for producer threads that never synchronize with it, while the
+            # epilogue's own threads have long synchronized past them)
+            start = 0
+            cut = self.ordered_upto.get(threads)
+            if cut is not None:
+                start = bisect.bisect_right(recs, cut, key=lambda r: r.id)
+            if start < len(recs):
+                known = floor(rec)
+                moved = start
+                while start < len(recs):
+                    r = recs[start]
+                    if not (r.ordered_for is not None and threads in r.ordered_for
+                            or (known[r.owner] >= r.clk).all()):
+                        break
+                    start += 1
+                if start > moved:
+                    self.ordered_upto[threads] = recs[start - 1].id
+            if start:
+                if start == len(recs):
+                    return []
+                recs = recs[start:]
+        if len(recs) <= self.small:
+            # (a record found ordered before these threads stays so: Record.ordered_for)
+            near = [r for r in recs if r.hi_max > rec.lo_min and rec.hi_max > r.lo_min
+                    and (r.ordered_for is None or threads not in r.ordered_for)]
+            # a tcgen05.mma or .cp pair is ordered in issue order per thread (Memory._check_pair), which
             # the index does not know
-            if len(near) <= self.few or self.via.startswith("ptx_tcgen05_mma"):
+            if len(near) <= self.few or tcgen05_pipeline(self.via):
                 return near
             # those ordered before every thread of `rec` cannot race with it (_check_pair's
             # first test): when they are most, the rest is checked one by one
             known = floor(rec)
             near = [r for r in near if not (known[r.owner] >= r.clk).all()]
-            if len(near) <= self.few:
+            if len(near) <= self.few or recs is not self.recs:
+                # (past the ordered records, checked one by one: the index holds them all)
                 return near
         rid = self.first_bad(rec, vc)
         if rid is None:
@@ -256,8 +391,18 @@ class _Group:
             order = np.argsort(cat[0], kind="stable")
             runs.append([c[order] for c in cat] + [max(a[5], b[5])])
 
-    def remove(self, rids: list) -> None:
+    def remove(self, rids: list, reindex: bool = True) -> None:
+        """`rids` leave the group. `reindex` False: a small group's index is kept (filtered) rather
+        than dropped for a rebuild at the next ask: a record superseded by the statement's next
+        instance (Memory._supersede_plain) leaves at every access, and the next access asks."""
         gone = set(rids)
+        last = self.last
+        if last:   # no entry keeps a record that left (a loop over ever new bytes would pile them up)
+            for r in self.recs:
+                if r.id in gone:
+                    key = (r.tkey, r.lo_min, r.hi_max)
+                    if last.get(key) is r:
+                        del last[key]
         self.recs = [r for r in self.recs if r.id not in gone]
         if self.recs:
             self.lo_min = min(r.lo_min for r in self.recs)
@@ -265,7 +410,7 @@ class _Group:
         if not self.kept:
             self.pending = [r for r in self.pending if r.id not in gone]
             return
-        if len(self.recs) <= self.small:   # cheaper to index again, if asked, than to filter
+        if reindex and len(self.recs) <= self.small:   # cheaper to index again, if asked, than to filter
             self.runs, self.seen, self.kept, self.pending = [], set(), {}, list(self.recs)
             return
         self.pending = [r for r in self.pending if r.id not in gone]
@@ -313,6 +458,9 @@ class Memory:
         self.machine = machine
         self.next_id = 0
         self.live: dict = {}            # record id -> Record, in issue order
+        # plain records superseded in the race check (_supersede_plain) that the proxy check still
+        # tracks (state/proxy.py): record id -> Record, retired as if live, never in the signature
+        self.shadow: dict = {}
         # `live` again, split for the race check: plain records indexed per statement (_Group),
         # the rest (async, collective) scanned one by one
         self.groups: dict = {}          # (span start, via, kind) -> _Group
@@ -320,8 +468,10 @@ class Memory:
         self.other_live: dict = {}      # record id -> Record, in issue order
         # other_live again by (statement, via, kind, first byte, end byte): _supersede's candidates
         self.alike: dict = {}
-        # its keys of write kinds (same dicts): all that a read's race check visits
-        self.alike_writes: dict = {}
+        # its keys by statement (span start, via, kind) -> _AlikeBytes, and those of write kinds:
+        # all that a read's race check visits
+        self.alike_stmts: dict = {}
+        self.alike_write_stmts: dict = {}
         # shared bytes some write (store, cp.async, TMA, any thread) has reached so far
         self.written = np.zeros(0, dtype=bool)
         self.written_prefix = None      # cumulative count of `written`, rebuilt after a write
@@ -332,6 +482,14 @@ class Memory:
         # hi_max, facts], facts a set of: "no self clash" (for same_value False / True), "marked"
         # (every range is in `written`, which only grows), "read ok" (no range unwritten)
         self._ranges: dict = {}
+        # retire's live records by what kept them live: a clock column -> heap of (the clock that
+        # column must reach, record id) (Record.blocked_on; entries of records dropped meanwhile
+        # stay until popped or rebuilt, counted in `_stale`), and the rest by id
+        self._waiting: dict = {}
+        self._tids_facts: dict = {}   # id(tids) -> _thread_facts(tids)
+        self._alive_key, self._alive_rows = None, None   # retire's: machine.alive, its rows
+        self._unblocked: dict = {}
+        self._stale = 0
 
     def signature(self):
         return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live.values()))
@@ -345,27 +503,42 @@ class Memory:
         `known`: what every live thread knows (`vc[alive].min(axis=0)`), when the caller has it."""
         machine = self.machine
         if known is None:
-            alive = np.flatnonzero(machine.alive)
-            if alive.size == 0:
-                self._drop([r for r in self.live.values() if r.done is None or not (r.done == PENDING).any()])
+            key = machine.alive.tobytes()   # the live threads change only when some exit
+            if key != self._alive_key:
+                alive = np.flatnonzero(machine.alive)
+                self._alive_key, self._alive_rows = key, thread_rows(alive) if alive.size else None
+            if self._alive_rows is None:
+                self._drop([r for r in self.live.values() if r.done is None or not (r.done == PENDING).any()]
+                           + list(self.shadow.values()))
                 return
-            known = machine.vc[thread_rows(alive)].min(axis=0)
+            known = machine.vc[self._alive_rows].min(axis=0)
         known_at = known.tolist()
-        asked, whens = [], []
-        for r in self.live.values():
-            # `known` only grows and a completion once set stays, so the thread that kept the
-            # record live last time mostly keeps it live now: one element, not the whole record
-            # (persistent kernels keep hundreds of records live for tiles)
-            if r.blocked_on is not None:
-                col, need = r.blocked_on
-                if known_at[col] < need:
-                    continue
-            when = r.done if r.done is not None else r.clk
+        asked = []
+        # the records a thread's clock kept live last time, by that clock column: only those
+        # whose clock `known` reaches now are asked again (popped here; pushed again below when
+        # still live), without visiting the others
+        waiting, live = self._waiting, self.live
+        for col in list(waiting):
+            heap, reach = waiting[col], known_at[col]
+            while heap and heap[0][0] <= reach:
+                need, rid = heapq.heappop(heap)
+                r = live.get(rid)
+                if r is None:
+                    r = self.shadow.get(rid)
+                if r is not None and r.blocked_on == (col, need):
+                    r.blocked_on = None   # set again below if it stays live
+                    asked.append(r)
+            if not heap:
+                del waiting[col]
+        for r in self._unblocked.values():
+            # a completion once set stays: a record kept live by a pending completion waits for it
             b = r.blocker
-            if r.blocked_on is None and b >= 0 and when.item(b) == PENDING:
+            if b >= 0 and (r.done if r.done is not None else r.clk).item(b) == PENDING:
                 continue
             asked.append(r)
-            whens.append(when)
+        if len(asked) > 1:
+            asked.sort(key=lambda r: r.id)   # issue order, as `live` lists them
+        whens = [r.done if r.done is not None else r.clk for r in asked]
         if not asked:
             return
         # late: threads whose completion is pending or not yet known to every live thread; of
@@ -386,20 +559,47 @@ class Memory:
             if mine is not None and mine.any():
                 b = r.blocker = int(mine.argmax())
                 w = int(when[b])
-                r.blocked_on = None if w == PENDING else (int(r.owner[b]), w)
+                if w == PENDING:
+                    r.blocked_on = None
+                    self._unblocked[r.id] = r
+                else:
+                    self._block(r, int(r.owner[b]), w)
                 continue
             if r.fence_clk is not None:
                 machine.proxy.retired(r)
             gone.append(r)
         self._drop(gone)
 
-    def _drop(self, gone: list) -> None:
-        """`gone` (live records) leave `live` and the race-check index."""
+    def _block(self, r: Record, col: int, need: int) -> None:
+        """`r` stays live until what every live thread knows of clock column `col` reaches `need`."""
+        r.blocked_on = (col, need)
+        self._unblocked.pop(r.id, None)
+        heap = self._waiting.get(col)
+        if heap is None:
+            self._waiting[col] = [(need, r.id)]
+        else:
+            heapq.heappush(heap, (need, r.id))
+
+    def _drop(self, gone: list, keep: tuple | None = None) -> None:
+        """`gone` (live records) leave `live` and the race-check index. `keep`: an alike key kept
+        even when it empties (the access being checked joins it)."""
         if not gone:
             return
         by_group: dict = {}
+        unblocked = self._unblocked
         for r in gone:
+            if self.shadow.pop(r.id, None) is not None:   # left the race check already
+                if r.blocked_on is not None:
+                    self._stale += 1
+                else:
+                    unblocked.pop(r.id, None)
+                self.machine.proxy.left_live(r)
+                continue
             del self.live[r.id]
+            if r.blocked_on is not None:
+                self._stale += 1
+            else:
+                unblocked.pop(r.id, None)
             if r.fence_clk is not None:
                 self.machine.proxy.left_live(r)
             g = self.plain.pop(r.id, None)
@@ -409,13 +609,24 @@ class Memory:
                 key = _alike_key(r)
                 same = self.alike[key]
                 del same[r.id]
-                if not same:
+                if not same and key != keep:
                     del self.alike[key]
-                    self.alike_writes.pop(key, None)
+                    stmt = self.alike_stmts[key[:3]]
+                    stmt.remove(key)
+                    if not stmt.keys:
+                        del self.alike_stmts[key[:3]]
+                        self.alike_write_stmts.pop(key[:3], None)
         for g, rids in by_group.items():
             g.remove(rids)
             if not g.recs:
                 del self.groups[(g.span_start, g.via, g.kind)]
+        if self._stale > 2 * (len(self.live) + len(self.shadow)) + 256:   # the heaps hold mostly records gone: rebuild
+            self._waiting, self._stale = {}, 0
+            for r in list(self.live.values()) + list(self.shadow.values()):
+                if r.blocked_on is not None:
+                    self._waiting.setdefault(r.blocked_on[0], []).append((r.blocked_on[1], r.id))
+            for heap in self._waiting.values():
+                heapq.heapify(heap)
 
     # ------------------------------------------------------------ the race check
     def access(self, task, ev: Access, s) -> None:
@@ -434,11 +645,12 @@ class Memory:
         tids = ev.tids.astype(np.int64, copy=False)
         vc = machine.vc
         machine.mbarrier.acts(tids)
+        _, tmin, tmax, threads, rows = self._thread_facts(tids)
         rec = Record(self.next_id, ev.kind, tids, ev.lo.astype(np.int64, copy=False),
                      ev.hi.astype(np.int64, copy=False),
                      vc.diagonal()[tids], s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
-                     collective=ev.collective, tainted=bool(vc[:, machine.taint.column][tids].any()),
+                     collective=ev.collective, tainted=bool(vc[rows, machine.taint.column].any()),
                      same_value=ev.same_value)
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
@@ -448,22 +660,22 @@ class Memory:
             rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         else:
             rec.lo_min, rec.hi_max = known[2], known[3]
-        rec.tmin, rec.tmax = int(tids.min()), int(tids.max())
+        rec.tmin, rec.tmax, rec.tkey = tmin, tmax, threads
+        self._key_of, self._key = rec.id, threads   # thread_key(rec)
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
         # The race check of every live record against `rec`, in record order: a pair of
         # statements is reported once, on the first record (oldest) that races. Async and
         # collective records are checked one by one; of each statement's plain records only the
         # oldest that races (found through the index) can be the one reported.
         first = []
-        threads = self.thread_key(rec)
         # kind (a read races only with writes) and bytes first
-        for (_, _, _, lo_min, hi_max), same in (self.alike if writes else self.alike_writes).items():
-            if hi_max <= rec.lo_min or rec.hi_max <= lo_min:
-                continue
-            for old in same.values():
-                if old.ordered_for is not None and threads in old.ordered_for:
-                    continue
-                first.append(old)
+        alike = self.alike
+        for stmt in (self.alike_stmts if writes else self.alike_write_stmts).values():
+            for key in stmt.meeting(rec.lo_min, rec.hi_max):
+                for old in alike[key].values():
+                    if old.ordered_for is not None and threads in old.ordered_for:
+                        continue
+                    first.append(old)
         seen_pairs = machine.seen_pairs
         for g in self.groups.values():
             if not writes and g.kind in _READS:
@@ -472,7 +684,7 @@ class Memory:
                 continue
             if (g.span_start, rec.span.start, g.via, rec.via) in seen_pairs:
                 continue
-            first.extend(g.candidates(rec, vc, self.floor))
+            first.extend(g.candidates(rec, vc, self.floor, threads))
         if len(first) > 1:
             first.sort(key=lambda r: r.id)
         for old in first:
@@ -492,13 +704,14 @@ class Memory:
         if rec.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ) and not rec.collective:
             self._supersede(rec)
         if ev.kind in (AccessKind.ASYNC_WRITE, AccessKind.ASYNC_READ):
-            rec.done = np.full(len(tids), PENDING, dtype=np.int64)
-            rec.group = np.full(len(tids), -1, dtype=np.int64)
+            rec.done = filled(len(tids), PENDING)
+            rec.group = filled(len(tids), -1)
             if ev.mbarrier is not None:
                 machine.mbarrier.tma_deliver(task, rec, ev, s)
             else:
                 machine.cp_async.issue(rec)
         self.live[rec.id] = rec
+        self._unblocked[rec.id] = rec
         if rec.done is None and not rec.collective:
             gk = (rec.span.start, rec.via, rec.kind)
             g = self.groups.get(gk)
@@ -506,14 +719,19 @@ class Memory:
                 g = self.groups[gk] = _Group(rec.kind, rec.span.start, rec.via)
             g.add(rec)
             self.plain[rec.id] = g
+            self._supersede_plain(g, rec)
         else:
             self.other_live[rec.id] = rec
             key = _alike_key(rec)
             same = self.alike.get(key)
             if same is None:
                 same = self.alike[key] = {}
-                if rec.kind not in _READS:
-                    self.alike_writes[key] = same
+                stmt = self.alike_stmts.get(key[:3])
+                if stmt is None:
+                    stmt = self.alike_stmts[key[:3]] = _AlikeBytes()
+                    if rec.kind not in _READS:
+                        self.alike_write_stmts[key[:3]] = stmt
+                stmt.add(key)
             same[rec.id] = rec
 
     def _known_ranges(self, lo: np.ndarray, hi: np.ndarray) -> list | None:
@@ -529,14 +747,47 @@ class Memory:
             entry = self._ranges[key] = [lo, hi, int(lo.min()), int(hi.max()), set()]
         return entry
 
+    def _thread_facts(self, tids: np.ndarray) -> tuple:
+        """(tids, least id, greatest id, Memory.thread_key, thread_rows) of a thread-id array,
+        remembered while it is the same read-only array (the interned ids of a task: every
+        access of a warpgroup asks the same)."""
+        entry = self._tids_facts.get(id(tids))
+        if entry is not None and entry[0] is tids:
+            return entry
+        lo, hi = int(tids.min()), int(tids.max())
+        # one thread named many times (a tcgen05.mma's 128 accumulator lanes, all its issuer's):
+        # its one row, which every row of the ids repeats
+        entry = (tids, lo, hi, tids.tobytes(), slice(lo, lo + 1) if lo == hi else thread_rows(tids))
+        if not tids.flags.writeable:
+            if len(self._tids_facts) >= 4096:
+                self._tids_facts.clear()
+            self._tids_facts[id(tids)] = entry
+        return entry
+
     def floor(self, rec: Record) -> np.ndarray:
         """For each vector-clock column, the least that any of `rec`'s threads knows of it
         (`vc[rec.tids].min(axis=0)`): an old access whose clock is at most that is ordered before
         every thread of `rec`, so the pair checks can leave its intervals out without looking at
         their bytes. Computed once per new access (the clocks do not move during its checks)."""
         if self._floor_of != rec.id:
-            self._floor_of, self._floor = rec.id, self.machine.vc[thread_rows(rec.tids)].min(axis=0)
+            self._floor_of, self._floor = rec.id, self.machine.vc[self._thread_facts(rec.tids)[4]].min(axis=0)
         return self._floor
+
+    def floor_at(self, rec: Record, cols: np.ndarray) -> np.ndarray:
+        """`floor(rec)[cols]`; of a few columns not asked of this access yet, without the whole
+        row (a warp's stores checked against a warpgroup's load: 32 of ~400 columns)."""
+        if self._floor_of == rec.id or 4 * len(cols) > self.machine.vc.shape[1]:
+            return self.floor(rec)[cols]
+        return self.machine.vc[self._thread_facts(rec.tids)[4]][:, cols].min(axis=0)
+
+    def _floor_one(self, rec: Record, col: int) -> int:
+        """`floor(rec)[col]`."""
+        if self._floor_of == rec.id:
+            return self._floor.item(col)
+        rows = self._thread_facts(rec.tids)[4]
+        if isinstance(rows, slice) and rows.stop - rows.start == 1:
+            return self.machine.vc.item(rows.start, col)
+        return int(self.machine.vc[rows, col].min())
 
     def thread_key(self, rec: Record) -> bytes:
         """`rec`'s thread ids as a hashable key, once per new access."""
@@ -554,6 +805,11 @@ class Memory:
         key = (old.span.start, new.span.start, old.via, new.via)
         if key in self.machine.seen_pairs:
             return   # reported already: nothing below has another effect
+        if tcgen05_pipeline(old.via) and tcgen05_pipeline(new.via) \
+                and old.tmin == old.tmax == new.tmin == new.tmax:
+            return   # one thread's tcgen05.mma / .cp run in issue order (below): every pair is ordered
+        if apart(new, old):
+            return   # (below: no interval meets)
         vc = self.machine.vc
         # Leave out first what is ordered whatever the bytes (the dense overlap matrix of two
         # wide records is most of the cost): old intervals every new thread has synchronized
@@ -561,8 +817,12 @@ class Memory:
         # order, so the witness below is the one the whole matrices would give.
         rsel = csel = None
         if old.collective:
-            # one operation: ordered once ANY of its threads' waits happens-before the access
+            # one operation: ordered once ANY of its threads' waits happens-before the access;
+            # one wait known to every thread of `new` (Memory.floor) answers for all of them
             landed = old.done != PENDING
+            if (landed & (self.floor_at(new, old.owner) >= old.done)).any():
+                self._ordered(old, new)
+                return
             seen = (vc[np.ix_(new.tids, old.owner)] >= old.done[None, :]) | \
                 (new.tids[:, None] == old.owner[None, :])
             ok_thread = (seen & landed[None, :]).any(axis=1)
@@ -572,9 +832,13 @@ class Memory:
             if ok_thread.any():
                 rsel = np.flatnonzero(~ok_thread)
         else:
-            floor = self.floor(new)
             when = old.clk if old.done is None else old.done
-            ordered_all = floor[old.owner] >= when
+            if len(when) == 1:   # one interval (a TMA copy, an elected thread's operand): scalars
+                w = when.item(0)
+                if (old.done is None or w != PENDING) and self._floor_one(new, old.owner.item(0)) >= w:
+                    self._ordered(old, new)
+                    return
+            ordered_all = self.floor_at(new, old.owner) >= when
             if old.done is not None:
                 ordered_all &= when != PENDING
             if ordered_all.all():
@@ -609,8 +873,8 @@ class Memory:
             known = vc[t_new, t_old]
             pending = np.zeros(len(rows), dtype=bool)
             ordered = (t_new == t_old) | (known >= old.clk[cols])
-        if old.via.startswith("ptx_tcgen05_mma") and new.via.startswith("ptx_tcgen05_mma"):
-            ordered = ordered | (t_new == old.tids[cols])   # one thread's tcgen05.mma run in issue order
+        if tcgen05_pipeline(old.via) and tcgen05_pipeline(new.via):
+            ordered = ordered | (t_new == old.tids[cols])   # one thread's tcgen05.mma / .cp run in issue order
         bad = np.flatnonzero(~ordered)
         if bad.size == 0:
             return
@@ -624,9 +888,21 @@ class Memory:
         i, j = rows[k], cols[k]
         lo, hi = max(new.lo[i], old.lo[j]), min(new.hi[i], old.hi[j])
         issuer = int(old.tids[cols[k]])
+        cp_async = self.machine.cp_async
+        issue_seen, seen_wait, own_landed = False, None, None
+        if old.group_kind == "cp.async" and old.done is not None and not old.collective \
+                and t_new[k] != t_old[k]:
+            if not pending[k] and known[k] >= old.clk[cols[k]]:
+                # landed, but only the issue is ordered before `new`: a release between the issue
+                # and the covering wait (a wait count one too large, an arrive before the wait)
+                issue_seen = True
+                seen_wait = cp_async.wait_before(issuer, int(known[k]))
+            own = np.flatnonzero(old.tids == t_new[k])
+            if own.size:   # the accessing thread's own part of the same copy
+                own_landed = bool((old.done[own] != PENDING).all())
         self.machine.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
-                                      bool(pending[k]), int(self.machine.cp_async.committed["cp.async"][issuer]),
-                                      self.machine.cp_async.last_wait.get(issuer)))
+                                      bool(pending[k]), int(cp_async.committed["cp.async"][issuer]),
+                                      cp_async.last_wait.get(issuer), issue_seen, seen_wait, own_landed))
 
     def _check_self(self, rec: Record) -> None:
         """Two threads of one statement instance writing the same bytes. Not when every thread
@@ -660,8 +936,8 @@ class Memory:
     def _supersede(self, rec: Record) -> None:
         """An earlier asynchronous access of the same statement, by the same threads, to the same
         bytes, of the same kind, leaves the race check when `rec` completes after it in every
-        schedule: a thread's tcgen05.mma operations complete in issue order (PTX ISA, tcgen05
-        pipelined pairs; `_check_pair` orders them already), and any other copy whose completion
+        schedule: a thread's tcgen05.mma and tcgen05.cp operations complete in issue order
+        (`tcgen05_pipeline`; `_check_pair` orders them already), and any other copy whose completion
         its issuer had acquired before issuing `rec` (a pipeline's refill of its stage: the
         producer waited for the stage's release, which came after the fill's phase). Whatever is
         not ordered after the earlier one is then not ordered after `rec` either (a phase a copy
@@ -672,14 +948,13 @@ class Memory:
         checked against all of them. A generic-proxy copy (cp.async) still waiting for a proxy
         fence stays: the proxy check reads it (state/proxy.py)."""
         vc = self.machine.vc
-        ordered_mma = rec.via.startswith("ptx_tcgen05_mma")
+        ordered_mma = tcgen05_pipeline(rec.via)
         gone = []
         for r in self.alike.get(_alike_key(rec), {}).values():
             if r.lo_min != rec.lo_min or r.hi_max != rec.hi_max or r.span.start != rec.span.start \
                     or r.kind != rec.kind or r.via != rec.via or r.collective or r.fence_clk is not None \
                     or (rec.tainted and not r.tainted) \
-                    or not np.array_equal(r.tids, rec.tids) or not np.array_equal(r.lo, rec.lo) \
-                    or not np.array_equal(r.hi, rec.hi):
+                    or not _same_ranges(r, rec):
                 continue
             if not ordered_mma:
                 done = r.done
@@ -687,7 +962,35 @@ class Memory:
                     continue
             gone.append(r)
         if gone:
-            self._drop(gone)
+            self._drop(gone, keep=_alike_key(rec))   # `rec` joins the same key next
+
+    def _supersede_plain(self, g: _Group, rec: Record) -> None:
+        """The earlier plain record of the same statement, operation and kind, by the same threads
+        to the same byte ranges, leaves the race check now that `rec` is live: each of its
+        threads issued it before `rec` (program order), so an access not ordered after it is not
+        ordered after `rec` either, and races with `rec` on the same statement pair, the same bytes
+        (reported on `rec`, with its loop values). Without this, a warp that synchronizes with the
+        others once per tile keeps one record per K iteration live (the block-scaled GEMM's
+        scale-factor transposes, its MMAs' address-word reads) and the machine state never
+        repeats (docs/model.md "Plain records superseded"). Not an untainted record for a tainted
+        one (a finding on the tainted one is dropped). A generic record the proxy check still
+        tracks stays there (`shadow`) and is retired as before: a later async-proxy access
+        ordered after it but not after `rec` is both a race on `rec` and a proxy finding on it."""
+        key = (rec.tkey, rec.lo_min, rec.hi_max)
+        old = g.last.get(key)
+        g.last[key] = rec
+        if old is None or self.plain.get(old.id) is not g or (rec.tainted and not old.tainted) \
+                or not _same_ranges(old, rec):
+            return
+        del self.live[old.id]
+        del self.plain[old.id]
+        g.remove([old.id], reindex=False)
+        if old.fence_clk is not None:
+            self.shadow[old.id] = old
+        elif old.blocked_on is not None:
+            self._stale += 1
+        else:
+            self._unblocked.pop(old.id, None)
 
     # ------------------------------------------------------------ shared bytes no write reached
     def _mark_written(self, rec: Record) -> None:
@@ -697,12 +1000,16 @@ class Memory:
             grown = np.zeros(max(rec.hi_max, 2 * len(self.written)), dtype=bool)
             grown[: len(self.written)] = self.written
             self.written = grown
+            self.written_prefix = None
         base = rec.lo_min
         diff = np.zeros(rec.hi_max - base + 1, dtype=np.int64)
         np.add.at(diff, rec.lo - base, 1)
         np.add.at(diff, rec.hi - base, -1)
-        self.written[base: rec.hi_max] |= np.cumsum(diff[:-1]) > 0
-        self.written_prefix = None
+        reached = np.cumsum(diff[:-1]) > 0
+        seg = self.written[base: rec.hi_max]
+        if (reached & ~seg).any():   # the prefix (a cumsum over the whole space) only when it changes:
+            seg |= reached           # ranges with holes between them (a warp's strided stores, a
+            self.written_prefix = None   # 2-CTA access over both CTAs) come here every time
 
     def _check_written(self, rec: Record) -> None:
         """A read some thread of which touches only bytes no write has reached yet. Only whole

@@ -7,13 +7,14 @@ kept here for the async-proxy accesses that may still come (docs/model.md "The a
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, meets, thread_rows, thread_table
+from .memory import _READS, PENDING, Record, apart, filled, meets, thread_rows, thread_table
 
 
 @dataclass
@@ -71,14 +72,26 @@ class _ByBytes:
     even visited). Also grouped by thread ids, so a fence visits only the records of threads it
     covers: a warp that never fences (the softmax warp of a warp-specialized kernel) leaves
     thousands of records unfenced, in hundreds of groups."""
-    __slots__ = ("seq", "order", "groups", "by_threads", "loud")
+    __slots__ = ("seq", "order", "groups", "by_threads", "loud", "starts", "max_len", "fenced_to", "landed")
 
     def __init__(self):
         self.seq = 0
         self.order: dict = {}       # record id -> (insertion number, record), in insertion order
         self.groups: dict = {}      # (kind, lo_min, hi_max) -> _Bytes
+        # the keys of `groups` sorted by first byte (lo_min, hi_max, kind): `overlapping` finds
+        # those meeting a range by binary search (first byte in (lo - max_len, hi)), not by a
+        # visit of every group (a warp that never fences keeps hundreds of them)
+        self.starts: list = []
+        self.max_len = 0            # of any group's bytes so far (a bound: it never shrinks)
         self.by_threads: dict = {}  # thread ids (tids.tobytes()) -> {record id: record}
         self.loud: dict = {}        # thread key -> {group key: _Bytes} not all quiet for it
+        # Proxies.fence: (thread key of a `by_threads` group, the fencing threads' ids) -> the
+        # last insertion number that fence visited: every record of the group inserted up to it
+        # has a fence clock for each of the fencing threads it holds (a fence clock once set stays),
+        # so the same fence again visits only the records inserted since. Not for a group that
+        # ever held a cp.async (`landed`): its landed fence clocks are set by a later fence.
+        self.fenced_to: dict = {}
+        self.landed: set = set()    # thread keys of groups that held a record with landed_fence_clk
 
     def add(self, r: Record) -> None:
         self.order[r.id] = (self.seq, r)
@@ -87,6 +100,8 @@ class _ByBytes:
         g = self.groups.get(key)
         if g is None:
             g = self.groups[key] = _Bytes()
+            bisect.insort(self.starts, (r.lo_min, r.hi_max, r.kind))
+            self.max_len = max(self.max_len, r.hi_max - r.lo_min)
         g.recs[r.id] = r
         quiet_for = r.quiet_for or ()
         for k in quiet_for:
@@ -94,7 +109,10 @@ class _ByBytes:
         for k, loud in self.loud.items():
             if k not in quiet_for:
                 loud[key] = g
-        self.by_threads.setdefault(r.tids.tobytes(), {})[r.id] = r
+        tkey = r.tkey or r.tids.tobytes()
+        self.by_threads.setdefault(tkey, {})[r.id] = r
+        if r.landed_fence_clk is not None:
+            self.landed.add(tkey)
 
     def discard(self, r: Record) -> None:
         if self.order.pop(r.id, None) is not None:
@@ -103,6 +121,7 @@ class _ByBytes:
             del g.recs[r.id]
             if not g.recs:
                 del self.groups[key]
+                del self.starts[bisect.bisect_left(self.starts, (r.lo_min, r.hi_max, r.kind))]
                 for loud in self.loud.values():
                     loud.pop(key, None)
             else:
@@ -114,7 +133,7 @@ class _ByBytes:
                 for k, loud in self.loud.items():   # the record left may have been the loud one
                     if key in loud and len(g.quiet.get(k, ())) == len(g.recs):
                         del loud[key]
-            tkey = r.tids.tobytes()
+            tkey = r.tkey or r.tids.tobytes()
             same = self.by_threads[tkey]
             del same[r.id]
             if not same:
@@ -147,7 +166,18 @@ class _ByBytes:
             if groups is None:
                 groups = self.loud[threads] = {key: g for key, g in self.groups.items()
                                                if len(g.quiet.get(threads, ())) < len(g.recs)}
-        hit = [g for (kind, a, b), g in groups.items() if kind in kinds and b > lo and hi > a]
+        starts = self.starts
+        if len(groups) <= 8:
+            hit = [g for (kind, a, b), g in groups.items() if kind in kinds and b > lo and hi > a]
+        else:
+            i = bisect.bisect_left(starts, (lo - self.max_len + 1,))
+            j = bisect.bisect_left(starts, (hi,), lo=i)
+            hit = []
+            for a, b, kind in starts[i:j]:
+                if b > lo and kind in kinds:
+                    g = groups.get((kind, a, b))
+                    if g is not None:
+                        hit.append(g)
         if not hit:
             return []
         if threads is None:
@@ -176,7 +206,8 @@ class Proxies:
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
         self.unfenced = _ByBytes()
         self.async_readers = _uses(program.body, ("ptx_wgmma_ss", "ptx_wgmma_rs", "tma_store",
-                                                  "ptx_tcgen05_mma_ss", "ptx_tcgen05_mma_ts"))
+                                                  "ptx_tcgen05_mma_ss", "ptx_tcgen05_mma_ts",
+                                                  "ptx_tcgen05_mma_blockscaled_ss", "ptx_tcgen05_cp_warpx4"))
         # generic reads retired from `live` but not yet proxy-fenced: a TMA load over them later
         # needs a fence.proxy.async in between (the reverse direction)
         self.async_writers = _uses(program.body, ("tma_load", "tma_load_multicast", "tma_load_im2col"))
@@ -205,9 +236,9 @@ class Proxies:
     def track(self, rec: Record, ev, writes: bool) -> None:
         """A new access: a generic one waits for its threads' next proxy fence."""
         if ev.proxy == Proxy.GENERIC and (writes or self.async_writers):
-            rec.fence_clk = np.full(len(rec.tids), PENDING, dtype=np.int64)
+            rec.fence_clk = filled(len(rec.tids), PENDING)
             if ev.kind == AccessKind.ASYNC_WRITE:
-                rec.landed_fence_clk = np.full(len(rec.tids), PENDING, dtype=np.int64)
+                rec.landed_fence_clk = filled(len(rec.tids), PENDING)
             self.tracked.add(rec)
 
     def left_live(self, r: Record) -> None:
@@ -219,7 +250,8 @@ class Proxies:
         fence; once per access (fence_vc moves only at a fence)."""
         key = (rec.id, self.fences)
         if self._fence_floor_of != key:
-            self._fence_floor_of, self._fence_floor = key, self.fence_vc[thread_rows(rec.tids)].min(axis=0)
+            rows = self.machine.memory._thread_facts(rec.tids)[4]
+            self._fence_floor_of, self._fence_floor = key, self.fence_vc[rows].min(axis=0)
         return self._fence_floor
 
     def check_access(self, rec: Record, ev, writes: bool) -> None:
@@ -251,6 +283,8 @@ class Proxies:
         key = ("proxy", old.span.start, new.span.start)
         if key in self.machine.seen_pairs:
             return
+        if apart(new, old):
+            return   # no interval meets (below)
         vc = self.machine.vc
         when = old.done if old.done is not None else old.clk
         # Leave out first the old intervals that no thread of `new` can report, whatever the
@@ -322,9 +356,10 @@ class Proxies:
         self.fences += 1
         fencing = thread_table(tids, self.machine.T)
         first, last = int(tids.min()), int(tids.max())
+        fkey = tids.tobytes()
         touched = []
         for kept in (self.tracked, self.unfenced, self.unfenced_reads):
-            for same in kept.by_threads.values():   # the records of one set of threads
+            for tkey, same in kept.by_threads.items():   # the records of one set of threads
                 r0 = next(iter(same.values()))
                 if r0.tmax < first or last < r0.tmin:
                     continue   # none of its threads fences (the epilogue's records at a producer's fence)
@@ -333,8 +368,22 @@ class Proxies:
                     continue
                 # covers the thread's generic accesses issued before the fence, cp.async still in
                 # flight included (TileLang's InjectFenceProxy model; docs/model.md); for the
-                # strict reading, the first fence after a copy landed is kept apart
-                for r in same.values():
+                # strict reading, the first fence after a copy landed is kept apart. The records
+                # this same fence visited before are fenced for its threads already (_ByBytes.
+                # fenced_to): the epilogue's elected thread fences before each TMA store, and its
+                # 127 other threads' stores stay unfenced for good, hundreds per tile
+                recs = same.values()
+                if tkey not in kept.landed:
+                    mark = kept.fenced_to.get((tkey, fkey))
+                    kept.fenced_to[(tkey, fkey)] = kept.seq - 1
+                    if mark is not None:
+                        order, recs = kept.order, []
+                        for r in reversed(same.values()):
+                            if order[r.id][0] <= mark:
+                                break
+                            recs.append(r)
+                        recs.reverse()
+                for r in recs:
                     sel = mine & (r.fence_clk == PENDING)
                     if sel.any():
                         r.fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]

@@ -1,0 +1,58 @@
+"""The lint's stop-early checks end a run at its first race that is certain to be a problem
+(Limits.stop_at_race, analyze._race_stop): the same verdicts as checks from scratch, with
+findings among the full check's, in fewer statement instances. Work, not seconds."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from asyncguard.analyze import Limits, check_text
+from asyncguard.repair import apply_edits
+from asyncguard.repair.redundant import _removal, _sync_stmts, lint_text
+from asyncguard.repair.search import Oracle
+from asyncguard.repair.tree import Tree
+
+REAL = Path(__file__).resolve().parent.parent / "corpus" / "real"
+
+
+def _keys(findings) -> set:
+    return {(f.rule.code, f.line, f.col) for f in findings}
+
+
+def _removals(name: str):
+    text = (REAL / name).read_text()
+    tree = Tree(text, "k.tir")
+    for s, _ in _sync_stmts(tree):
+        yield s.span.line, apply_edits(text, [_removal(tree, s)])[0]
+
+
+def test_a_run_stops_at_a_certain_race_with_the_full_checks_verdict():
+    stop = Limits(stop_when=lambda fs: bool(fs), stop_at_race=True)
+    shorter = 0
+    for line, new in _removals("online_softmax_sm80_s2_t128.tir"):
+        full = check_text(new, "k.tir").kernels[0]
+        early = check_text(new, "k.tir", stop).kernels[0]
+        assert bool(early.findings) == bool(full.findings), line
+        assert _keys(early.findings) <= _keys(full.findings), line
+        if full.findings:
+            assert early.steps <= full.steps, line
+            shorter += early.steps < full.steps
+        else:
+            assert early.steps == full.steps, line
+    assert shorter >= 1
+
+
+def test_without_stop_at_race_a_run_is_not_cut():
+    stop = Limits(stop_when=lambda fs: bool(fs))
+    for line, new in _removals("online_softmax_sm80_s2_t128.tir"):
+        full = check_text(new, "k.tir").kernels[0]
+        assert check_text(new, "k.tir", stop).kernels[0].steps == full.steps, line
+
+
+def test_the_lint_with_runs_stopped_at_races_equals_the_lint_without():
+    text = (REAL / "online_softmax_sm80_s2_t128.tir").read_text()
+    cut, whole = Oracle(text, "k.tir", stop_at_race=True), Oracle(text, "k.tir")
+    assert not cut.notes and not whole.stop_at_race          # whole: the oracle before the cut
+    found = [(f.rule.code, f.line, f.col, f.message) for f in lint_text(text, "k.tir", oracle=cut)]
+    assert found == [(f.rule.code, f.line, f.col, f.message)
+                     for f in lint_text(text, "k.tir", oracle=whole)]
+    assert found
