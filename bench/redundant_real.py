@@ -3,6 +3,7 @@
     nice -n 10 python bench/redundant_real.py --jobs 2              # corpus/real, one command
     python bench/redundant_real.py [--jobs N] [--json OUT] [--sample K] [--only SUBSTR]
                                    [--dir corpus/field] [--over SECONDS] [--same-as JSON]
+                                   [--whole-runs] [--no-prefix]
 
 `--sample K`: about K kernels, evenly spread (the dynamic-K ones always included: they were the
 slow ones); `--only SUBSTR`: kernels whose name contains it; `--dir`: another folder of kernels
@@ -10,6 +11,10 @@ slow ones); `--only SUBSTR`: kernels whose name contains it; `--dir`: another fo
 --redundant`'s work: lint_text) are printed as a distribution (median, p90, max; wall and CPU,
 CPU being what a shared machine's load inflates least), with every kernel over `--over` seconds
 (default 30, issue 17). `--same-as JSON`: exactly the kernels an earlier run's `--json` names.
+`--whole-runs`: the oracle's stop-early checks run each run to its end, as before they could
+end one at a race certain to be a problem (Limits.stop_at_race): the "before" of a comparison.
+`--no-prefix`: every removal is checked from scratch, none by a copy of the unedited kernel's
+run (repair/prefix.py). Rows list `checks` (the oracle's) and `forked` (those answered by a copy).
 
 For every clean kernel in corpus/real/*.tir: each barrier and wait removed alone (the kernel
 still proves clean -> redundant), each wait count raised while it stays clean, and the greedy
@@ -36,11 +41,15 @@ from asyncguard.repair.tree import Tree  # noqa: E402
 
 
 LINT_ONLY = False     # --lint-only, set in each worker
+WHOLE_RUNS = False    # --whole-runs, set in each worker
 
 
-def _set_lint_only(flag: bool) -> None:
-    global LINT_ONLY
-    LINT_ONLY = flag
+def _set_flags(lint_only: bool, whole_runs: bool, no_prefix: bool = False) -> None:
+    global LINT_ONLY, WHOLE_RUNS
+    LINT_ONLY, WHOLE_RUNS = lint_only, whole_runs
+    if no_prefix:    # every removal checked from scratch, as before repair/prefix.py
+        import asyncguard.repair.redundant as redundant
+        redundant.check_removals = lambda oracle, removals: 0
 
 
 def one(path: str) -> dict:
@@ -52,13 +61,17 @@ def one(path: str) -> dict:
     row["barriers"] = sum(1 for _, c in syncs if c.name == "T.tvm_storage_sync")
     row["waits"] = len(syncs) - row["barriers"]
     t0, c0 = time.time(), time.process_time()
-    oracle = Oracle(text, path)    # the lint's own check of the kernel, then one per sync edit
+    # the lint's own check of the kernel, then one per sync edit (lint_text's own oracle)
+    oracle = Oracle(text, path, stop_at_race=not WHOLE_RUNS)
     found = lint_text(text, path, oracle=oracle)
     row["lint_seconds"] = round(time.time() - t0, 2)
     row["lint_cpu_seconds"] = round(time.process_time() - c0, 2)
+    row["checks"] = oracle.calls
+    row["forked"] = getattr(oracle, "forked", 0)    # answered by a copy of the unedited run
     row["AG601"] = sum(f.rule.code == "AG601" for f in found)
     row["AG602"] = sum(f.rule.code == "AG602" for f in found)
     row["AG603"] = sum(f.rule.code == "AG603" for f in found)
+    row["found"] = [f"{f.rule.code} L{f.line}: {f.message}" for f in found]   # to compare two runs
     if LINT_ONLY:
         return row
     _, edits = remove_redundant(text, path, oracle=oracle)
@@ -79,6 +92,12 @@ def main() -> int:
                     help="exactly the kernels an earlier run's --json names (a before/after pair)")
     ap.add_argument("--lint-only", action="store_true",
                     help="time the lint only, not fix --remove-redundant's greedy removal")
+    ap.add_argument("--whole-runs", action="store_true",
+                    help="every run of a stop-early check to its end, as before Limits.stop_at_race "
+                         "(the 'before' of bench/README.md's figures)")
+    ap.add_argument("--no-prefix", action="store_true",
+                    help="no removal shares the unedited kernel's run (repair/prefix.py): the "
+                         "'before' of bench/README.md's session 10 figures")
     ap.add_argument("--dir", default=str(ROOT / "corpus" / "real"), help="the kernels' folder")
     ap.add_argument("--over", type=float, default=30.0,
                     help="list every kernel whose lint took more seconds than this")
@@ -95,8 +114,8 @@ def main() -> int:
         dyn = [f for f in files if "dynamic_k" in f]
         rest = [f for f in files if f not in dyn]
         files = dyn + rest[:: max(1, len(rest) // max(1, args.sample - len(dyn)))]
-    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_lint_only,
-                             initargs=(args.lint_only,)) as pool:   # largest first, rows as they finish
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_set_flags,
+                             initargs=(args.lint_only, args.whole_runs, args.no_prefix)) as pool:   # largest first, rows as they finish
         futs = [pool.submit(one, f) for f in sorted(files, key=lambda f: -os.path.getsize(f))]
         for fut in as_completed(futs):
             rows.append(fut.result())

@@ -5,6 +5,7 @@ per variant as a distribution (median, p90, max; wall and CPU) with every varian
     nice -n 10 python bench/repair_variants.py --jobs 2            # the whole corpus, one command
     python bench/repair_variants.py [--jobs N] [--json OUT] [--sample K] [--only-dynamic]
                                     [--no-dynamic] [--over SECONDS] [--out DIR] [--same-as JSON]
+    python bench/repair_variants.py --compare BEFORE.json AFTER.json
 
 The corpus: corpus/variants, the single-bug variants in corpus/dynamic (`NAME__MUTATION.tir`),
 and every single-bug mutation of corpus/real's symbolic-size (dynamic-K) kernels (corpus/variants
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import os
 import re
@@ -61,12 +63,40 @@ def one(path: str) -> dict:
         after = check_text(r.new_text, path)
         row.update(inserted=r.fix.inserted, changed=r.fix.changed, safety=r.fix.safety,
                    clean_after=after.verdict == "clean",
-                   edits=[e.describe() for e in r.fix.edits])
+                   edits=[e.describe() for e in r.fix.edits],
+                   proof=[[kind, what, list(codes)] for kind, what, codes in r.fix.proof],
+                   text_sha256=hashlib.sha256(r.new_text.encode()).hexdigest())
         if OUT is not None:
             (OUT / Path(path).name).write_text(r.new_text)
     else:
         row["message"] = r.message
+        row["remaining"] = [[f.rule.code, f.line, f.col, f.message] for f in r.remaining]
     return row
+
+
+# what a before/after pair must keep (--compare): everything `fix` prints, and its proof
+SAME = ("status", "edits", "text_sha256", "safety", "proof", "message", "remaining")
+
+
+def compare(before: str, after: str) -> int:
+    """Rows of two --json runs, by variant: any difference in SAME, and the CPU seconds and
+    checks of both sides. 1 when a variant's answer differs."""
+    a = {Path(r["path"]).name: r for r in json.loads(Path(before).read_text())}
+    b = {Path(r["path"]).name: r for r in json.loads(Path(after).read_text())}
+    both = [k for k in a if k in b]
+    differ = [k for k in both if any(a[k].get(f) != b[k].get(f) for f in SAME)]
+    for k in differ:
+        print("DIFFERENT", k, [f for f in SAME if a[k].get(f) != b[k].get(f)])
+    for k in sorted(both, key=lambda k: -a[k]["cpu_seconds"]):
+        if a[k]["checks"] != b[k]["checks"] or max(a[k]["cpu_seconds"], b[k]["cpu_seconds"]) > 3:
+            print(f"  {a[k]['cpu_seconds']:7.2f} -> {b[k]['cpu_seconds']:7.2f} CPU s  checks "
+                  f"{a[k]['checks']:4d} -> {b[k]['checks']:4d}  {a[k]['status']:12s} {k}")
+    for side, rows in (("before", a), ("after", b)):
+        print(distribution(f"CPU seconds per variant, {side}", [rows[k]["cpu_seconds"] for k in both]) +
+              f", summed {sum(rows[k]['cpu_seconds'] for k in both):.1f}, checks "
+              f"{sum(rows[k]['checks'] for k in both)}")
+    print(f"{len(both) - len(differ)} of {len(both)} variants the same ({', '.join(SAME)})")
+    return 1 if differ else 0
 
 
 def dynamic_variants() -> list[str]:
@@ -116,7 +146,12 @@ def main() -> int:
     ap.add_argument("--same-as", metavar="JSON",
                     help="run exactly the variants an earlier run's --json names (a before/after "
                          "pair on one set; the dynamic-K mutations are generated again)")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                    help="compare two --json runs (status, edits, repaired text, proof, message) "
+                         "instead of running anything")
     args = ap.parse_args()
+    if args.compare:
+        return compare(*args.compare)
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for p in (ROOT / "corpus" / "variants").glob("*.tir"))
