@@ -230,6 +230,9 @@ class NumericInputs:
         self.reduced: list = []      # (line, how): branches whose outcome cannot matter
         self.lengths: list = []      # (symbol, what it is, in words)
         self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
+        # (symbol, ir trip expression, {let name: fn(env) -> cell key}, cu_seqlens-like pairs):
+        # a trip count of several loaded values (engine/program.py `_trip_symbol`)
+        self.trip_cells: list = []
         self.bounds: list = []       # (symbol, largest value, line of the shared access that bounds it)
         self.problem: str | None = None   # why the loaded numbers cannot be enumerated
         self.max_patterns = 64
@@ -246,6 +249,12 @@ class NumericInputs:
                     base[key_fn(env)] = int(env[sym])
                 except NotConcreteKey as err:
                     return [], f"the address of {sym} ({err})"
+        for sym, trips, keys, pairs in self.trip_cells:
+            if sym in env:
+                values, why = _trip_values(trips, keys, pairs, env, int(env[sym]))
+                if values is None:
+                    return [], why
+                base.update(values)
         if not self.conditions:
             return [base], None
         import z3
@@ -296,6 +305,36 @@ class NumericInputs:
         if len(out) >= self.max_patterns and query.check() == z3.sat:
             return out, "truncated"
         return out, None
+
+
+def _trip_values(trips, keys: dict, pairs: list, env: dict, value: int):
+    """Loaded values for which trip expression `trips` is `value` in this block (z3: every pair
+    start >= 0, end >= start, int32): ({cell key: value}, None), or (None, why)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
+    from .exprs import free_names
+    zenv = {n: z3.Int(n) for n in keys}
+    for name in free_names(trips) - set(keys) - {"T"}:
+        if name not in env or not isinstance(env[name], (int, np.integer)):
+            return None, f"{name} has no value in this block"
+        zenv[name] = z3.IntVal(int(env[name]))
+    try:
+        term, side = encode(trips, zenv)
+    except Unencodable as err:
+        return None, f"a trip count z3 cannot express ({err})"
+    facts = [term == value, *side]
+    for s, e in pairs:
+        facts += [zenv[s] >= 0, zenv[e] >= zenv[s]]
+    facts += [c for v in zenv.values() if not z3.is_int_value(v) for c in (v < 2 ** 31, v >= 0)]
+    query = Query(*facts)
+    if query.check() != z3.sat:
+        return None, f"no loaded values give the trip count {value} in this block"
+    try:
+        return {keys[n](env): query.number(zenv[n]) for n in keys}, None
+    except NotConcreteKey as err:
+        return None, f"the address of a loaded value ({err})"
 
 
 _INT_LITERALS = {"T.int8", "T.int16", "T.uint8", "T.uint16", "T.uint64"}

@@ -2100,6 +2100,13 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         return e
     bounds = [expand(x) for lp in loops for x in lp.src]
     live = bounds + [expand(st.src) for st, _ in conds]
+    trips = None
+    if any(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
+           - {start, end} - set(el.symbols) - grid_sizes - {"T"} for start, end in pairs):
+        # some pair decides a trip count together with other names: one trip expression?
+        trips = _trip_symbol(el, program, info, bare, pairs, expand, loops, conds, problems)
+    if trips is not None:
+        return set(), trips
     replaced: set = set()
     chosen = []
     for start, end in pairs:
@@ -2194,6 +2201,263 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                             f"together with {', '.join(sorted(extra))} (the size prover needs "
                             "trip counts of the size alone)")
     return set(mapping) | set(inline), fix
+
+
+def _holding(e, names: set):
+    """The smallest subexpression of `e` that holds every occurrence of the names `names` (e
+    itself when they are spread over its operands)."""
+    while True:
+        holding = [c for c in _operands(e) if free_names(c) & names]
+        if len(holding) != 1:
+            return e
+        e = holding[0]
+
+
+def _operands(e) -> list:
+    if isinstance(e, ir.BinOp):
+        return [e.left, e.right]
+    if isinstance(e, ir.UnaryOp):
+        return [e.operand]
+    if isinstance(e, ir.Call):
+        return list(e.args)
+    if isinstance(e, ir.IfExp):
+        return [e.cond, e.then, e.other]
+    return []
+
+
+def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, conds, problems):
+    """Causal varlen attention bounds its loops by one expression of two cu_seqlens pairs and
+    the block index (`min(bx * 2 + (kv_len - q_len + 191) // 64, (kv_len + 63) // 64)`), so
+    no pair is a size alone. Where every loop bound that reads the pairs reads them through one
+    subexpression E, E itself becomes the symbolic size: every use of E reads the symbol, a
+    block-uniform branch on the pairs that z3 shows is `E >= j` reads that, and each checking
+    run loads values z3 picks so that E has the size's value in its block (`trip_cells`). The
+    rest of what the pairs decide is left to the usual passes (guards of shared accesses taken,
+    registers, global addresses), which keep the kernel unknown where it matters. E below 0 is
+    proved to run as E = 0 (every loop, branch and address that reads the symbol, `_below_zero`).
+    Returns the rewrite (prover-facing expressions only: the runs evaluate the loaded values),
+    or None where the shape does not fit (the pairs' own rules then apply)."""
+    names = {n for p in pairs for n in p}
+    if not names:
+        return None
+    found = None
+    lines = []
+    for lp in loops:
+        for x in lp.src:
+            x = expand(x)
+            inside = free_names(x) & names
+            if not inside:
+                continue
+            e = _holding(x, inside)
+            if found is not None and e != found:
+                return None
+            found = e
+            lines.append(lp.span.line)
+    if found is None:
+        return None
+    used = free_names(found) & names
+    block_vars = set(el.launch.block_vars)
+    if not free_names(found) - {"T"} <= names | block_vars | set(el.symbols):
+        return None
+    in_pairs = [p for p in pairs if set(p) & used]
+    if len(in_pairs) < 2 and not free_names(found) & block_vars:
+        return None   # one pair alone: a length (the pairs' own rule)
+    if any(not set(p) <= used for p in in_pairs):
+        return None
+    sym = f"trips(line {lines[0]})"
+    fix = _rewrite_program(program.body, {}, [(found, ir.Var(sym))], {})
+    # block-uniform branches on the pairs: a conjunct the others and E imply is dropped (a
+    # pipeline epilogue's `E + k < A + 2` where E = min(A, B)), and what is left is read as
+    # `E >= j` where z3 shows it is that
+    ranges = _constant_ranges(program.body, {id(st) for st, _ in conds})
+    for st, _ in conds:
+        src = expand(st.src)
+        if not free_names(src) & names:
+            continue
+        src = _drop_implied(src, found, sym, in_pairs, block_vars, ranges.get(id(st), {}), names)
+        if not free_names(src) & names:
+            st.src, st.names = src, frozenset(free_names(src))
+            continue
+        if free_names(src) - {"T"} - names - block_vars - set(el.symbols) - {sym}:
+            continue
+        j = _as_threshold(src, found, sym, in_pairs, block_vars)
+        if j is not None:
+            st.src = ir.BinOp(">=", ir.Var(sym), ir.Const(j))
+            st.names = frozenset({sym})
+    why = _below_zero(el, program.body, sym)
+    if why is not None:
+        problems.append(f"{sym} = {expr_text(found)}: {why}")
+        return fix
+    program.symbols.append(sym)
+    program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
+    program.size_lowest[sym] = 0
+    keys = {n: _cell_key(el, bare[n])[1] for n in used}
+    info.trip_cells.append((sym, found, keys, [p for p in in_pairs]))
+    texts = ", ".join(f"{expr_text(bare[e])} - {expr_text(bare[s])}" for s, e in in_pairs)
+    info.lengths.append((sym, f"the trip count {expr_text(found)} of the loops at lines "
+                              f"{sorted(set(lines))}, decided by {texts}; each run loads values "
+                              "z3 picks to give it, and z3 proved that a negative one runs as 0"))
+    return fix
+
+
+def _pairs_z3(pairs, env) -> list:
+    """cu_seqlens-like pairs: start >= 0, end >= start (the offsets array is non-decreasing)."""
+    return [c for s, e in pairs for c in (env[s] >= 0, env[e] >= env[s])]
+
+
+def _constant_ranges(body, wanted: set, ranges: dict | None = None, out: dict | None = None) -> dict:
+    """id(branch) -> {loop variable: (lo, hi)} of the constant-bound loops around each wanted
+    branch."""
+    ranges, out = ranges or {}, {} if out is None else out
+    for st in body:
+        if isinstance(st, PIf):
+            if id(st) in wanted:
+                out[id(st)] = dict(ranges)
+            _constant_ranges(st.then, wanted, ranges, out)
+            _constant_ranges(st.other, wanted, ranges, out)
+        elif isinstance(st, PLoop):
+            inner = {k: v for k, v in ranges.items() if k != st.var}
+            if len(st.src) == 2 and all(isinstance(x, ir.Const) and isinstance(x.value, int)
+                                        for x in st.src):
+                inner[st.var] = (st.src[0].value, st.src[0].value + st.src[1].value)
+            _constant_ranges(st.body, wanted, inner, out)
+    return out
+
+
+def _conjuncts(e) -> list:
+    if isinstance(e, ir.BinOp) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _drop_implied(cond, trips, sym: str, pairs, block_vars: set, ranges: dict, names: set):
+    """`cond` without the conjuncts that read the pairs and that z3 shows the other conjuncts
+    imply, given sym = trips, the pairs' order and the constant loop ranges."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    parts = _conjuncts(cond)
+    if len(parts) < 2:
+        return cond
+    env = {n: z3.Int(n) for n in set().union(*(free_names(p) for p in parts)) | free_names(trips)
+           if n != "T"}
+    env[sym] = z3.Int("%trips")
+    try:
+        e, side = encode(trips, env)
+        terms = []
+        for p in parts:
+            t, sp = encode(p, env)
+            side += sp
+            terms.append(t)
+    except Unencodable:
+        return cond
+    facts = [env[sym] == e, *side, *_pairs_z3(pairs, env)] + \
+        [env[b] >= 0 for b in block_vars if b in env] + \
+        [c for n, (lo, hi) in ranges.items() if n in env for c in (env[n] >= lo, env[n] < hi)]
+    keep = list(range(len(parts)))
+    for i in range(len(parts)):
+        if not free_names(parts[i]) & names:
+            continue
+        others = [terms[k] for k in keep if k != i]
+        if unsat(*facts, *others, z3.Not(terms[i])):
+            keep.remove(i)
+    if len(keep) == len(parts):
+        return cond
+    out = parts[keep[0]] if keep else ir.Const(True)
+    for k in keep[1:]:
+        out = ir.BinOp("and", out, parts[k])
+    return out
+
+
+def _as_threshold(cond, trips, sym: str, pairs, block_vars: set):
+    """j such that z3 proves `cond` equivalent to `trips >= j` for every value of the pairs
+    and every block index; None when there is none."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query, unsat
+    env = {n: z3.Int(n) for n in free_names(cond) | free_names(trips) - {"T"}}
+    t = z3.Int("%trips")
+    env[sym] = t
+    try:
+        c, sc = encode(cond, env)
+        e, se = encode(trips, env)
+    except Unencodable:
+        return None
+    facts = [t == e, *sc, *se, *_pairs_z3(pairs, env)] + [env[b] >= 0 for b in block_vars if b in env]
+    # the one candidate: the least value of E for which the branch can be taken
+    least = Query(*facts, c, optimize=True)
+    least.minimize(t)
+    if least.check() != z3.sat:
+        return None
+    try:
+        j = least.number(t)
+    except Exception:  # noqa: BLE001 -- unbounded below: no threshold
+        return None
+    return j if unsat(*facts, c != (t >= j)) else None
+
+
+def _below_zero(el, body, sym: str) -> str | None:
+    """Why a negative value of `sym` may run differently from 0, or None: z3 shows every loop
+    and branch reading it decides the same at every value <= 0 as at 0, given the constant
+    ranges of the loops around it, and every other statement reading it sits where nothing
+    runs at 0 (a loop of no trip, a branch not taken)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    t = z3.Int("%trips")
+
+    def terms(e, ranges):
+        env = {n: z3.Int(n) for n in free_names(e) - {"T"}}
+        env[sym] = t
+        lo, side = encode(e, {**env, sym: t})
+        at0, side0 = encode(e, {**env, sym: z3.IntVal(0)})
+        bounds = [c for n, (a, b) in ranges.items() if n in env for c in (env[n] >= a, env[n] < b)]
+        return lo, at0, side + side0 + bounds
+
+    def walk(stmts, ranges) -> str | None:
+        for st in stmts:
+            srcs = st.src if isinstance(st, (PLoop, PStore)) else (st.src,)
+            reads = any(x is not None and sym in free_names(x) for x in srcs)
+            try:
+                if isinstance(st, PLoop):
+                    start, extent = st.src if len(st.src) == 2 else (None, None)
+                    inner = dict(ranges)
+                    if isinstance(start, ir.Const) and isinstance(extent, ir.Const):
+                        inner[st.var] = (start.value, start.value + extent.value)
+                    if reads:
+                        if extent is None or sym in free_names(start):
+                            return f"line {st.span.line}: the loop's start reads it"
+                        n, n0, side = terms(extent, ranges)
+                        if not unsat(*side, t <= 0, z3.If(n > 0, n, 0) != z3.If(n0 > 0, n0, 0)):
+                            return f"line {st.span.line}: the trip count differs below 0"
+                        if unsat(*side, t <= 0, n0 > 0):
+                            continue   # no trip at 0 or below: the body never runs there
+                    why = walk(st.body, inner)
+                elif isinstance(st, PIf):
+                    why = None
+                    if reads:
+                        c, c0, side = terms(st.src, ranges)
+                        if not unsat(*side, t <= 0, c != c0):
+                            return f"line {st.span.line}: the branch differs below 0"
+                        if unsat(*side, t <= 0, c0):
+                            why = walk(st.other, ranges)   # `then` never runs at 0 or below
+                            if why is not None:
+                                return why
+                            continue
+                    why = walk(st.then, ranges) or walk(st.other, ranges)
+                elif reads:
+                    return f"line {st.span.line} reads it where it runs at 0"
+                else:
+                    why = None
+            except Unencodable as err:
+                return f"line {st.span.line}: z3 cannot express it ({err})"
+            if why is not None:
+                return why
+        return None
+    return walk(body, {})
 
 
 def _length_bounds(el, program, syms: set, problems: list) -> list:

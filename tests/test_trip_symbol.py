@@ -1,0 +1,108 @@
+"""A trip count decided by two cu_seqlens pairs and the block index together (causal varlen
+attention: `min(bx * 2 + (kv_len - q_len + 191) // 64, (kv_len + 63) // 64)`) is one symbolic
+size, proved for every value (engine/program.py `_trip_symbol`); each run loads values z3 picks
+to give it, so a finding's witness names them."""
+import textwrap
+from pathlib import Path
+
+from asyncguard.analyze import check_text
+
+SIZES = Path(__file__).resolve().parent.parent / "corpus" / "field_sizes"
+CAUSAL = "flash_attention__example_mha_fwd_varlen__b2_h4_s512_d64_b128x64_s2_t256_causal__flashattn__"
+SM80 = SIZES / (CAUSAL + "sm_80.tir")
+SM90 = SIZES / (CAUSAL + "sm_90a.tir")
+
+MINI = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(Q: T.handle("int32", "global"), K: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 4, "blockIdx.y": 2, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 4)
+    b = T.launch_thread("blockIdx.y", 2)
+    tx = T.launch_thread("threadIdx.x", 64)
+    Q_1 = T.decl_buffer((3,), "int32", data=Q)
+    K_1 = T.decl_buffer((3,), "int32", data=K)
+    G_1 = T.decl_buffer((1048576,), data=G)
+    C_1 = T.decl_buffer((1048576,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    q_start: T.int32 = Q_1[b]
+    q_end: T.int32 = Q_1[b + 1]
+    k_start: T.int32 = K_1[b]
+    k_end: T.int32 = K_1[b + 1]
+    for kk in range({trips}):
+        S[tx + kk % 2 * 64] = G_1[kk * 64 + tx + k_start]
+        T.tvm_storage_sync("shared")
+        C_1[tx + kk * 64] = S[63 - tx + kk % 2 * 64]
+{tail}'''
+TRIPS = "T.min(bx * 2 + (k_end - k_start - q_end + q_start + 63) // 64, (k_end - k_start + 63) // 64)"
+
+
+def mini(tail: str = "") -> str:
+    return MINI.replace("{trips}", TRIPS).replace(
+        "{tail}", textwrap.indent(textwrap.dedent(tail).strip() + "\n", "    ") if tail else "")
+
+
+def lengths(witness: dict, buf: str, b: int = 0) -> int:
+    return witness["inputs"][f"{buf}[{b + 1}]"] - witness["inputs"][f"{buf}[{b}]"]
+
+
+def test_a_trip_count_of_two_pairs_and_the_block_index_is_proved_for_every_value():
+    rep = check_text(mini())
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every trips(line 17) >= 0" in scope
+    assert "decided by Q_1[b + 1] - Q_1[b], K_1[b + 1] - K_1[b]" in scope
+    assert "one block stands for every block" in scope or "blocks checked" not in scope
+
+
+def test_a_branch_that_is_the_trip_count_at_least_one_reads_as_that_and_its_race_has_values():
+    # `0 < A and 0 < kv_len` is `min(A, (kv_len + 63) // 64) >= 1`: after a first trip, thread 0's
+    # store races with thread 63's read of the last trip (no barrier after the loop)
+    rep = check_text(mini("""
+        if 0 < bx * 2 + (k_end - k_start - q_end + q_start + 63) // 64 and 0 < k_end - k_start:
+            S[tx] = T.float32(0)
+    """))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    assert race.line == 22
+    assert lengths(race.witness, "K_1") > 0   # the branch is taken: at least one key
+    assert race.witness["sizes"]["trips(line 17)"] >= 1
+
+
+def test_a_shared_address_reading_the_trip_count_outside_its_loops_stays_unknown():
+    # at a negative trip count the address would differ from the one at 0: not proved
+    rep = check_text(mini(f"S[tx + {TRIPS} % 2 * 64] = T.float32(0)"))
+    assert rep.verdict == "unknown"
+    assert any("reads it where it runs at 0" in s for s in rep.kernels[0].scope)
+
+
+def test_causal_varlen_attention_sm80_is_clean_for_every_sequence_length():
+    rep = check_text(SM80.read_text(), str(SM80))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every trips(line 110) >= 0" in scope
+    assert "one block stands for every block" in scope
+
+
+def test_causal_varlen_attention_sm80_without_its_pipeline_barrier_is_a_race():
+    lines = SM80.read_text().splitlines(keepends=True)
+    assert lines[113].strip() == 'T.tvm_storage_sync("shared")'
+    rep = check_text("".join(lines[:113] + lines[114:]))
+    assert rep.verdict == "buggy"
+    assert any(f.rule.kind == "race" and "cu_seqlens_k_1[1]" in f.witness.get("inputs", {})
+               for f in rep.findings)
+
+
+def test_causal_varlen_attention_sm90a_with_no_key_writes_o_over_q_still_in_flight():
+    # the empty-KV bug of the non-causal varlen kernels (docs/found-bugs.md): with no key the
+    # consumer never waits on the Q load's mbarrier, and O_shared aliases Q_shared
+    rep = check_text(SM90.read_text(), str(SM90))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.code == "AG401")
+    assert race.line == 149
+    assert lengths(race.witness, "cu_seqlens_k_1") == 0
+    # waiting for Q before the epilogue (every consumer thread) mends it
+    lines = SM90.read_text().splitlines(keepends=True)
+    assert lines[146].strip() == 'T.tvm_storage_sync("shared.dyn", 3, 256)'
+    mended = lines[:146] + ["            T.mbarrier_wait_parity(mbarrier_1[8], 0)\n"] + lines[146:]
+    rep = check_text("".join(mended))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
