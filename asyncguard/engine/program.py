@@ -272,6 +272,12 @@ class Elaborator:
         # (_register_slice_store): the root is truth-valued when they are all its loads
         self.truth_copies: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
+        # truth registers copied from global memory (_register_slice_store): the branches whose
+        # whole condition is one element and whose only arm is access-only, per region, and the
+        # regions read anywhere else (elaborate() decides from both which cells are taken)
+        self.taken_register_reads: dict = {}
+        self.register_both: set = set()
+        self._register_site = None   # (load, region) while a truth copy into a register compiles
         self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.count_roots: dict = {}   # set by _count_loops: inputs searched by their count
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
@@ -389,7 +395,10 @@ class Elaborator:
             length = self.compile(ir.BinOp("-", gsl.hi, gsl.lo)) if gsl.hi is not None else None
             out = []
             for j in range(hi - lo):
-                cell = self._input_cell(g, root, lambda env, j=j: start(env) + j, src.span, both=True)
+                # both outcomes matter unless every read of the register is the whole condition
+                # of an access-only branch (decided once the kernel is elaborated)
+                cell = self._input_cell(g, root, lambda env, j=j: start(env) + j, src.span,
+                                        both=lambda region=region: region in self.register_both)
 
                 def value(env, cell=cell, n=hi - lo):
                     if length is None or length(env) != n:
@@ -477,8 +486,12 @@ class Elaborator:
             if len(sub.indices) > 1 else [1]
         fns = [self.compile(i) for i in sub.indices]
         self.input_sites.append((root, tuple(sub.indices), tuple(strides), view.byte_offset, view.elem_size))
+        both = sub is not self._taken_site
+        if self._register_site is not None and self._register_site[0] is sub:
+            region = self._register_site[1]
+            both = lambda: region in self.register_both   # noqa: E731 -- decided after elaboration
         return self._input_cell(view, root, lambda env: sum(f(env) * st for f, st in zip(fns, strides)),
-                                sub.span, both=sub is not self._taken_site)
+                                sub.span, both=both)
 
     def _input_cell(self, view: View, root: str, flat_fn, span, both: bool):
         """fn(env) -> the run's outcome for the element `flat_fn(env)` of global view `view`."""
@@ -509,7 +522,8 @@ class Elaborator:
                     raise NotConcrete(f"a value loaded from {root} used as a number "
                                       f"(data-dependent: {why})", span)
                 return v
-            return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", both,
+            return inputs.value((root, offset + flat * esize), f"{name}[{flat}]",
+                                both() if callable(both) else both,
                                 group=root if root in self.count_roots else None)
         return load
 
@@ -1018,7 +1032,14 @@ class Elaborator:
             self._control(s.cond)
             then, other = self.block(s.then), self.block(s.other)
             bare = _bare_load(s.cond)
-            self._taken_site = bare if bare is not None and not other and _access_only(then) else None
+            taken = bare is not None and not other and _access_only(then)
+            self._taken_site = bare if taken else None
+            for region in _register_regions(self, s.cond):
+                reg = self.register_of(self.view_of(bare.value)) if taken else None
+                if reg is not None and reg[0] == region:
+                    self.taken_register_reads[region] = self.taken_register_reads.get(region, 0) + 1
+                else:
+                    self.register_both.add(region)
             cond = self.compile(s.cond)
             self._taken_site = None
             node = PIf(cond, then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
@@ -1111,7 +1132,13 @@ class Elaborator:
             index = self._register_index(reg, tgt) if reg is not None else None
             if index is not None:
                 self._control(val)
-                return out + [PStore(reg[0], index, self.compile(val), reg[2], reg[3], s.span,
+                # `r[0] = T.Cast("int8", T.Cast("bool", M[i]))`: the load's cell is taken like
+                # the register's branches are (_register_reads_taken)
+                bare = _bare_load(val)
+                self._register_site = (bare, reg[0]) if bare is not None else None
+                value = self.compile(val)
+                self._register_site = None
+                return out + [PStore(reg[0], index, value, reg[2], reg[3], s.span,
                                      (tgt.indices[0] if len(tgt.indices) == 1 else None, val))]
             if reg is not None:
                 self._control(val)
@@ -1194,7 +1221,14 @@ def _access_only(stmts) -> bool:
 
 
 def _bare_load(cond):
-    """The load a condition consists of (`M[i]`, `T.Cast("bool", M[i])`, `T.bool(M[i])`), or None."""
+    """The load a condition consists of (`M[i]`, `T.Cast("bool", M[i])`, `T.bool(M[i])`,
+    `0 < T.Cast("int32", T.Cast("bool", M[i]))`, how TileLang tests an int8 mask), or None."""
+    if isinstance(cond, ir.BinOp) and cond.op == "<" and cond.left == ir.Const(0) and \
+            isinstance(cond.right, ir.Call) and cond.right.name == "T.Cast" and \
+            len(cond.right.args) == 2 and isinstance(cond.right.args[1], ir.Call) and \
+            cond.right.args[1].name == "T.Cast" and len(cond.right.args[1].args) == 2 and \
+            str(getattr(cond.right.args[1].args[0], "value", "")).startswith("bool"):
+        cond = cond.right.args[1]
     while isinstance(cond, ir.Call) and (cond.name == "T.bool" and len(cond.args) == 1 or
                                          cond.name == "T.Cast" and len(cond.args) == 2):
         cond = cond.args[-1]
@@ -1385,6 +1419,7 @@ def elaborate(func: ir.Function) -> Program:
     el = Elaborator(func)
     body = el.block(func.body)
     _scan_globals(el, func.body)
+    _register_reads_taken(el, func)
     for root, copies in el.truth_copies.items():
         loads = [x for x in _subscripts(func.body, []) if
                  (lambda v: v is not None and el.roots.get(v.name) == root)(el.view_of(x.value))]
@@ -1407,6 +1442,23 @@ def elaborate(func: ir.Function) -> Program:
     _numeric_pass(el, program)
     _count_loops(el, program, func)
     return program
+
+
+def _register_reads_taken(el: Elaborator, func: ir.Function) -> None:
+    """A truth register whose every element read is the whole condition of an access-only
+    branch (counted while elaborating) has cells taken as true (engine/inputs.py: skipping such
+    a branch only removes accesses); a read anywhere else, a copy of one included, needs both."""
+    for region, taken in el.taken_register_reads.items():
+        if region in el.register_both:
+            continue
+        names = {n for n, v in el.views.items() if el.register_of(v) is not None and
+                 el.register_of(v)[0] == region}
+        stores = {id(x.target) for x in ir.nodes(func.body) if isinstance(x, ir.Assign)}
+        reads = [x for x in ir.nodes(func.body) if isinstance(x, ir.Subscript) and
+                 isinstance(x.value, ir.Var) and x.value.name in names and id(x) not in stores and
+                 not (len(x.indices) == 1 and isinstance(x.indices[0], ir.Slice))]
+        if len(reads) != taken:
+            el.register_both.add(region)
 
 
 def _register_regions(el: Elaborator, e) -> set:
