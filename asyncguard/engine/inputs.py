@@ -251,7 +251,7 @@ class NumericInputs:
                     return [], f"the address of {sym} ({err})"
         for sym, trips, keys, pairs in self.trip_cells:
             if sym in env:
-                values, why = _trip_values(trips, keys, pairs, env, int(env[sym]))
+                values, why = trip_values(trips, keys, pairs, env, int(env[sym]))
                 if values is None:
                     return [], why
                 base.update(values)
@@ -307,7 +307,7 @@ class NumericInputs:
         return out, None
 
 
-def _trip_values(trips, keys: dict, pairs: list, env: dict, value: int):
+def trip_values(trips, keys: dict, pairs: list, env: dict, value: int):
     """Loaded values for which trip expression `trips` is `value` in this block (z3: every pair
     start >= 0, end >= start, int32): ({cell key: value}, None), or (None, why)."""
     import z3

@@ -348,7 +348,8 @@ def probe_inputs(program, block: dict, run_sizes: dict):
     run; the induction's proof and every checking run's own comparisons decide soundness."""
     numeric = getattr(program, "numeric", None)
     cells = [(sym, key) for sym, key in getattr(numeric, "length_cells", ()) if sym in run_sizes]
-    if not cells:
+    trips = [t for t in getattr(numeric, "trip_cells", ()) if t[0] in run_sizes]
+    if not cells and not trips:
         return None
     env = dict(program.launch.base_env(block), **run_sizes)
     numbers = {}
@@ -357,6 +358,12 @@ def probe_inputs(program, block: dict, run_sizes: dict):
             numbers[key_fn(env)] = int(run_sizes[sym])
         except Exception:  # noqa: BLE001 -- an address the probe cannot compute: no inputs
             return None
+    for sym, expr, keys, pairs in trips:   # a trip count of several loaded values (inputs.py)
+        from ..engine.inputs import trip_values
+        values, _ = trip_values(expr, keys, pairs, env, int(run_sizes[sym]))
+        if values is None:
+            return None
+        numbers.update(values)
     return _LengthsOnly(numbers=numbers)
 
 
