@@ -127,11 +127,22 @@ VARIANTS = {
         V("b2_h4_s512_d64_b128x64_s2_t256_causal", "main(batch=2, heads=4, seq_len=512, dim=64, causal=True)",
           patch=[("dim, causal, block_M=64, block_N=64, num_stages=1, threads=128)",
                   "dim, causal, block_M=128, block_N=64, num_stages=2, threads=256)", 1)], device="cpu"),
+        # eleventh session: causal configs of the builder itself (the autotuner's space)
+        V("h4_d128_b64x128_s3_t128_causal",
+          "flashattn(2, 1024, 1024, 4, 128, True, block_M=64, block_N=128, num_stages=3, threads=128)"),
+        V("h4_d64_b128x128_s2_t256_causal",
+          "flashattn(2, 1024, 1024, 4, 64, True, block_M=128, block_N=128, num_stages=2, threads=256)"),
+        V("h4_d64_b64x64_s0_t128_causal",
+          "flashattn(2, 1024, 1024, 4, 64, True, block_M=64, block_N=64, num_stages=0, threads=128)"),
     ],
     "flash_attention/example_gqa_fwd_varlen.py": [
         V("b2_h8_g4_s512_d64_b64x64_s1_t128_causal", "main(2, 8, 512, 512, 64, 4, True)",
           patch=[("block_M=128, block_N=128, num_stages=2, threads=256)", "block_M=64, block_N=64, num_stages=1, threads=128)", 1)],
           device="cpu"),
+        V("g2_h8_d128_b128x128_s2_t256_causal",
+          "flashattn(2, 2, 1024, 1024, 8, 128, True, block_M=128, block_N=128, num_stages=2, threads=256)"),
+        V("g4_h8_d64_b64x128_s3_t128_causal",
+          "flashattn(2, 4, 1024, 1024, 8, 64, True, block_M=64, block_N=128, num_stages=3, threads=128)"),
     ],
     "flash_decoding/example_gqa_decode.py": [
         V("split4_n64_h64_s1_t128",
@@ -187,6 +198,15 @@ VARIANTS = {
                   "block_M = 128\n    block_N = 64\n    num_stages = 2\n    threads = 256", 1)]),
         V("b64x64_s3_d128_noncausal", "blocksparse_flashattn(1, 4, 512, 128, 8, is_causal=False)",
           patch=[("num_stages = 1\n    threads = 128", "num_stages = 3\n    threads = 128", 1)]),
+        V("b64x64_s2_d64_causal", "blocksparse_flashattn(1, 4, 512, 64, 8, is_causal=True)",
+          patch=[("num_stages = 1\n    threads = 128", "num_stages = 2\n    threads = 128", 1)]),
+        V("b128x128_s3_t256_d64_noncausal", "blocksparse_flashattn(1, 4, 1024, 64, 8, is_causal=False)",
+          patch=[("block_M = 64\n    block_N = 64\n    num_stages = 1\n    threads = 128",
+                  "block_M = 128\n    block_N = 128\n    num_stages = 3\n    threads = 256", 1)]),
+    ],
+    "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_mask.py": [
+        V("h32_hkv8_d128_n64_h64_s3_t128", "flashattn(2, 32, 8, 128, 128, 64, 64, 3, 128)"),
+        V("h32_hkv8_d128_n32_h64_s1_t128", "flashattn(2, 32, 8, 128, 128, 32, 64, 1, 128)"),
     ],
     "blocksparse_gemm/example_blocksparse_gemm.py": [
         V("b64x64x32_s3_t128", "blocksparse_matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=64, block_K=32, "
