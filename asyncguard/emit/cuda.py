@@ -26,6 +26,8 @@ Anything the emitter cannot express raises `EmitError` and the kernel is reporte
 from __future__ import annotations
 
 import re
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
@@ -359,6 +361,17 @@ class _Emitter:
         self.unknown_registers: dict = {} # region -> why a store into it has no C value
         self.delays: list = []            # witness replay: [{line, warp, loops, us}]
         self.uniform_sites = 0            # stores of one value in every thread (ag_write_uniform)
+        # the launch's loaded numbers ({(parameter, byte offset): value}, engine/inputs.py
+        # launch_numbers), printed as one lookup function per parameter; None: none are known
+        self.numbers: dict | None = None
+        self.number_roots: set = set()   # parameters the skeleton loads numbers from
+        # a witness's inputs: truth values come from the table too (default 1), not all 1
+        self.truth_table = False
+        self.truth_roots: set = set()
+        # branches the checker reads as taken by every thread (a guard of shared accesses on a
+        # loaded number, engine/program.py _numeric_pass): the skeleton takes them too
+        numeric = getattr(program, "numeric", None)
+        self.taken_lines = {line for line, _ in numeric.reduced} if numeric is not None else set()
 
     # ---- output
     def out(self, line: str) -> None:
@@ -459,8 +472,54 @@ class _Emitter:
             self.registers[region] = max(self.registers.get(region, 0), size)
             return f"{register_c(region)}[{self.register_index(reg, view, sub)}]"
         if self.input_root(view) is not None and not any(isinstance(i, ir.Slice) for i in sub.indices):
-            return "1LL"
+            if not self.truth_table:
+                return "1LL"
+            root = self.input_root(view)
+            self.truth_roots.add(root)
+            return f"ag_num_{_CNAME.sub('_', root)}((i64)({self.byte_offset(view, sub)}))"
+        root = self.number_root(view)
+        if root is not None and not any(isinstance(i, ir.Slice) for i in sub.indices):
+            self.number_roots.add(root)
+            return f"ag_num_{_CNAME.sub('_', root)}((i64)({self.byte_offset(view, sub)}))"
         return self._fail(sub, "a value loaded from memory (data-dependent)")
+
+    def truth_slice_element(self, reg, tgt: ir.Subscript, val, k: int) -> str:
+        """Element k (from the region's element 0) of a truth copy `r[lo:hi] = Cast(.., G[a:b])`
+        under a witness's inputs: the table's value of G[a + (k - first - lo)]."""
+        src = val
+        while isinstance(src, ir.Call) and src.name == "T.Cast" and len(src.args) == 2:
+            src = src.args[1]
+        view = self.el.view_of(src.value)
+        root = self.input_root(view)
+        lo = self.el.literal(tgt.indices[0].lo) if tgt.indices[0].lo is not None else 0
+        j = k - reg[1] - int(lo)
+        self.truth_roots.add(root)
+        first = self.expr(src.indices[0].lo)
+        return (f"ag_num_{_CNAME.sub('_', root)}((i64)({view.byte_offset}LL + (({first}) + {j}LL) * "
+                f"{view.elem_size}LL))")
+
+    def number_root(self, view) -> str | None:
+        """The read-only global parameter behind `view` when the launch's numbers are known."""
+        el = self.el
+        if self.numbers is None or view is None or view.region is not None:
+            return None
+        root = el.roots.get(view.name)
+        if root is None or root in el.written_roots or el.truth_only.get(root, False):
+            return None
+        return root
+
+    def byte_offset(self, view, sub: ir.Subscript) -> str:
+        """C byte offset of a one-element subscript from its parameter's byte 0 (the engine's
+        cell key, engine/program.py _input_cell)."""
+        shape = view.shape or ()
+        if len(sub.indices) == 1:
+            flat = f"({self.expr(sub.indices[0])})"
+        elif len(sub.indices) == len(shape) and all(isinstance(d, int) for d in shape):
+            flat = " + ".join(f"({self.expr(i)}) * {int(np.prod(shape[k + 1:]))}LL"
+                              for k, i in enumerate(sub.indices))
+        else:
+            return self._fail(sub, "a loaded number at an address of unknown shape")
+        return f"{view.byte_offset}LL + ({flat}) * {view.elem_size}LL"
 
     def input_root(self, view) -> str | None:
         """The global parameter behind `view` when the engine takes its loads as data-dependent
@@ -629,7 +688,7 @@ class _Emitter:
             if self.delays:
                 self.delay(s)   # a warp that only tests the branch can be held back there too
             node = self.node("if", s.span)
-            cond = self.expr(node.cond)
+            cond = "1" if s.span.line in self.taken_lines else self.expr(node.cond)
             self.guards.append(cond)
             self.block(f"if ({cond})", s.then)
             self.guards.pop()
@@ -662,6 +721,8 @@ class _Emitter:
         if any(isinstance(i, ir.Slice) for i in tgt.indices):
             index = f"{int(s.index({}))}LL"          # slice stores are one constant element each
             value = "1LL" if _truth_of_global_slice(self, val) else None
+            if value is not None and self.truth_table:
+                value = self.truth_slice_element(reg, tgt, val, int(s.index({})))
             why = "written from a register slice with a value the engine does not compute"
         else:
             index = self.register_index(reg, view, tgt)
@@ -875,11 +936,35 @@ class _Emitter:
                 self.out(f"{fn}(ag, {base} + {idx} * {es}LL, {es}LL);  // line {call.span.line}: AllReduce level {off}")
 
 
+def _number_tables(numbers: dict | None, used: set, truth: set = frozenset()) -> list:
+    """One device function per read-only parameter the skeleton loads numbers from: the value at
+    each byte offset the launch's checking run read, 0 elsewhere (a cell no checked run reads only
+    addresses global memory, which the skeleton does not touch); for a truth-valued parameter
+    under a witness's inputs, 1 elsewhere (the reference's outcome of a cell it did not fix)."""
+    if numbers is None:
+        return []
+    roots: dict = {root: [] for root in sorted(set(used) | set(truth), key=str)}
+    for (root, off), value in sorted(numbers.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        if root in roots:
+            roots[root].append((int(off), int(value)))
+    out = []
+    for root, cells in roots.items():
+        cases = " ".join(f"case {off}LL: return {value}LL;" for off, value in cells)
+        other = "1LL" if root in truth else "0LL"
+        out.append(f"__device__ __forceinline__ i64 ag_num_{_CNAME.sub('_', str(root))}(i64 off) "
+                   f"{{ switch (off) {{ {cases} default: return {other}; }} }}")
+    return out
+
+
 def emit(func: ir.Function, program: Program, kernel: str | None = None,
-         sizes: dict | None = None, delays: list | None = None) -> Emitted:
+         sizes: dict | None = None, delays: list | None = None, numbers: dict | None = None,
+         truth_table: bool = False) -> Emitted:
     """The skeleton of one prim_func, its symbolic sizes (scalar parameters) bound to `sizes`.
     `delays` ([{line, warp, loops, us}]) hold a warp back before the ops of a line (witness
-    replay). Raises EmitError when it cannot be expressed."""
+    replay). `numbers` ({(parameter, byte offset): value}): what the launch's loads of read-only
+    numbers return (a varlen kernel's cu_seqlens), as the reference run reads them; with
+    `truth_table` the table also holds truth values (a witness's inputs: a block mask's zeros),
+    which are 1 otherwise. Raises EmitError when it cannot be expressed."""
     if program.notes:
         reason, span = program.notes[0]
         raise EmitError(f"line {span.line}: {reason}")
@@ -891,6 +976,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     em = _Emitter(func, program, kernel)
     em.known |= set(sizes)
     em.delays = list(delays or [])
+    em.numbers = None if numbers is None else dict(numbers)
+    em.truth_table = truth_table and numbers is not None
     launch = program.launch
     layout = program.layout
     total = -(-(layout.dyn_bytes + layout.static_bytes) // 16) * 16 or 16
@@ -908,6 +995,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
             f"namespace agns_{kernel} {{", PRELUDE]
     if hopper:
         head.append(HOPPER_PRELUDE)
+    head += _number_tables(em.numbers, em.number_roots, em.truth_roots)
     head.append(f"}}  // namespace agns_{kernel}\nusing namespace agns_{kernel};")
     head.append(
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'

@@ -339,11 +339,58 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
             c.skip = f"{type(err).__name__}: {err}"
             c.refs, c.emitted, c.plan = [], None, {}
         c.seconds = round(time.time() - t0, 3)
+    # a finding whose witness needs inputs the plain runs do not take (a block mask's zeros, an
+    # empty sequence's cu_seqlens): one more launch under exactly those inputs
+    for j, (size, block, pattern, rule, line) in enumerate(witness_inputs(findings, program)):
+        label = f"{func.name}[inputs of {rule} line {line}]"
+        c = new(label)
+        left = seconds - (time.time() - t0) if seconds else 0
+        if seconds and left <= 0:
+            c.skip = f"preparation budget ({seconds:g} s per file) spent before this witness"
+            continue
+        try:
+            with deadline(left, "witness skeleton and reference"):
+                _prepare_instance(c, func, program, size, kernel_name(index, f"{ordinal}_w{j}", path, label),
+                                  False, delays, witness=(block, pattern))
+        except Exception as err:  # noqa: BLE001
+            c.skip = f"{type(err).__name__}: {err}"
+            c.refs, c.emitted, c.plan = [], None, {}
+        c.seconds = round(time.time() - t0, 3)
+    return out
+
+
+MAX_WITNESS_RUNS = 2   # per kernel: distinct witness inputs launched
+
+
+def witness_inputs(findings: list, program) -> list:
+    """[(size, block, inputs by cell name, rule, line)] of the static findings whose witness
+    names data-dependent inputs other than every truth value taken (what the plain runs use),
+    at most MAX_WITNESS_RUNS distinct ones."""
+    out, seen = [], set()
+    block_vars = set(program.launch.block_vars)
+    for f in findings:
+        w = f.get("witness") or {}
+        pattern = w.get("inputs")
+        if f.get("severity") != "error" or not isinstance(pattern, dict) or not pattern or \
+                all(v == 1 for v in pattern.values()):
+            continue
+        size = {s: 1 for s in program.symbols}
+        size.update({k: v for k, v in (w.get("sizes") or {}).items() if k in program.symbols})
+        size = {k: v for k, v in size.items() if k not in block_vars}
+        block = {k: int(v) for k, v in (w.get("block") or {}).items()}
+        key = repr((sorted(size.items()), sorted(block.items()), sorted(pattern.items())))
+        if key not in seen:
+            seen.add(key)
+            out.append((size, block, pattern, f.get("rule"), f.get("line")))
+        if len(out) >= MAX_WITNESS_RUNS:
+            break
     return out
 
 
 def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bool = False,
-                      delays: tuple = ()) -> None:
+                      delays: tuple = (), witness: tuple | None = None) -> None:
+    """One launch of the skeleton at `size`: its traced blocks under every truth value taken, or
+    with `witness` (block, inputs by cell name) that one block under a finding's inputs."""
     from . import reference
     from .cuda import EmitError, emit
 
@@ -351,13 +398,27 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     if why:
         c.skip = f"not launched: {why}"
         return
+    launch = program.launch
+    blocks = traced_blocks(program) if witness is None else [witness[0]]
+    numbers, blocks, why = launch_numbers(program, blocks, size)
+    if why:
+        c.skip = f"not launched: {why}"
+        return
     try:
-        e = emit(func, program, kname, sizes=size, delays=list(delays))
+        e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers)
+        inputs = None
+        if witness is not None:
+            # the reference run under the witness's inputs says what every cell it meets
+            # returns: the skeleton's table (truth values included)
+            probe = reference.WitnessInputs(witness[1], numbers)
+            reference.compute(program, e, blocks[0], sizes=size, numbers=numbers, inputs=probe)
+            numbers = {**(numbers or {}), **probe.used}
+            e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers,
+                     truth_table=True)
+            inputs = (lambda: reference.WitnessInputs(witness[1], numbers))
     except EmitError as err:
         c.skip = f"not emitted: {err}"
         return
-    launch = program.launch
-    blocks = traced_blocks(program)
     # only the traced blocks are launched, each with its real block index (the block-index map):
     # blocks share nothing the skeleton checks (shared memory, barriers, mbarriers are per block),
     # and a full grid of a large example (16384^3 GEMM: 16384 blocks of 256 TMA stages) outlasts
@@ -365,7 +426,8 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     bmap = [[int(b.get(f"blockIdx.{a}", 0)) for a in "xyz"] for b in blocks]
     T = launch.num_threads
     for b in blocks:
-        r = reference.compute(program, e, b, sizes=size)
+        r = reference.compute(program, e, b, sizes=size, numbers=numbers,
+                              inputs=inputs() if inputs is not None else None)
         if len(r.reads) != T:
             raise AssertionError(f"reference has {len(r.reads)} threads, the launch {T}")
         c.refs.append(r)
@@ -387,7 +449,34 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     c.emitted = e
     if replay and c.findings and not c.hang:
         from .replay import prepare_replays
-        prepare_replays(c, func, program, size, kname)
+        prepare_replays(c, func, program, size, kname, numbers)
+
+
+def launch_numbers(program, blocks: list, size: dict) -> tuple[dict | None, list, str | None]:
+    """The numbers the launch's loads of read-only numbers return (a varlen kernel's cu_seqlens):
+    what the checker's run of each traced block at this size read (engine/inputs.py
+    launch_numbers), merged into one table, and the traced blocks that table serves: a block
+    that would need a cell to hold another value than an earlier block's (batch 1's start is
+    batch 0's end) is not launched. (None, blocks, None) when the kernel loads no numbers,
+    (None, [], why) when the first block has no such run."""
+    numeric = getattr(program, "numeric", None)
+    if numeric is None:
+        return None, blocks, None
+    from ..engine.inputs import launch_numbers as run_numbers
+    out: dict = {}
+    kept: list = []
+    for b in blocks:
+        env = {k: v for k, v in dict(program.launch.base_env(b), **size).items()
+               if not isinstance(v, np.ndarray)}
+        got, why = run_numbers(numeric, env)
+        if got is None:
+            if not kept:
+                return None, [], f"loaded numbers of block {b or 0}: {why}"
+            continue
+        if all(out.get(key, value) == value for key, value in got.items()):
+            out.update(got)
+            kept.append(b)
+    return out, kept, None
 
 
 def predicted_hang_source(source: str) -> str:

@@ -56,6 +56,30 @@ class AllTaken(Inputs):
         return 1
 
 
+class WitnessInputs(Inputs):
+    """The inputs of a finding's witness (`{"BlockSparseMask_1[0]": 0, "cu_seqlens_k_1[1]": 0}`,
+    by the names the checker's run gave its cells): a named cell takes the witness's value, any
+    other truth value 1 and any other number the launch table's. `used` records what every cell
+    met returned, keyed as the skeleton's table is (emit/cuda.py `ag_num_*`)."""
+
+    def __init__(self, pattern: dict, numbers: dict | None = None):
+        super().__init__(numbers=numbers)
+        self.pattern = dict(pattern)
+        self.used: dict = {}
+
+    def value(self, cell, text: str, both: bool, group=None) -> int:
+        super().value(cell, text, both, group)
+        v = int(self.pattern.get(text, 1))
+        self.used[cell] = v
+        return v
+
+    def number(self, cell, text: str):
+        v = int(self.pattern[text]) if text in self.pattern else super().number(cell, text)
+        if v is not None:
+            self.used[cell] = v
+        return v
+
+
 # The reference needs the order of events, not the checker's findings (the static check has
 # them): the pairwise race and proxy checks, which only record findings, were most of a
 # reference's time (dequant mxfp4 GEMM: 35 of 42 s in Memory._check_pair)
@@ -110,11 +134,15 @@ class Reference:
 
 
 def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000,
-            sizes: dict | None = None) -> Reference:
+            sizes: dict | None = None, numbers: dict | None = None, inputs=None) -> Reference:
+    """`numbers`: the loaded numbers of the launch ({cell key: value}, engine/inputs.py
+    launch_numbers), which the skeleton prints as its table (emit/cuda.py); `inputs`: the run's
+    Inputs instead of every truth value taken (a witness's, WitnessInputs)."""
     # every iteration runs: the skeleton executes them all, so loop acceleration (skipping
     # proved-periodic iterations) would leave reads out of the reference
     rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps,
-                    sizes=dict(sizes or {}, **{INPUTS: AllTaken()}), accelerate_above=1 << 62)
+                    sizes=dict(sizes or {}, **{INPUTS: inputs or AllTaken(numbers=numbers)}),
+                    accelerate_above=1 << 62)
     res = rec.run()
     T = program.launch.num_threads
     ref = Reference(block or {}, [[] for _ in range(T)], np.zeros(T, dtype=np.int64))

@@ -233,6 +233,9 @@ class NumericInputs:
         # (symbol, ir trip expression, {let name: fn(env) -> cell key}, cu_seqlens-like pairs):
         # a trip count of several loaded values (engine/program.py `_trip_symbol`)
         self.trip_cells: list = []
+        # (symbol, fn(env) -> start cell key, fn(env) -> end cell key): a cu_seqlens-like pair whose
+        # difference is a symbolic size (the runs read start as 0 and end as the size)
+        self.pair_cells: list = []
         self.bounds: list = []       # (symbol, largest value, line of the shared access that bounds it)
         self.problem: str | None = None   # why the loaded numbers cannot be enumerated
         self.max_patterns = 64
@@ -305,6 +308,25 @@ class NumericInputs:
         if len(out) >= self.max_patterns and query.check() == z3.sat:
             return out, "truncated"
         return out, None
+
+
+def launch_numbers(numeric, env: dict) -> tuple[dict | None, str | None]:
+    """The numbers one checking run of a block loads ({cell key: value}: its first satisfiable
+    combination, the pairs' start 0 and end the size), for a launch that must read what that
+    run read (the sanitizer gate, emit/prepare.py); (None, why) when there is none."""
+    if numeric is None:
+        return {}, None
+    found, why = numeric.assignments(env)
+    if not found:
+        return None, why or "no satisfiable values for the loaded numbers"
+    out = dict(found[0])
+    for sym, start_fn, end_fn in numeric.pair_cells:
+        if sym in env:
+            try:
+                out[start_fn(env)], out[end_fn(env)] = 0, int(env[sym])
+            except NotConcreteKey as err:
+                return None, f"the address of {sym}'s pair ({err})"
+    return out, None
 
 
 def trip_values(trips, keys: dict, pairs: list, env: dict, value: int):

@@ -2197,6 +2197,8 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.size_lowest[sym] = 0
         info.lengths.append((sym, f"{expr_text(bare[end] if end in bare else lets[end].left)} - "
                                   f"{expr_text(bare[start])}"))
+        info.pair_cells.append((sym, _cell_key(el, bare[start])[1],
+                                _cell_key(el, bare[end] if end in bare else lets[end].left)[1]))
     # a single cell at a block-uniform address that decides a trip count by itself (a paged
     # kernel's cache_seqlens[bx]): its own symbolic size, read by the run from the size's value
     block_vars = set(el.launch.block_vars)
