@@ -48,3 +48,13 @@ def test_a_varlen_kernels_witness_replay_is_emitted_with_its_numbers():
     empty = next(c for c in replayed if c.id.endswith("trips(line 65)=0]"))
     sources = [r["source"] for r in empty.replays if r.get("source")]
     assert sources and all("ag_num_cu_seqlens_k" in src for src in sources)
+
+
+def test_a_plain_mask_copy_read_as_truth_values_is_launched_too():
+    # SeerAttention copies BlockSparseMask into a register without a bool cast; every read asks
+    # `!= 0`, so the engine reads truth values and the skeleton prints them (its witness's zeros)
+    seer = ROOT / "field" / "seer_attention__block_sparse_attn_tilelang__blocksparse_flashattn__sm_90a.tir"
+    got = cases(seer)
+    assert all(c.skip is None for c in got.values()), {k: c.skip for k, c in got.items()}
+    witness = next(c for k, c in got.items() if "[inputs of AG401" in k)
+    assert "case 0LL: return 0LL;" in witness.emitted.source

@@ -31,7 +31,7 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, _scan_globals
+from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, _scan_globals, truth_from_copies
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
@@ -320,10 +320,12 @@ def _truth_of_global_slice(em, val) -> bool:
     while isinstance(val, ir.Call) and val.name == "T.Cast" and len(val.args) == 2:
         truth = truth or str(em.el.literal(val.args[0]) or "").startswith("bool")
         val = val.args[1]
-    if not (truth and isinstance(val, ir.Subscript) and len(val.indices) == 1
-            and isinstance(val.indices[0], ir.Slice)):
+    if not (isinstance(val, ir.Subscript) and len(val.indices) == 1 and isinstance(val.indices[0], ir.Slice)):
         return False
-    return em.input_root(em.el.view_of(val.value)) is not None
+    root = em.input_root(em.el.view_of(val.value))
+    # a plain copy the engine reads as truth values (every read of the register asks `!= 0`:
+    # SeerAttention's `block_mask[0:4] = BlockSparseMask[...]`, engine/program.py)
+    return root is not None and (truth or any(val is x for x in em.el.truth_copies.get(root, ())))
 
 
 def _byte_size(size, what, span) -> int:
@@ -346,6 +348,7 @@ class _Emitter:
         self.el = Elaborator(func)
         self.el.block(func.body)
         _scan_globals(self.el, func.body)
+        truth_from_copies(self.el, func)
         self.el.views = program.views
         self.el.launch = program.launch
         self.lines: list[str] = []

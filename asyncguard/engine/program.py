@@ -1420,11 +1420,7 @@ def elaborate(func: ir.Function) -> Program:
     body = el.block(func.body)
     _scan_globals(el, func.body)
     _register_reads_taken(el, func)
-    for root, copies in el.truth_copies.items():
-        loads = [x for x in _subscripts(func.body, []) if
-                 (lambda v: v is not None and el.roots.get(v.name) == root)(el.view_of(x.value))]
-        if len(loads) == len(copies) and all(any(x is c for c in copies) for x in loads):
-            el.truth_only[root] = True
+    truth_from_copies(el, func)
     el.layout.assign_bases()
     program = Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                        el.barrier_regions, el.symbols,
@@ -1442,6 +1438,16 @@ def elaborate(func: ir.Function) -> Program:
     _numeric_pass(el, program)
     _count_loops(el, program, func)
     return program
+
+
+def truth_from_copies(el: Elaborator, func: ir.Function) -> None:
+    """A parameter every load of which is a copy into a register read only as truth values
+    (_register_slice_store) is truth-valued (el.truth_only)."""
+    for root, copies in el.truth_copies.items():
+        loads = [x for x in _subscripts(func.body, []) if
+                 (lambda v: v is not None and el.roots.get(v.name) == root)(el.view_of(x.value))]
+        if len(loads) == len(copies) and all(any(x is c for c in copies) for x in loads):
+            el.truth_only[root] = True
 
 
 def _register_reads_taken(el: Elaborator, func: ir.Function) -> None:
