@@ -106,3 +106,22 @@ def test_causal_varlen_attention_sm90a_with_no_key_writes_o_over_q_still_in_flig
     mended = lines[:146] + ["            T.mbarrier_wait_parity(mbarrier_1[8], 0)\n"] + lines[146:]
     rep = check_text("".join(mended))
     assert rep.verdict == "clean", [f.message for f in rep.findings]
+
+
+def test_a_branch_on_one_pair_beside_the_trip_count_keeps_the_trip_count_in_every_combination():
+    # the tail barrier is only there for short queries: for q_len >= 1000 and a first trip,
+    # thread 0's store races with the last trip's reads. A long query moves the trip count
+    # (kv_len - q_len): the witness's values must still give the run's trip count
+    rep = check_text(mini("""
+        if q_end - q_start < 1000:
+            T.tvm_storage_sync("shared")
+        S[tx] = T.float32(0)
+    """))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    w = race.witness
+    q_len, k_len = lengths(w, "Q_1"), lengths(w, "K_1")
+    assert q_len >= 1000
+    bx = w.get("block", {}).get("blockIdx.x", 0)
+    trips = min(bx * 2 + (k_len - q_len + 63) // 64, (k_len + 63) // 64)
+    assert trips == w["sizes"]["trips(line 17)"] >= 1

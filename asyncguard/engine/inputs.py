@@ -300,6 +300,28 @@ class NumericInputs:
                 atoms.append(term)
         except (Unencodable, NotConcreteKey) as err:
             return [], f"a branch on a loaded value z3 cannot express ({err})"
+        # a trip count of several loaded values keeps the size's value in every combination: its
+        # cells are solved together with the conditions' (a condition's cell may be one of them)
+        try:
+            for sym, trips, keys, pairs in self.trip_cells:
+                if sym not in env:
+                    continue
+                names = {}
+                for name, key_fn in keys.items():
+                    key = key_fn(env)
+                    if key not in cells:
+                        cells[key] = z3.Int(f"cell{len(cells)}")
+                        bounds.extend([cells[key] >= 0, cells[key] < 2 ** 31])
+                    names[name] = cells[key]
+                zenv = dict(names)
+                from .exprs import free_names
+                for name in free_names(trips) - set(names) - {"T"}:
+                    zenv[name] = z3.IntVal(int(env[name]))
+                term, s = encode(trips, zenv)
+                side += s + [term == int(env[sym])]
+                side += [c for a, b in pairs for c in (names[a] >= 0, names[b] >= names[a])]
+        except (Unencodable, NotConcreteKey, KeyError, TypeError) as err:
+            return [], f"a trip count with a branch on its loaded values ({err})"
         query = Query(*bounds, *side, rlimit=None)
         out = []
         while len(out) < self.max_patterns and query.check() == z3.sat:
