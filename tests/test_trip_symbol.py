@@ -125,3 +125,16 @@ def test_a_branch_on_one_pair_beside_the_trip_count_keeps_the_trip_count_in_ever
     bx = w.get("block", {}).get("blockIdx.x", 0)
     trips = min(bx * 2 + (k_len - q_len + 63) // 64, (k_len + 63) // 64)
     assert trips == w["sizes"]["trips(line 17)"] >= 1
+
+
+def test_a_trip_count_a_window_bounds_is_checked_up_to_its_largest_value():
+    # `min(A, B) // 64 - max(0, A' // 64)`: a sliding window keeps it at most 4; larger sizes
+    # are no launch (no loaded values give them), so the checked values end at the bound
+    path = SIZES / ("attention_sink__example_gqa_sink_fwd_varlen__g4_h8_d64_w128_b64x64_s2_t128_causal__"
+                    "flashattn_sink__sm_90a.tir")
+    rep = check_text(path.read_text(), str(path))
+    assert rep.verdict == "buggy"   # the empty-KV race of the unwindowed kernels
+    assert {f.rule.code for f in rep.findings if f.rule.kind == "race"} == {"AG401"}
+    scope = " ".join(rep.kernels[0].scope)
+    assert "checked for trips(line 68) in {0, 1, 2, 3, 4}" in scope
+    assert "never above 4" in scope

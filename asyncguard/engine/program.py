@@ -2351,13 +2351,38 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
     program.symbols.append(sym)
     program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
     program.size_lowest[sym] = 0
+    most = _largest(found, in_pairs, block_vars)
+    if most is not None:   # a sliding window bounds the trip count: no larger value is a launch
+        program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(max(most, 0))))
     keys = {n: _cell_key(el, bare[n])[1] for n in used}
     info.trip_cells.append((sym, found, keys, [p for p in in_pairs]))
     texts = ", ".join(f"{expr_text(bare[e])} - {expr_text(bare[s])}" for s, e in in_pairs)
     info.lengths.append((sym, f"the trip count {expr_text(found)} of the loops at lines "
                               f"{sorted(set(lines))}, decided by {texts}; each run loads values "
-                              "z3 picks to give it, and z3 proved that a negative one runs as 0"))
+                              "z3 picks to give it, and z3 proved that a negative one runs as 0" +
+                              (f", and that it is never above {max(most, 0)}" if most is not None else "")))
     return fix
+
+
+def _largest(trips, pairs, block_vars: set):
+    """The largest value z3 finds `trips` can take over every value of the pairs and every
+    block index, or None when it has none (it grows with a length)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
+    env = {n: z3.Int(n) for n in free_names(trips) - {"T"}}
+    try:
+        e, side = encode(trips, env)
+    except Unencodable:
+        return None
+    query = Query(*side, *_pairs_z3(pairs, env), *[env[b] >= 0 for b in block_vars if b in env],
+                  optimize=True)
+    handle = query.solver.maximize(query._here(e))
+    if query.check() != z3.sat:
+        return None
+    upper = handle.upper()
+    return upper.as_long() if z3.is_int_value(upper) else None
 
 
 def _pairs_z3(pairs, env) -> list:
