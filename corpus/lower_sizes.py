@@ -204,6 +204,25 @@ VARIANTS = {
           patch=[("block_M = 64\n    block_N = 64\n    num_stages = 1\n    threads = 128",
                   "block_M = 128\n    block_N = 128\n    num_stages = 3\n    threads = 256", 1)]),
     ],
+    # eleventh session: more examples with loaded lengths (windowed sink attention, block-causal
+    # varlen) and one chunked linear-attention output kernel
+    "attention_sink/example_gqa_sink_fwd_varlen.py": [
+        V("g4_h8_d64_w128_b64x64_s2_t128_causal", "flashattn_sink(2, 4, 1024, 1024, 8, 64, True, window_size=128, "
+          "block_M=64, block_N=64, num_stages=2, threads=128)"),
+        V("g2_h8_d128_b128x128_s2_t256_causal", "flashattn_sink(2, 2, 1024, 1024, 8, 128, True, block_M=128, "
+          "block_N=128, num_stages=2, threads=256)"),
+    ],
+    "block_causal_attention/block_causal_attention_varlen.py": [
+        V("b2_h4_d64_dllm32_bs64_s2_t128", "_fwd_varlen_template(2, 4, 64, 32, 0.125, block_size=64, num_stages=2, threads=128)"),
+        V("b2_h4_d128_dllm64_bs128_s1_t256", "_fwd_varlen_template(2, 4, 128, 64, 0.0884, block_size=128, num_stages=1, "
+          "threads=256)"),
+    ],
+    "kda/chunk_o.py": [
+        V("s256_h2_dk128_dv128_bdk64_s2_t128", "tilelang_chunk_fwd_o(1, 256, 2, 128, 128, 'bfloat16', 'bfloat16', "
+          "'float32', 'float32', 64, 0.088, block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
+        V("s256_h2_dk64_dv64_bdk32_s3_t256", "tilelang_chunk_fwd_o(1, 256, 2, 64, 64, 'bfloat16', 'bfloat16', "
+          "'float32', 'float32', 64, 0.125, block_S=64, block_DK=32, block_DV=64, threads=256, num_stages=3)"),
+    ],
     "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_mask.py": [
         V("h32_hkv8_d128_n64_h64_s3_t128", "flashattn(2, 32, 8, 128, 128, 64, 64, 3, 128)"),
         V("h32_hkv8_d128_n32_h64_s1_t128", "flashattn(2, 32, 8, 128, 128, 32, 64, 1, 128)"),
