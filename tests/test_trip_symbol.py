@@ -138,3 +138,15 @@ def test_a_trip_count_a_window_bounds_is_checked_up_to_its_largest_value():
     scope = " ".join(rep.kernels[0].scope)
     assert "checked for trips(line 68) in {0, 1, 2, 3, 4}" in scope
     assert "never above 4" in scope
+
+
+def test_a_windowed_pipeline_slot_written_apart_from_the_trip_count_reads_the_trip_count():
+    # sm_80, 2 stages: the slot `(A // 64 + k - max(0, ..)) % 2` is `(E + k) % 2` with E the trip
+    # count `A // 64 - max(0, ..)` (z3), so the window's first key block decides nothing else
+    path = SIZES / ("attention_sink__example_gqa_sink_fwd_varlen__g4_h8_d64_w128_b64x64_s2_t128_causal__"
+                    "flashattn_sink__sm_80.tir")
+    rep = check_text(path.read_text(), str(path))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "one block stands for every block" in scope
+    assert "checked for trips(line 118) in {0, 1, 2, 3, 4}" in scope

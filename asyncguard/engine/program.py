@@ -2326,6 +2326,14 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         return None
     sym = f"trips(line {lines[0]})"
     fix = _rewrite_program(program.body, {}, [(found, ir.Var(sym))], {})
+    # a shared address or branch that is E plus something the pairs do not decide, written
+    # another way (a windowed pipeline's slot `(A // 64 + k - max(0, ..)) % 2` with E = A // 64 -
+    # max(0, ..)): read as the symbol plus that rest (z3)
+    via = _addresses_via_trips(program.body, found, sym, names, in_pairs, block_vars)
+    structural = fix
+
+    def fix(e):   # what the later passes read: both rewrites
+        return via(structural(e))
     # block-uniform branches on the pairs: a conjunct the others and E imply is dropped (a
     # pipeline epilogue's `E + k < A + 2` where E = min(A, B)), and what is left is read as
     # `E >= j` where z3 shows it is that
@@ -2383,6 +2391,85 @@ def _largest(trips, pairs, block_vars: set):
         return None
     upper = handle.upper()
     return upper.as_long() if z3.is_int_value(upper) else None
+
+
+def _addresses_via_trips(body, trips, sym: str, names: set, pairs, block_vars: set, memo=None):
+    """In every statement's prover-facing source, the smallest subexpressions x reading the pairs
+    for which z3 shows x - trips does not depend on them become `sym + (x - trips)` with the pairs
+    at 0 (any values would do). Returns that rewrite, for other expressions."""
+    memo = {} if memo is None else memo
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    zero = {n: ir.Const(0) for n in names}
+
+    def rest_of(x):
+        if not isinstance(x, ir.BinOp) or x.op not in ("+", "-", "*") or not free_names(x) & names:
+            return None
+        if x not in memo:
+            memo[x] = _rest_of(x)
+        return memo[x]
+
+    def _rest_of(x):
+        diff = ir.BinOp("-", x, trips)
+        free = free_names(diff) - {"T"}
+        one = {n: z3.Int(n) for n in free}
+        two = {n: (z3.Int(n + "%2") if n in names else v) for n, v in one.items()}
+        try:
+            a, sa = encode(diff, one)
+            b, sb = encode(diff, two)
+        except Unencodable:
+            return None
+        facts = [*sa, *sb, *_pairs_z3(pairs, one), *_pairs_z3(pairs, two)] + \
+            [one[v] >= 0 for v in block_vars if v in one]
+        if not unsat(*facts, a != b):
+            return None
+        rest = _rewrite(diff, zero)
+        # a rest the block index does not decide either reads it at 0 (then folds to constants
+        # and loop variables): the block index stays out of what the provers read
+        blocks = {v: ir.Const(0) for v in block_vars & free_names(rest)}
+        if blocks:
+            three = {n: (z3.Int(n + "%3") if n in blocks else z3.Int(n)) for n in free_names(rest) - {"T"}}
+            four = {n: z3.Int(n) for n in free_names(rest) - {"T"}}
+            try:
+                c, sc = encode(rest, three)
+                d, sd = encode(rest, four)
+            except Unencodable:
+                c = None
+            if c is not None and unsat(*sc, *sd, *[three[v] >= 0 for v in blocks], *[four[v] >= 0 for v in blocks],
+                                       c != d):
+                rest = _rewrite(rest, blocks)
+        return ir.BinOp("+", ir.Var(sym), _folded(rest))
+
+    def fix(e):
+        return ir.rewrite(e, rest_of) if e is not None and free_names(e) & names else e
+    for st in body:
+        if isinstance(st, POp):
+            st.src = fix(st.src)
+        elif isinstance(st, PIf):
+            if st.src is not None and free_names(st.src) & names:
+                st.src = fix(st.src)   # a pipeline epilogue's `2 <= A // 64 + k - max(0, ..)`
+                st.names = frozenset(free_names(st.src))
+            _addresses_via_trips(st.then, trips, sym, names, pairs, block_vars, memo)
+            _addresses_via_trips(st.other, trips, sym, names, pairs, block_vars, memo)
+        elif isinstance(st, PLoop):
+            _addresses_via_trips(st.body, trips, sym, names, pairs, block_vars, memo)
+    return fix
+
+
+def _folded(e):
+    """`e` with every subexpression that reads no name replaced by its value."""
+    def const(x):
+        if isinstance(x, (ir.BinOp, ir.UnaryOp, ir.Call)) and not free_names(x) - {"T"}:
+            try:
+                v = compile_expr(x)({})
+            except Exception:  # noqa: BLE001 -- not a number here: left as written
+                return None
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                return ir.Const(int(v))
+        return None
+    return ir.rewrite(e, const)
 
 
 def _pairs_z3(pairs, env) -> list:
