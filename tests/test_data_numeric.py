@@ -247,3 +247,18 @@ def test_sparse_mla_without_the_producer_wait_for_a_free_stage_overwrites_it():
     rep = check_text(m.apply(text))
     assert ("AG103", 258) in {(f.rule.code, f.line) for f in rep.findings}   # the cp.async refill
     assert {f.rule.code for f in rep.findings} & EXPECTED_RULES[m.kind]
+
+
+def test_a_length_bounded_through_a_tvmscript_call_in_the_shared_address():
+    # the same column written through `T.max(n - 1, 0)`: `T` is TVMScript's namespace, not a
+    # name the bound must range over (it made the bound unknown: "cannot bound (name T)")
+    text = LENGTH.replace("    S = T.alloc_buffer((128,), scope=\"shared.dyn\")",
+                          "    S = T.alloc_buffer((128,), scope=\"shared.dyn\")\n"
+                          "    R = T.alloc_buffer((8,), scope=\"shared.dyn\")")
+    text = text.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"
+                                  "    if tx == 0 and 1 <= n:\n"
+                                  "        R[T.max(n - 1, 0)] = T.float32(0)\n")
+    rep = check_text(text)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("at most 512: the largest for which the shared access at line 19" in s
+               for s in rep.kernels[0].scope), rep.kernels[0].scope

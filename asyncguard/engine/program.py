@@ -2678,9 +2678,9 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
             bound_one(st, acc, index, next(iter(mentioned)), loops, guards)
 
     def bound_one(st, acc, index, sym, loops, guards) -> None:
-        env = {n: z3.Int(n) for n in free_names(index) | {lp.var for lp in loops}
+        env = {n: z3.Int(n) for n in (free_names(index) | {lp.var for lp in loops}
                | {v for lp in loops for v in free_names(lp.src)}
-               | {v for g, _ in guards for v in free_names(g)}}
+               | {v for g, _ in guards for v in free_names(g)}) - {"T"}}   # T: TVMScript's namespace
         side, limits = [], []
         try:
             for n, v in env.items():
