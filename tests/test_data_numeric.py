@@ -143,16 +143,20 @@ def test_a_length_loaded_from_one_cell_with_a_race_from_the_second_tile_is_found
     assert race.witness["sizes"]["Lens_1[bx]"] > 64   # at least two tiles
 
 
-def test_a_length_that_decides_a_shared_address_is_bounded_by_the_buffer_it_indexes():
-    # the per-tile column of a logits row (flash decoding): the row has 8 columns, so the kernel
-    # is meant for lengths up to 8 * 64; larger lengths would write past the row
+def column_kernel(column: str) -> str:
+    """LENGTH with an 8-column row R and, after the loop, thread 0 writing R[column]."""
     text = LENGTH.replace("    S = T.alloc_buffer((128,), scope=\"shared.dyn\")",
                           "    S = T.alloc_buffer((128,), scope=\"shared.dyn\")\n"
                           "    R = T.alloc_buffer((8,), scope=\"shared.dyn\")")
-    text = text.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"
+    return text.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"
                                   "    if tx == 0 and 1 <= n:\n"
-                                  "        R[n - 1] = T.float32(0)\n")
-    rep = check_text(text)
+                                  f"        R[{column}] = T.float32(0)\n")
+
+
+def test_a_length_that_decides_a_shared_address_is_bounded_by_the_buffer_it_indexes():
+    # the per-tile column of a logits row (flash decoding): the row has 8 columns, so the kernel
+    # is meant for lengths up to 8 * 64; larger lengths would write past the row
+    rep = check_text(column_kernel("n - 1"))
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert any("at most 512: the largest for which the shared access at line 19" in s   # R[n - 1]
                for s in rep.kernels[0].scope), rep.kernels[0].scope
@@ -252,13 +256,7 @@ def test_sparse_mla_without_the_producer_wait_for_a_free_stage_overwrites_it():
 def test_a_length_bounded_through_a_tvmscript_call_in_the_shared_address():
     # the same column written through `T.max(n - 1, 0)`: `T` is TVMScript's namespace, not a
     # name the bound must range over (it made the bound unknown: "cannot bound (name T)")
-    text = LENGTH.replace("    S = T.alloc_buffer((128,), scope=\"shared.dyn\")",
-                          "    S = T.alloc_buffer((128,), scope=\"shared.dyn\")\n"
-                          "    R = T.alloc_buffer((8,), scope=\"shared.dyn\")")
-    text = text.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n"
-                                  "    if tx == 0 and 1 <= n:\n"
-                                  "        R[T.max(n - 1, 0)] = T.float32(0)\n")
-    rep = check_text(text)
+    rep = check_text(column_kernel("T.max(n - 1, 0)"))
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert any("at most 512: the largest for which the shared access at line 19" in s
                for s in rep.kernels[0].scope), rep.kernels[0].scope

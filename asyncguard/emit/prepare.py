@@ -324,34 +324,22 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
     except Exception as err:  # noqa: BLE001 -- PrepareTimeout, NotModelled, a model bug
         new(func.name).skip = f"elaboration failed: {type(err).__name__}: {err}"
         return out
-    for j, size in enumerate(sizes):
-        label = func.name + ("[" + ",".join(f"{k}={v}" for k, v in size.items()) + "]" if size else "")
+    # one case per size, and one per finding whose witness needs inputs the plain runs do not
+    # take (a block mask's zeros, an empty sequence's cu_seqlens): a launch under exactly those
+    cases = [(func.name + ("[" + ",".join(f"{k}={v}" for k, v in size.items()) + "]" if size else ""),
+              size, f"{ordinal}_{j}", replay, None) for j, size in enumerate(sizes)]
+    cases += [(f"{func.name}[inputs of {rule} line {line}]", size, f"{ordinal}_w{j}", False, (block, pattern))
+              for j, (size, block, pattern, rule, line) in enumerate(witness_inputs(findings, program))]
+    for label, size, ordinal_j, replay_it, witness in cases:
         c = new(label)
         left = seconds - (time.time() - t0) if seconds else 0
         if seconds and left <= 0:
-            c.skip = f"preparation budget ({seconds:g} s per file) spent before this size"
+            c.skip = f"preparation budget ({seconds:g} s per file) spent before this case"
             continue
         try:
             with deadline(left, "skeleton and reference"):
-                _prepare_instance(c, func, program, size, kernel_name(index, f"{ordinal}_{j}", path, label), replay,
-                                  delays)
-        except Exception as err:  # noqa: BLE001
-            c.skip = f"{type(err).__name__}: {err}"
-            c.refs, c.emitted, c.plan = [], None, {}
-        c.seconds = round(time.time() - t0, 3)
-    # a finding whose witness needs inputs the plain runs do not take (a block mask's zeros, an
-    # empty sequence's cu_seqlens): one more launch under exactly those inputs
-    for j, (size, block, pattern, rule, line) in enumerate(witness_inputs(findings, program)):
-        label = f"{func.name}[inputs of {rule} line {line}]"
-        c = new(label)
-        left = seconds - (time.time() - t0) if seconds else 0
-        if seconds and left <= 0:
-            c.skip = f"preparation budget ({seconds:g} s per file) spent before this witness"
-            continue
-        try:
-            with deadline(left, "witness skeleton and reference"):
-                _prepare_instance(c, func, program, size, kernel_name(index, f"{ordinal}_w{j}", path, label),
-                                  False, delays, witness=(block, pattern))
+                _prepare_instance(c, func, program, size, kernel_name(index, ordinal_j, path, label), replay_it,
+                                  delays, witness=witness)
         except Exception as err:  # noqa: BLE001
             c.skip = f"{type(err).__name__}: {err}"
             c.refs, c.emitted, c.plan = [], None, {}
