@@ -223,6 +223,27 @@ VARIANTS = {
         V("s256_h2_dk64_dv64_bdk32_s3_t256", "tilelang_chunk_fwd_o(1, 256, 2, 64, 64, 'bfloat16', 'bfloat16', "
           "'float32', 'float32', 64, 0.125, block_S=64, block_DK=32, block_DV=64, threads=256, num_stages=3)"),
     ],
+    # eleventh session, a last batch away from the session's changes: sparse, fp8 two-level
+    # accumulation, chunked linear attention
+    "gemm_sp/example_gemm_sp.py": [
+        V("s3_b64x64x64_t128", "matmul_sp_fp16(512, 512, 1024, T.float, T.int16, 64, 64, 64, 3, 128, "
+          "T.GemmWarpPolicy.Square, True)"),
+        V("s1_b128x256x64_t256", "matmul_sp_fp16(512, 512, 1024, T.float, T.int16, 128, 256, 64, 1, 256, "
+          "T.GemmWarpPolicy.Square, False)"),
+    ],
+    "gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py": [
+        V("e4m3_b64x128x128", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=128, block_K=128, "
+          "dtype=T.float8_e4m3fn)"),
+        V("e5m2_b128x64x64", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=64, block_K=64, "
+          "dtype=T.float8_e5m2)"),
+    ],
+    "gdn/example_wy_fast.py": [
+        V("s256_h2_dk128_dv128_s2_t128", "tilelang_recompute_w_u_fwd(1, 256, 2, 128, 128, 'bfloat16', 'bfloat16', "
+          "'float32', 'float32', 64, block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
+    ],
+    "linear_attention/example_retention_fwd.py": [
+        V("b1_s512_h4_d64", "chunk_retention_fwd_kernel(1, 512, 4, 64, 64)"),
+    ],
     "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_mask.py": [
         V("h32_hkv8_d128_n64_h64_s3_t128", "flashattn(2, 32, 8, 128, 128, 64, 64, 3, 128)"),
         V("h32_hkv8_d128_n32_h64_s1_t128", "flashattn(2, 32, 8, 128, 128, 32, 64, 1, 128)"),
