@@ -2289,12 +2289,14 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
     """Causal varlen attention bounds its loops by one expression of two cu_seqlens pairs and
     the block index (`min(bx * 2 + (kv_len - q_len + 191) // 64, (kv_len + 63) // 64)`), so
     no pair is a size alone. Where every loop bound that reads the pairs reads them through one
-    subexpression E, E itself becomes the symbolic size: every use of E reads the symbol, a
-    block-uniform branch on the pairs that z3 shows is `E >= j` reads that, and each checking
-    run loads values z3 picks so that E has the size's value in its block (`trip_cells`). The
-    rest of what the pairs decide is left to the usual passes (guards of shared accesses taken,
-    registers, global addresses), which keep the kernel unknown where it matters. E below 0 is
-    proved to run as E = 0 (every loop, branch and address that reads the symbol, `_below_zero`).
+    subexpression E, E itself becomes the symbolic size: every use of E reads the symbol, so does
+    an address or branch that is E plus a rest the pairs do not decide (`_addresses_via_trips`),
+    a block-uniform branch on the pairs that z3 shows is `E >= j` reads that, and each checking
+    run loads values z3 picks so that E has the size's value in its block (`trip_cells`, solved
+    with the branches on the same values). The rest of what the pairs decide is left to the
+    usual passes (guards of shared accesses taken, registers, global addresses), which keep the
+    kernel unknown where it matters. E below 0 is proved to run as E = 0 (every loop, branch and
+    address that reads the symbol, `_below_zero`); a largest value of E bounds the size.
     Returns the rewrite (prover-facing expressions only: the runs evaluate the loaded values),
     or None where the shape does not fit (the pairs' own rules then apply)."""
     names = {n for p in pairs for n in p}
