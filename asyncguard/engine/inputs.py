@@ -252,13 +252,8 @@ class NumericInputs:
                     base[key_fn(env)] = int(env[sym])
                 except NotConcreteKey as err:
                     return [], f"the address of {sym} ({err})"
-        for sym, trips, keys, pairs in self.trip_cells:
-            if sym in env:
-                values, why = trip_values(trips, keys, pairs, env, int(env[sym]))
-                if values is None:
-                    return [], why
-                base.update(values)
-        if not self.conditions:
+        trips = [t for t in self.trip_cells if t[0] in env]
+        if not self.conditions and not trips:
             return [base], None
         import z3
 
@@ -300,12 +295,12 @@ class NumericInputs:
                 atoms.append(term)
         except (Unencodable, NotConcreteKey) as err:
             return [], f"a branch on a loaded value z3 cannot express ({err})"
-        # a trip count of several loaded values keeps the size's value in every combination: its
-        # cells are solved together with the conditions' (a condition's cell may be one of them)
+        # a trip count of several loaded values (program.py `_trip_symbol`) keeps the size's value
+        # in every combination: its cells are solved together with the conditions' (a condition's
+        # cell may be one of them)
+        from .exprs import free_names
         try:
-            for sym, trips, keys, pairs in self.trip_cells:
-                if sym not in env:
-                    continue
+            for sym, expr, keys, pairs in trips:
                 names = {}
                 for name, key_fn in keys.items():
                     key = key_fn(env)
@@ -314,19 +309,22 @@ class NumericInputs:
                         bounds.extend([cells[key] >= 0, cells[key] < 2 ** 31])
                     names[name] = cells[key]
                 zenv = dict(names)
-                from .exprs import free_names
-                for name in free_names(trips) - set(names) - {"T"}:
+                for name in free_names(expr) - set(names) - {"T"}:
                     zenv[name] = z3.IntVal(int(env[name]))
-                term, s = encode(trips, zenv)
-                side += s + [term == int(env[sym])]
-                side += [c for a, b in pairs for c in (names[a] >= 0, names[b] >= names[a])]
+                term, s = encode(expr, zenv)
+                side += s + [term == int(env[sym])] + pair_order(pairs, names)
         except (Unencodable, NotConcreteKey, KeyError, TypeError) as err:
             return [], f"a trip count with a branch on its loaded values ({err})"
         query = Query(*bounds, *side, rlimit=None)
         out = []
         while len(out) < self.max_patterns and query.check() == z3.sat:
             out.append({**base, **{key: query.number(v) for key, v in cells.items()}})
+            if not atoms:
+                break   # only trip counts to satisfy: one combination
             query.add(z3.Or(*[a != query.number(a) for a in atoms]))
+        if not out:   # a trip count no loaded values give here: no run may stand for it
+            return [], ("no loaded values give " + ", ".join(f"{t[0]} = {env[t[0]]}" for t in trips) +
+                        " in this block")
         if len(out) >= self.max_patterns and query.check() == z3.sat:
             return out, "truncated"
         return out, None
@@ -351,34 +349,10 @@ def launch_numbers(numeric, env: dict) -> tuple[dict | None, str | None]:
     return out, None
 
 
-def trip_values(trips, keys: dict, pairs: list, env: dict, value: int):
-    """Loaded values for which trip expression `trips` is `value` in this block (z3: every pair
-    start >= 0, end >= start, int32): ({cell key: value}, None), or (None, why)."""
-    import z3
-
-    from ..prover.encode import Unencodable, encode
-    from ..prover.solve import Query
-    from .exprs import free_names
-    zenv = {n: z3.Int(n) for n in keys}
-    for name in free_names(trips) - set(keys) - {"T"}:
-        if name not in env or not isinstance(env[name], (int, np.integer)):
-            return None, f"{name} has no value in this block"
-        zenv[name] = z3.IntVal(int(env[name]))
-    try:
-        term, side = encode(trips, zenv)
-    except Unencodable as err:
-        return None, f"a trip count z3 cannot express ({err})"
-    facts = [term == value, *side]
-    for s, e in pairs:
-        facts += [zenv[s] >= 0, zenv[e] >= zenv[s]]
-    facts += [c for v in zenv.values() if not z3.is_int_value(v) for c in (v < 2 ** 31, v >= 0)]
-    query = Query(*facts)
-    if query.check() != z3.sat:
-        return None, f"no loaded values give the trip count {value} in this block"
-    try:
-        return {keys[n](env): query.number(zenv[n]) for n in keys}, None
-    except NotConcreteKey as err:
-        return None, f"the address of a loaded value ({err})"
+def pair_order(pairs, env: dict) -> list:
+    """z3 facts of cu_seqlens-like pairs (start, end): start >= 0, end >= start (the offsets array
+    is non-decreasing); `env` maps the pairs' names to z3 terms."""
+    return [c for start, end in pairs for c in (env[start] >= 0, env[end] >= env[start])]
 
 
 _INT_LITERALS = {"T.int8", "T.int16", "T.uint8", "T.uint16", "T.uint64"}

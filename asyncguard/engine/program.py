@@ -20,7 +20,7 @@ from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from .exprs import NotConcrete, compile_expr, free_names, memoize
-from .inputs import INPUTS, NumericInputs
+from .inputs import INPUTS, NumericInputs, pair_order
 
 
 LAUNCH_AXES = tuple(f"{k}.{a}" for k in ("threadIdx", "blockIdx") for a in "xyz")
@@ -2386,7 +2386,7 @@ def _largest(trips, pairs, block_vars: set):
         e, side = encode(trips, env)
     except Unencodable:
         return None
-    query = Query(*side, *_pairs_z3(pairs, env), *[env[b] >= 0 for b in block_vars if b in env],
+    query = Query(*side, *pair_order(pairs, env), *[env[b] >= 0 for b in block_vars if b in env],
                   optimize=True)
     handle = query.solver.maximize(query._here(e))
     if query.check() != z3.sat:
@@ -2423,7 +2423,7 @@ def _addresses_via_trips(body, trips, sym: str, names: set, pairs, block_vars: s
             b, sb = encode(diff, two)
         except Unencodable:
             return None
-        facts = [*sa, *sb, *_pairs_z3(pairs, one), *_pairs_z3(pairs, two)] + \
+        facts = [*sa, *sb, *pair_order(pairs, one), *pair_order(pairs, two)] + \
             [one[v] >= 0 for v in block_vars if v in one]
         if not unsat(*facts, a != b):
             return None
@@ -2474,11 +2474,6 @@ def _folded(e):
     return ir.rewrite(e, const)
 
 
-def _pairs_z3(pairs, env) -> list:
-    """cu_seqlens-like pairs: start >= 0, end >= start (the offsets array is non-decreasing)."""
-    return [c for s, e in pairs for c in (env[s] >= 0, env[e] >= env[s])]
-
-
 def _constant_ranges(body, wanted: set, ranges: dict | None = None, out: dict | None = None) -> dict:
     """id(branch) -> {loop variable: (lo, hi)} of the constant-bound loops around each wanted
     branch."""
@@ -2526,7 +2521,7 @@ def _drop_implied(cond, trips, sym: str, pairs, block_vars: set, ranges: dict, n
             terms.append(t)
     except Unencodable:
         return cond
-    facts = [env[sym] == e, *side, *_pairs_z3(pairs, env)] + \
+    facts = [env[sym] == e, *side, *pair_order(pairs, env)] + \
         [env[b] >= 0 for b in block_vars if b in env] + \
         [c for n, (lo, hi) in ranges.items() if n in env for c in (env[n] >= lo, env[n] < hi)]
     keep = list(range(len(parts)))
@@ -2559,7 +2554,7 @@ def _as_threshold(cond, trips, sym: str, pairs, block_vars: set):
         e, se = encode(trips, env)
     except Unencodable:
         return None
-    facts = [t == e, *sc, *se, *_pairs_z3(pairs, env)] + [env[b] >= 0 for b in block_vars if b in env]
+    facts = [t == e, *sc, *se, *pair_order(pairs, env)] + [env[b] >= 0 for b in block_vars if b in env]
     # the one candidate: the least value of E for which the branch can be taken
     least = Query(*facts, c, optimize=True)
     least.minimize(t)

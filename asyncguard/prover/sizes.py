@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import ir
 from ..engine.exprs import NotConcrete, compile_expr, free_names
 from ..engine.inputs import INPUTS, Inputs
@@ -358,12 +360,11 @@ def probe_inputs(program, block: dict, run_sizes: dict):
             numbers[key_fn(env)] = int(run_sizes[sym])
         except Exception:  # noqa: BLE001 -- an address the probe cannot compute: no inputs
             return None
-    for sym, expr, keys, pairs in trips:   # a trip count of several loaded values (inputs.py)
-        from ..engine.inputs import trip_values
-        values, _ = trip_values(expr, keys, pairs, env, int(run_sizes[sym]))
-        if values is None:
+    if trips:   # a trip count of several loaded values: the values a checking run loads
+        found, _ = numeric.assignments({k: v for k, v in env.items() if not isinstance(v, np.ndarray)})
+        if not found:
             return None
-        numbers.update(values)
+        numbers.update(found[0])
     return _LengthsOnly(numbers=numbers)
 
 
