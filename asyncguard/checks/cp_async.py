@@ -238,6 +238,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
         verb_a = "reads" if a.kind in READS else "writes"
         verb_b = "reads" if b.kind in READS else "writes"
         copy_b = async_copy_name(b)
+        wait = a.wait_span.line if a.wait_span else "?"   # the wait_group that landed the copy, if any
         if code == "AG103" and b.kind == AccessKind.ASYNC_WRITE and not race.first_pending:
             wit["missing"] = (f"a barrier (or a release/acquire) between thread {race.t_first}'s access "
                               f"at {where(a)} and thread {race.t_second}'s {copy_b} issue at {where(b)}")
@@ -270,7 +271,6 @@ def check(result: RunResult, path: str) -> list[Finding]:
         elif code == "AG101" and not race.first_pending and race.own_landed is False:
             # the issuer's part had landed (a wait not ordered before the access); the accessing
             # thread's own part of the same copy had not: no wait of its own covered the group
-            wait = a.wait_span.line if a.wait_span else "?"
             wit.update(_group_facts(race))
             wit["own_part_landed"] = False
             wit["missing"] = (f"a ptx_wait_group in thread {race.t_second} completing the copy at line "
@@ -292,7 +292,6 @@ def check(result: RunResult, path: str) -> list[Finding]:
         elif race.first_pending:
             # AG102 of a copy whose issuer's part had not landed yet, in this schedule: the accessing
             # thread's own wait_group landed its own part of the same copy (Race.own_landed)
-            wait = a.wait_span.line if a.wait_span else "?"
             wit["wait_line"] = a.wait_span.line if a.wait_span else None
             wit["own_part_landed"] = True
             wit["missing"] = (f"a barrier after the wait_groups that complete the copy at line {a.span.line} "
@@ -304,7 +303,6 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"access")
             out.append(Finding(MISSING_BARRIER, b.span.line, b.span.col, msg, wit, path))
         else:
-            wait = a.wait_span.line if a.wait_span else "?"
             wit["wait_line"] = a.wait_span.line if a.wait_span else None
             wit["missing"] = (f"a barrier after thread {race.t_first}'s wait_group at line {wait} "
                               f"and before thread {race.t_second}'s access at {where(b)}")
