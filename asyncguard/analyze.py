@@ -235,7 +235,11 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                   block=block, sizes=dict(size, **{INPUTS: inputs}),
                                   # sizes: the induction needs the size loops to skip
                                   accelerate_lines=() if size_skip_failed else
-                                  getattr(getattr(sizes, "induction", None), "loop_lines", ()))
+                                  getattr(getattr(sizes, "induction", None), "loop_lines", ()),
+                                  # a run that may stop at its first race compares no state
+                                  # before the second period: a task waiting at a compared
+                                  # boundary ends the stopping (_race_stop)
+                                  settle=not (stop is not None and limits.stop_at_race))
                 if size and size not in ran:
                     ran.append(size)
                 for reason, span in program.notes + getattr(sizes, "notes", []):
@@ -268,19 +272,35 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # one loop skipped periods while another, run by other threads beside it,
                     # could not (e.g. a consumer loop with a first-iteration branch): the skipped
                     # producer never makes the arrivals the consumer still waits for, a false hang.
-                    # Run the block again with no loop skipping.
+                    # Run the block again with no loop skipping; first, when loops in while
+                    # loops compared their state from their first iteration (machine.settle),
+                    # with them comparing from their second period, as other loops do.
                     first = result.accelerated
-                    machine = machine_class(_run_program(program, sizes, size), max_steps=limits.max_steps,
-                                      max_threads=limits.max_threads,
-                                      block=block, sizes=dict(size, **{INPUTS: inputs}),
-                                      accelerate_above=1 << 62)
-                    for reason, span in program.notes + getattr(sizes, "notes", []):
-                        machine._note(reason, span)
-                    kernel.observe(machine)
-                    result = _run_machine(machine, clock, limits.max_seconds)
-                    result.accelerated = [(span, n, None, None, "not skipped: another loop beside it "
-                                           "could not skip (run again without skipping)")
-                                          for span, n, _, _, _ in first]
+                    if machine.settled:
+                        machine = machine_class(_run_program(program, sizes, size), max_steps=budget,
+                                                max_threads=limits.max_threads, block=block,
+                                                sizes=dict(size, **{INPUTS: inputs}), settle=False)
+                        for reason, span in program.notes + getattr(sizes, "notes", []):
+                            machine._note(reason, span)
+                        kernel.observe(machine)
+                        result = _run_machine(machine, clock, limits.max_seconds)
+                        if not (result.skips_mixed or (
+                                any(a is not None for _, _, a, _, _ in result.accelerated) and
+                                any(a is None for _, _, a, _, _ in result.accelerated))):
+                            first = None
+                    if first is not None:
+                        machine = machine_class(_run_program(program, sizes, size), max_steps=limits.max_steps,
+                                                max_threads=limits.max_threads,
+                                                block=block, sizes=dict(size, **{INPUTS: inputs}),
+                                                accelerate_above=1 << 62)
+                        for reason, span in program.notes + getattr(sizes, "notes", []):
+                            machine._note(reason, span)
+                        kernel.observe(machine)
+                        result = _run_machine(machine, clock, limits.max_seconds)
+                    if first is not None:
+                        result.accelerated = [(span, n, None, None, "not skipped: another loop beside "
+                                               "it could not skip (run again without skipping)")
+                                              for span, n, _, _, _ in first]
                 if budget < limits.max_steps and result.limit_hit and result.steps > budget:
                     result.limit_hit = (
                         f"at least {need:,} statement instances (the loop at line {loop.line}, not "
@@ -423,7 +443,8 @@ def _blocks_run_as(stood_for: dict) -> str:
         return ""
     return ("; " + "; ".join(parts + mixed) + " (z3: every branch, loop bound, shared address, "
             "barrier argument, and let or register they read takes the same value for every "
-            "thread and loop value; only global addresses differ), so they were not run again")
+            "thread and loop value, a while loop's counter that only its condition reads gives "
+            "the same trip count; only global addresses differ), so they were not run again")
 
 
 def _machine_for(sizes):

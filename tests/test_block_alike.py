@@ -128,3 +128,100 @@ def test_a_run_that_met_data_dependent_values_leaves_every_block_to_run():
     assert scope[0] == ("blocks checked: [{'blockIdx.x': 0}, {'blockIdx.x': 1}, "
                         "{'blockIdx.x': 2}, {'blockIdx.x': 3}]")
     assert "every outcome pattern checked (16 run(s))" in scope[1]
+
+
+PERSISTENT_2CTA = FIELD / "gemm_tcgen05__gemm_tcgen5mma_ws_persistent__gemm_persistent_2cta__sm_100a.tir"
+
+# a persistent loop over tiles: `tile` starts at 7 - bx and steps by 8 while below 12, so blocks
+# 0-3 run one tile and blocks 4-7 two; without a barrier at the end of the body, the second
+# tile's store races with the first tile's load of a neighbour's element
+TILES = """\
+# from tvm.script import tirx as T
+
+@T.prim_func
+def tiles(X: T.handle("float32", "global")):
+    T.func_attr({"dyn_shared_memory_buf": 512, "target": T.target({"arch": "sm_80", "kind": "cuda"}), "thread_extent": {"blockIdx.x": 8, "threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}})
+    X_1 = T.decl_buffer((4096,), data=X)
+    bx = T.launch_thread("blockIdx.x", 8)
+    tx = T.launch_thread("threadIdx.x", 128)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    tile = T.alloc_buffer((1,), "int32", scope="local.var")
+    tile[0] = 7 - bx
+    while tile[0] < 12:
+        S[tx] = X_1[tile[0] * 128 + tx]
+        T.tvm_storage_sync("shared")
+        X_1[tile[0] * 128 + tx] = S[(tx + 1) % 128]
+        tile[0] = tile[0] + 8
+"""
+
+
+def test_blocks_whose_while_counter_gives_the_same_trip_count_run_alike():
+    # the first tile index differs in every block; only the while condition reads it (the tile
+    # coordinates reach global addresses alone), so the trip count is what must agree
+    ba = BlockAlike(elaborate(parse(TILES).functions[0]))
+    assert not ba.deciding.reason
+    assert ba.runs_as({"blockIdx.x": 1}, {"blockIdx.x": 0})
+    assert ba.runs_as({"blockIdx.x": 7}, {"blockIdx.x": 4})
+    assert not ba.runs_as({"blockIdx.x": 4}, {"blockIdx.x": 0})
+    assert ba.why_not[((("blockIdx.x", 4),), (("blockIdx.x", 0),))] == "refuted at line 11"
+
+
+def test_a_block_running_more_tiles_still_runs_and_its_race_is_found():
+    rep = check_text(TILES)
+    assert rep.verdict == "buggy"
+    [race] = rep.findings
+    assert race.rule.code == "AG201" and race.line == 13
+    assert race.witness["block"] == {"blockIdx.x": 4}
+    scope = rep.kernels[0].scope[0]
+    assert "blocks [{'blockIdx.x': 1}, {'blockIdx.x': 2}, {'blockIdx.x': 3}] proved to run as block " \
+           "{'blockIdx.x': 0}" in scope
+    assert "blocks [{'blockIdx.x': 5}, {'blockIdx.x': 6}, {'blockIdx.x': 7}] proved to run as block " \
+           "{'blockIdx.x': 4}" in scope
+    assert "the same trip count" in scope
+    fixed = check_text(TILES + '        T.tvm_storage_sync("shared")\n')
+    assert fixed.verdict == "clean"
+
+
+@pytest.mark.parametrize("edit", [
+    # the counter picks a shared element: its values, not only its trip count, decide
+    pytest.param(("S[tx] = X_1", "S[(tx + tile[0]) % 128] = X_1"), id="counter-decides-an-address"),
+    # a second store to the counter: its trips are no longer ceil((12 - first) / 8)
+    pytest.param(("        tile[0] = tile[0] + 8\n", "        tile[0] = tile[0] + 8\n"
+                  "        if tx < 64:\n            tile[0] = tile[0] + 1\n"), id="counter-stored-twice"),
+    # a step that is not a positive constant
+    pytest.param(("tile[0] = tile[0] + 8", "tile[0] = tile[0] * 2 + 1"), id="counter-not-stepped"),
+])
+def test_a_counter_read_or_stored_otherwise_needs_equal_values(edit):
+    old, new = edit
+    assert TILES.count(old) == 1
+    ba = BlockAlike(elaborate(parse(TILES.replace(old, new)).functions[0]))
+    assert not ba.runs_as({"blockIdx.x": 1}, {"blockIdx.x": 0})
+
+
+def test_the_2cta_persistent_gemm_runs_its_blocks_of_fourteen_tiles_once():
+    # `buffer[0] = bx // 2; while buffer[0] < 1024: ...; buffer[0] = buffer[0] + 74`: blocks 0 and
+    # 74 run 14 tiles, block 146 runs 13
+    ba = BlockAlike(_program(PERSISTENT_2CTA))
+    assert not ba.deciding.reason
+    assert sorted(s.expr.span.line for s in ba.deciding.sites) == [83, 110, 143]
+    assert ba.runs_as({"blockIdx.x": 74}, {"blockIdx.x": 0})
+    assert not ba.runs_as({"blockIdx.x": 146}, {"blockIdx.x": 0})
+
+
+def test_the_roles_loops_on_one_counter_register_each_give_a_trip_count():
+    # aws's GEMM: the producer, MMA and epilogue roles each run `sched_linear_idx[0] = bx;
+    # while sched_linear_idx[0] < 2048: ...; += 148` on the same register: 14 tiles in blocks
+    # 0-123, 13 in blocks 124-147
+    ba = BlockAlike(_program(FIELD / "aws__gemm__gemm__sm_100a.tir"))
+    assert not ba.deciding.reason
+    assert sorted(s.expr.span.line for s in ba.deciding.sites) == [71, 97, 135]
+    assert ba.runs_as({"blockIdx.x": 123}, {"blockIdx.x": 0})
+    assert not ba.runs_as({"blockIdx.x": 124}, {"blockIdx.x": 0})
+    assert ba.runs_as({"blockIdx.x": 147}, {"blockIdx.x": 124})
+
+
+def test_one_first_store_for_two_loops_is_not_a_trip_count():
+    # the second loop starts where the first ended, not at 7 - bx
+    text = TILES + "    while tile[0] < 20:\n        S[tx] = X_1[tx]\n        tile[0] = tile[0] + 8\n"
+    ba = BlockAlike(elaborate(parse(text).functions[0]))
+    assert not ba.runs_as({"blockIdx.x": 1}, {"blockIdx.x": 0})

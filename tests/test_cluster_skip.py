@@ -48,21 +48,26 @@ def test_three_tiles_skip_every_k_loop_and_stay_clean():
     report = check_text(THREE_TILES)
     assert report.verdict == "clean", [(f.rule.code, f.line, f.message) for f in report.findings]
     outcomes = loop_outcomes(report)
+    # the first tile's pipeline fills in its first period: it compares again a period later
     assert sorted(outcomes) == [
-        f"loop at line {MMA_LOOP} (128 iterations): iterations 24..95 skipped, proved periodic with period 12",
-        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 24..95 skipped, proved periodic with period 12",
+        f"loop at line {MMA_LOOP} (128 iterations): iterations 13..108 skipped, proved periodic with period 12",
+        f"loop at line {MMA_LOOP} (128 iterations): iterations 25..108 skipped, proved periodic with period 12",
+        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 13..108 skipped, proved periodic with period 12",
+        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 25..108 skipped, proved periodic with period 12",
     ], outcomes
 
 
 def test_each_tiles_k_loops_skip_in_both_ctas():
-    # block 0 alone: every tile's three K loops (two producers, one MMA) skip the same 72
-    # iterations, in one run (no loop is thrown back to running every iteration)
+    # block 0 alone: every tile's three K loops (two producers, one MMA) skip the same
+    # iterations (84 in the first tile, 96 in the others: the first settles a period later), in
+    # one run (no loop is thrown back to running every iteration)
     program = elaborate(parse(THREE_TILES).functions[0])
     result = Machine(program, block={"blockIdx.x": 0}).run()
     assert result.limit_hit is None and not result.skips_mixed
     assert not (result.races or result.stuck or result.mbar_problems)
     skips = [(span.line, a, b) for span, n, a, b, how in result.accelerated]
-    assert sorted(skips) == sorted([(PRODUCER_LOOP, 24, 96)] * 6 + [(MMA_LOOP, 24, 96)] * 3), skips
+    assert sorted(skips) == sorted([(PRODUCER_LOOP, 25, 109)] * 2 + [(MMA_LOOP, 25, 109)] +
+                                   [(PRODUCER_LOOP, 13, 109)] * 4 + [(MMA_LOOP, 13, 109)] * 2), skips
 
 
 @pytest.mark.slow
@@ -96,7 +101,7 @@ def test_variants_of_the_k_loops_are_flagged(kind, needle):
 
 
 def test_a_wait_dropped_in_one_late_iteration_is_flagged():
-    # the MMA warp reads stage 0 of k = 60 (inside the range 24..95 the loops skip) without
+    # the MMA warp reads stage 0 of k = 60 (inside the range 13..108 the loops skip) without
     # waiting for its TMA bytes: the body is no longer periodic, nothing skips, and the read races
     assert LOADED_WAIT in THREE_TILES
     text = THREE_TILES.replace(LOADED_WAIT, "                            if k != 60:\n    " + LOADED_WAIT, 1)
@@ -152,3 +157,26 @@ def test_the_clc_gemm_skips_its_k_loops_and_stays_unknown():
     assert any(f.rule.code == "AG001" and "cluster launch control" in f.message for f in report.findings)
     outcomes = loop_outcomes(report)
     assert outcomes and all("skipped, proved periodic with period 12" in line for line in outcomes), outcomes
+
+
+def test_a_mixed_run_with_settling_plans_runs_again_with_the_usual_geometry(monkeypatch):
+    # a run whose loops compared from their first iteration (Machine.settle) and ended mixed is
+    # run again with every loop comparing from its second period, before giving up skipping
+    from asyncguard.engine import machine as machine_module
+    run = machine_module.Machine.run
+    settings = []
+
+    def mixed_when_settled(self):
+        result = run(self)
+        settings.append((self.settle, self.settled))
+        if self.settled:
+            result.skips_mixed = True
+        return result
+    monkeypatch.setattr(machine_module.Machine, "run", mixed_when_settled)
+    report = check_text(THREE_TILES)
+    assert report.verdict == "clean"
+    assert settings[:2] == [(True, True), (False, False)]
+    assert sorted(set(loop_outcomes(report))) == [
+        f"loop at line {MMA_LOOP} (128 iterations): iterations 24..107 skipped, proved periodic with period 12",
+        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 24..107 skipped, proved periodic with period 12",
+    ]

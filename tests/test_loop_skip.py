@@ -206,8 +206,11 @@ def test_a_persistent_kernels_epilogue_waiting_for_the_next_tile_does_not_stop_t
     program = elaborate(parse(AWS_GEMM.read_text(), str(AWS_GEMM)).functions[0])
     result = Machine(program, block={"blockIdx.x": 0}).run()
     assert result.limit_hit is None and not result.skips_mixed and not result.stuck
-    outcomes = {(span.line, a, b) for span, n, a, b, how in result.accelerated}
-    assert outcomes == {(78, 16, 112), (104, 16, 112)}, result.accelerated
+    outcomes = [(span.line, a, b) for span, n, a, b, how in result.accelerated]
+    # inside the while tile loop the k loops compare from their first iteration: the first tile's
+    # pipeline is still filling there, so it settles a period later (accelerate.plan `settles`)
+    assert set(outcomes) == {(78, 9, 113), (78, 17, 113), (104, 9, 113), (104, 17, 113)}, outcomes
+    assert outcomes.count((78, 17, 113)) == outcomes.count((104, 17, 113)) == 1
     tiles = sum(1 for span, *_ in result.accelerated if span.line == 78)
     assert tiles == len(range(0, 2048, 148))   # every tile of block 0 skipped
 

@@ -528,7 +528,7 @@ def loop_period(loop, program) -> int:
 
 
 def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
-         block: tuple = (), tile: bool = False) -> Plan:
+         block: tuple = (), tile: bool = False, settles: bool = False) -> Plan:
     """Where (if anywhere) iterations of `loop` with `n` trips can be skipped.
 
     `geometry` = (shift, warm, tail): a loop whose trip count depends on a symbolic size, for which
@@ -567,7 +567,7 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     for exprs, inner in ((plain, rich) if plain is not None and plain[0] != rich[0] else (rich,)):
         proof = (exprs, inner, steps, step_ids, nested)
         got = (_tile_plan(loop, n, start, program, block, proof, limit) if tile else
-               _plan(loop, n, start, program, geometry, block, proof, limit))
+               _plan(loop, n, start, program, geometry, block, proof, limit, settles))
         if got.jump_to is not None:
             return got
         first = first or got
@@ -617,7 +617,8 @@ def _without_zero_or(e):
     return ir.rewrite(e, replace)
 
 
-def _plan(loop, n: int, start: int, program, geometry, block, proof: tuple, limit: int) -> Plan:
+def _plan(loop, n: int, start: int, program, geometry, block, proof: tuple, limit: int,
+          settles: bool = False) -> Plan:
     """plan() for one set of proof expressions (`proof`: expressions, inner loops' ranges,
     counters' steps, their stores, nested counters); the skipped range ends within the first
     `limit` iterations."""
@@ -632,10 +633,13 @@ def _plan(loop, n: int, start: int, program, geometry, block, proof: tuple, limi
         return _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
                            nested)
     got = None
-    for shift, warm, tail in fixed_geometries(p):
+    settling = ((p, p + 1, p + 1), (2 * p, 2 * p + 1, 2 * p + 1)) if settles else ()
+    for shift, warm, tail in settling + fixed_geometries(p):
         got = _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
                           nested)
-        if got.jump_to is not None or got.reason == TOO_FEW:
+        if got.jump_to is not None:
+            return dataclasses.replace(got, settle=(shift, warm, tail) in settling)
+        if got.reason == TOO_FEW:
             return got
     return got
 
@@ -649,9 +653,11 @@ def fixed_geometries(p: int) -> tuple:
     period: a ring of s stages has period 2s at least), and one period plus one iteration left
     after the jump (a producer leads its consumer by fewer iterations than a period, so it is
     still inside its periodic iterations when the consumer compares; prover/induction.py's
-    tail_for). Then twice as long everywhere, for a proof that fails on the early or late
-    iterations of the first (a prologue branch `k < 3` of a loop of period 2)."""
-    return ((p, 2 * p, p + 1), (2 * p, 4 * p, 4 * p))
+    tail_for). Then a shift of two periods, the same shape (`period_of` takes the lcm of a
+    parity's divisors: `T.bitwise_and(k // 6, 1)` gives 6 where the parity repeats every 12).
+    Then twice as long everywhere, for a proof that fails on the early or late iterations of the
+    first (a prologue branch `k < 3` of a loop of period 2)."""
+    return ((p, 2 * p, p + 1), (2 * p, 4 * p, 2 * p + 1), (2 * p, 4 * p, 4 * p))
 
 
 def tile_geometry(shift: int, cut: bool) -> tuple[int, int]:

@@ -55,6 +55,7 @@ FEATURES = (
 # The key, in a PLoop's plan cache, saying that a skip of the loop was thrown away: a run of the
 # program stopped because the loop skipped while another did not (Machine._stop_if_mixed)
 THROWN_AWAY = "thrown away"
+SETTLING_THROWN_AWAY = "settling thrown away"   # the plans that compare from the first iteration
 
 # The most threads one machine runs (every CTA of a cluster together): its vector clocks are a
 # square matrix of that many rows (2048: 32 MiB per clock matrix)
@@ -163,8 +164,12 @@ class Machine:
     FEATURES = FEATURES
     def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
                  block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None,
-                 accelerate_lines: tuple = ()):
+                 accelerate_lines: tuple = (), settle: bool = True):
         self.p = program
+        # loops inside a while loop compare their state from the end of their first iteration on
+        # (accelerate.plan's `settles`); False: from the end of their second period, as others
+        self.settle = settle
+        self.settled = False   # a loop of this run was planned so (analyze.py's fallback)
         self.sizes = sizes or {}    # values of symbolic kernel parameters for this run
         self.accelerate_above = accelerate_above
         self.accelerate_lines = set(accelerate_lines)   # loops that may skip at any trip count
@@ -172,9 +177,13 @@ class Machine:
         self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
         self.inner_loops: dict = {}   # id(PLoop) -> whether relevant loops run inside it (_tile)
-        # ids of the loops inside a while loop (`_in_while`)
-        self.while_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
-                            for x in statements(w.then) if isinstance(x, PLoop)}
+        # ids of the loops inside a while loop (a persistent kernel's tile loop over a register,
+        # `settling` plans), and of those inside a while loop or another loop (`_in_while`)
+        self.settling_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
+                               for x in statements(w.then) if isinstance(x, PLoop)}
+        self.while_loops = self.settling_loops | {
+            id(x) for w in statements(program.body) if isinstance(w, PLoop)
+            for x in statements(w.body) if isinstance(x, PLoop)}
         # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
         self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
         self.max_steps = max_steps
@@ -425,16 +434,22 @@ class Machine:
         `tile`)."""
         if not (n * self.TILE_FACTOR >= self.accelerate_above and n <= self.accelerate_above) or self.p.symbols:
             return False   # symbolic sizes: the induction (prover/induction.py) runs the loops it needs
-        if getattr(self.p, "numeric", None) is not None:
-            # numbers loaded from memory decide something (engine/inputs.py): the outcome-pattern
-            # search varies the cells the run meets, and a skipped iteration's cells would
-            # never be met (NSA's 16 selected blocks, a branch each)
+        if self._numbers_searched():
             return False
         inner = self.inner_loops.get(id(loop))
         if inner is None:
             inner = self.inner_loops[id(loop)] = any(
                 isinstance(x, PLoop) and x.relevant for x in statements(loop.body))
         return inner and loop.span.line not in self.accelerate_lines and not (self.alive & ~task.mask).any()
+
+    def _numbers_searched(self) -> bool:
+        """Numbers loaded from memory decide something and the run enumerates them (engine/
+        inputs.py): the outcome-pattern search varies the cells the run meets, and a skipped
+        iteration's cells would never be met (NSA's 16 selected blocks, a branch each). Not when
+        they cannot be enumerated (`problem`): the run then loads no number, and what reads one
+        is unknown in every iteration alike."""
+        numeric = getattr(self.p, "numeric", None)
+        return numeric is not None and numeric.problem is None
 
     def _in_while(self, loop: PLoop, n: int) -> bool:
         """`loop` with `n` trips runs inside a while loop (a persistent kernel's tile loop over a
@@ -445,7 +460,7 @@ class Machine:
         their while loops, 14 tiles per cluster."""
         if not (n * self.TILE_FACTOR >= self.accelerate_above and n <= self.accelerate_above) or self.p.symbols:
             return False
-        if getattr(self.p, "numeric", None) is not None:
+        if self._numbers_searched():
             return False
         return id(loop) in self.while_loops and loop.span.line not in self.accelerate_lines
 
@@ -475,12 +490,16 @@ class Machine:
         if cache.get(THROWN_AWAY) and not self.p.symbols:
             return accelerate.Plan(0, 0, None, "its skip was thrown away in an earlier run (a loop "
                                    "beside it could not skip)")
+        settles = self.settle and not tile and id(loop) in self.settling_loops and \
+            not cache.get(SETTLING_THROWN_AWAY)
+        key += (("settles",) if settles else ())
         if key not in cache:
             try:
-                cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block, tile)
+                cache[key] = accelerate.plan(loop, n, start, self.p, geometry, block, tile, settles)
             except Exception as err:  # noqa: BLE001 -- a failed proof only means "no skipping"
                 cache[key] = accelerate.Plan(0, 0, None, f"unknown: {type(err).__name__}: {err}")
             loop.plan = cache
+        self.settled = self.settled or cache[key].settle and not tile
         return cache[key]
 
     def _signature(self):
@@ -577,10 +596,12 @@ class Machine:
 
     def _throw_away(self) -> None:
         """The next runs of this program (other blocks) would most likely waste a run the same
-        way: the loops that skipped in this one run every iteration there (never wrong, slower)."""
+        way: the loops that skipped in this one run every iteration there (never wrong, slower);
+        in a run with settling plans, only those are dropped (analyze.py runs the block again
+        without them first)."""
         for loop in self.skipped_loops:
             if isinstance(loop.plan, dict):
-                loop.plan[THROWN_AWAY] = True
+                loop.plan[SETTLING_THROWN_AWAY if self.settled else THROWN_AWAY] = True
 
     # A skip is sound only together with the loops beside it: a producer's loop that skips periods
     # while its consumer's loop (other threads of the CTA) runs every iteration never makes the

@@ -32,7 +32,7 @@ import z3
 from .. import ir
 from ..engine.exprs import free_names
 from ..engine.program import (REGISTER_DTYPES, REGISTER_SCOPES, PIf, PLet, PLoop, PNote, POp,
-                              PStore)
+                              PStore, PWhile)
 from ..models.launch import CLUSTER_RANK
 from .behaviours import Site, _int
 from .encode import Encoder, Unencodable
@@ -132,6 +132,8 @@ def deciding_sites(program) -> DecidingSites:
     lets: list = []      # (name, Site or None)
     stores: list = []    # (register region, Site or None)
     gaps: list = []
+    whiles: list = []    # (PWhile, the statements around it)
+    placed: list = []    # (PStore, the statements around it, its Site or None)
 
     def walk(body, ranges):
         for s in body:
@@ -161,6 +163,8 @@ def deciding_sites(program) -> DecidingSites:
                     gaps.append(f"the branch at line {line} kept no syntax")
                     continue
                 base.append(Site(s.src, ranges))
+                if isinstance(s, PWhile):
+                    whiles.append((s, body))
                 walk(s.then, ranges)
                 walk(s.other, ranges)
             elif isinstance(s, PLoop):
@@ -185,6 +189,7 @@ def deciding_sites(program) -> DecidingSites:
                     continue
                 base.append(Site(index, ranges))   # out of the register's range: a note
                 stores.append((s.region, Site(value, ranges) if value is not None else None, line))
+                placed.append((s, body, stores[-1][1]))
             elif isinstance(s, PNote) and s.barriers:
                 gaps.append(f"the operation no model runs at line {line} names mbarriers")
     walk(program.body, {})
@@ -209,8 +214,103 @@ def deciding_sites(program) -> DecidingSites:
                 base.append(site)
                 used |= free_names(site.expr)
                 changed = True
+    counted = _while_counters(views, whiles, placed, base)
+    base = [counted.get(id(st), st) for st in base]
     blocks = _block_names(program)
     return DecidingSites([st for st in base if free_names(st.expr) & blocks])
+
+
+def _while_counters(views: dict, whiles: list, placed: list, base: list) -> dict:
+    """The first values of while-loop counters that need only give the same trip count.
+
+    A persistent kernel's tile loop `r[0] = bx // 2; while r[0] < 1024: ...; r[0] = r[0] + 74`
+    starts its counter at a block-dependent value. When the while conditions are the only
+    deciding reads of `r` (besides its own steps), and every store to `r` is either the last one
+    before such a loop in the statements around it, or the loop's one step by a positive constant
+    d at the top level of its body (a warp-specialized kernel's roles each run their own loop on
+    the same register), two blocks run alike as soon as each loop runs the same number of trips,
+    max(0, ceil((C - r0) / d)): the conditions take the same values in both, and r's other readers
+    (tile coordinates) reach only global addresses.
+    -> {id of a first store's Site: the Site of its trip count}."""
+    by_region: dict = {}
+    for loop, around in whiles:
+        bound = _counter_bound(loop.src, views)
+        if bound is not None:
+            by_region.setdefault(bound[0], []).append((loop, around, bound[1]))
+    out: dict = {}
+    for region, loops in by_region.items():
+        mine = [(st, body, site) for st, body, site in placed if st.region == region]
+        allowed = {id(loop.src) for loop, _, _ in loops}
+        trips: dict = {}
+        used: set = set()
+        for loop, around, limit in loops:
+            steps = [(st, site) for st, body, site in mine if body is loop.then]
+            before = [(st, site) for st, body, site in mine if body is around and
+                      _position(around, st) < _position(around, loop)]
+            if len(steps) != 1 or not before or steps[0][1] is None:
+                break
+            step = _counter_step(steps[0][0].src, region, views)
+            first, first_site = before[-1]
+            if step is None or first_site is None or not _index_zero(first.src) or \
+                    _reads_region(first_site.expr, region, views):
+                break
+            used |= {id(steps[0][0]), id(first)}
+            allowed.add(id(steps[0][1].expr))
+            v = first_site.expr
+            trips[id(first_site)] = Site(ir.Call(ir.Var("T.max"), (ir.Const(0), ir.BinOp("//", ir.BinOp(
+                "+", ir.BinOp("-", ir.Const(limit), v), ir.Const(step - 1)), ir.Const(step))), (),
+                getattr(v, "span", ir.NO_SPAN)), first_site.ranges)
+        else:
+            if len(used) != len(mine) or len(trips) != len(loops):
+                continue   # another store to the counter (or one first store for two loops)
+            if any(id(st.expr) not in allowed and _reads_region(st.expr, region, views) for st in base):
+                continue   # another deciding expression reads the counter: its values must agree
+            out.update(trips)
+    return out
+
+
+def _position(body, statement) -> int:
+    return next(k for k, x in enumerate(body) if x is statement)
+
+
+def _register_element(e, views: dict) -> str | None:
+    """The region of `e` when it is element 0 of a per-thread integer register, else None."""
+    if isinstance(e, ir.Subscript) and len(e.indices) == 1 and _index_zero((e.indices[0],)):
+        view = _view(e.value, views)
+        if _is_register(view):
+            return view.region.name
+    return None
+
+
+def _index_zero(src) -> bool:
+    return bool(src) and isinstance(src[0], ir.Const) and src[0].value == 0 and \
+        not isinstance(src[0].value, bool)
+
+
+def _counter_bound(cond, views: dict) -> tuple | None:
+    """(region, C) of a while condition `r[0] < C` (C an integer constant), else None."""
+    if isinstance(cond, ir.BinOp) and cond.op == "<" and isinstance(cond.right, ir.Const) and \
+            isinstance(cond.right.value, int) and not isinstance(cond.right.value, bool):
+        region = _register_element(cond.left, views)
+        if region is not None:
+            return region, cond.right.value
+    return None
+
+
+def _counter_step(src, region: str, views: dict) -> int | None:
+    """d of a store `r[0] = r[0] + d` (d a positive integer constant), else None."""
+    index, value = (tuple(src) + (None, None))[:2]
+    if not _index_zero((index,)) or not (isinstance(value, ir.BinOp) and value.op == "+"):
+        return None
+    if _register_element(value.left, views) != region or not isinstance(value.right, ir.Const):
+        return None
+    d = value.right.value
+    return d if isinstance(d, int) and not isinstance(d, bool) and d > 0 else None
+
+
+def _reads_region(e, region: str, views: dict) -> bool:
+    return any(views[n].region is not None and views[n].region.name == region
+               for n in free_names(e) if n in views)
 
 
 def _block_names(program) -> set:
