@@ -159,6 +159,16 @@ class _Task:
         return {f.loop.var: f.start + f.it for f in self.frames if f.loop is not None}
 
 
+def _few_trips(loop: PLoop, most: int) -> bool:
+    """`loop` has a constant trip count of at most `most` (a tile loop's, not a long loop's: the
+    loops inside a long loop run as its own iterations do, skipped with them)."""
+    try:
+        n = loop.extent({})
+    except Exception:  # noqa: BLE001 -- a trip count the empty environment cannot give
+        return False
+    return isinstance(n, (int, np.integer)) and 0 < n <= most
+
+
 class Machine:
     # a subclass may swap a feature's class (the gate's reference turns the pair checks off)
     FEATURES = FEATURES
@@ -182,7 +192,7 @@ class Machine:
         self.settling_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
                                for x in statements(w.then) if isinstance(x, PLoop)}
         self.while_loops = self.settling_loops | {
-            id(x) for w in statements(program.body) if isinstance(w, PLoop)
+            id(x) for w in statements(program.body) if isinstance(w, PLoop) and _few_trips(w, accelerate_above)
             for x in statements(w.body) if isinstance(x, PLoop)}
         # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
         self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
