@@ -376,25 +376,3 @@ def test_a_race_in_a_skipping_loop_inside_a_while_loop_is_flagged():
     assert {(f.rule.code, f.line) for f in report.findings} == {("AG201", write), ("AG201", read)}
     assert any("skipped" in s for s in report.kernels[0].scope)
 
-
-def test_loops_inside_a_few_trip_loop_are_planned_but_not_those_inside_a_long_loop():
-    # the grouped block-scaled GEMM's roles each run `for w in T.unroll(14)` tiles around a K
-    # loop of 64 stages: planned as inside a while loop (Machine._in_while); MLA decode's inner
-    # loops of 8 trips inside its 128-trip loop run as that loop's iterations do (skipped with
-    # them), so they are not planned on their own
-    from asyncguard.engine.program import PLoop
-    root = Path(__file__).resolve().parents[1] / "corpus"
-    grouped = elaborate(parse((root / "field" / "blockscaled_gemm_sm100__grouped_gemm_mxfp8_blockscaled_1d1d__"
-                                       "grouped_mxfp8_blockscaled_gemm_2cta_persistent__sm_100a.tir").read_text()).functions[0])
-    machine = Machine(grouped)
-    k_loops = [s for s in statements(grouped.body) if isinstance(s, PLoop) and s.var == "k"]
-    assert k_loops and all(id(s) in machine.while_loops and machine._in_while(s, 64) for s in k_loops)
-    assert not machine.settling_loops   # no `while` loop: compared from the second period
-    mla = elaborate(parse((root / "field_sm120" / "deepseek_mla__example_mla_decode__flashattn."
-                                   "main_no_split__sm_120.tir").read_text()).functions[0])
-    machine = Machine(mla)
-    loops = [s for s in statements(mla.body) if isinstance(s, PLoop) and s.relevant]
-    long_loops = [s for s in loops if s.extent({}) == 128]
-    inner = [x for s in long_loops for x in statements(s.body) if isinstance(x, PLoop) and x.extent({}) == 8]
-    assert long_loops and {120, 134} <= {x.span.line for x in inner}   # the two that did not repeat
-    assert not any(id(x) in machine.while_loops for x in inner)

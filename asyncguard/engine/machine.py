@@ -159,16 +159,6 @@ class _Task:
         return {f.loop.var: f.start + f.it for f in self.frames if f.loop is not None}
 
 
-def _few_trips(loop: PLoop, most: int) -> bool:
-    """`loop` has a constant trip count of at most `most` (a tile loop's, not a long loop's: the
-    loops inside a long loop run as its own iterations do, skipped with them)."""
-    try:
-        n = loop.extent({})
-    except Exception:  # noqa: BLE001 -- a trip count the empty environment cannot give
-        return False
-    return isinstance(n, (int, np.integer)) and 0 < n <= most
-
-
 class Machine:
     # a subclass may swap a feature's class (the gate's reference turns the pair checks off)
     FEATURES = FEATURES
@@ -187,13 +177,11 @@ class Machine:
         self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
         self.inner_loops: dict = {}   # id(PLoop) -> whether relevant loops run inside it (_tile)
-        # ids of the loops inside a while loop (a persistent kernel's tile loop over a register,
-        # `settling` plans), and of those inside a while loop or another loop (`_in_while`)
-        self.settling_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
-                               for x in statements(w.then) if isinstance(x, PLoop)}
-        self.while_loops = self.settling_loops | {
-            id(x) for w in statements(program.body) if isinstance(w, PLoop) and _few_trips(w, accelerate_above)
-            for x in statements(w.body) if isinstance(x, PLoop)}
+        # ids of the loops inside a while loop (`_in_while`; they compare from their first
+        # iteration: `settling` plans)
+        self.while_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
+                            for x in statements(w.then) if isinstance(x, PLoop)}
+        self.settling_loops = self.while_loops
         # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
         self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
         self.max_steps = max_steps
