@@ -178,10 +178,9 @@ class Machine:
         self.block = block or {}
         self.inner_loops: dict = {}   # id(PLoop) -> whether relevant loops run inside it (_tile)
         # ids of the loops inside a while loop (`_in_while`; they compare from their first
-        # iteration: `settling` plans)
+        # iteration: settling plans)
         self.while_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
                             for x in statements(w.then) if isinstance(x, PLoop)}
-        self.settling_loops = self.while_loops
         # every CTA of a cluster runs in this machine (state/cluster.py); Tc threads per CTA
         self.T, self.Tc = program.launch.machine_threads, program.launch.num_threads
         self.max_steps = max_steps
@@ -488,7 +487,7 @@ class Machine:
         if cache.get(THROWN_AWAY) and not self.p.symbols:
             return accelerate.Plan(0, 0, None, "its skip was thrown away in an earlier run (a loop "
                                    "beside it could not skip)")
-        settles = self.settle and not tile and id(loop) in self.settling_loops and \
+        settles = self.settle and not tile and id(loop) in self.while_loops and \
             not cache.get(SETTLING_THROWN_AWAY)
         key += (("settles",) if settles else ())
         if key not in cache:
