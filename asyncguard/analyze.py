@@ -231,24 +231,33 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     need *= program.launch.cluster_size   # every CTA of a cluster runs it
                     if need > limits.max_steps and loop is not None:   # certain to hit the limit
                         budget = min(limits.max_steps, limits.prefix_steps)  # unless accelerated
-                machine = machine_class(_run_program(program, sizes, size), max_steps=budget, max_threads=limits.max_threads,
-                                  block=block, sizes=dict(size, **{INPUTS: inputs}),
-                                  # sizes: the induction needs the size loops to skip
-                                  accelerate_lines=() if size_skip_failed else
-                                  getattr(getattr(sizes, "induction", None), "loop_lines", ()),
-                                  # a run that may stop at its first race compares no state
-                                  # before the second period: a task waiting at a compared
-                                  # boundary ends the stopping (_race_stop)
-                                  settle=not (stop is not None and limits.stop_at_race))
+
+                def new_machine(**options):
+                    """A machine for this block, size and inputs, with the program's notes."""
+                    made = machine_class(_run_program(program, sizes, size), max_threads=limits.max_threads,
+                                         block=block, sizes=dict(size, **{INPUTS: inputs}), **options)
+                    for reason, span in program.notes + getattr(sizes, "notes", []):
+                        made._note(reason, span)
+                    return made
+
+                def run(made):
+                    kernel.observe(made)
+                    return made, _run_machine(made, clock, limits.max_seconds)
+
+                machine = new_machine(max_steps=budget,
+                                      # sizes: the induction needs the size loops to skip
+                                      accelerate_lines=() if size_skip_failed else
+                                      getattr(getattr(sizes, "induction", None), "loop_lines", ()),
+                                      # a run that may stop at its first race compares no state
+                                      # before the second period: a task waiting at a compared
+                                      # boundary ends the stopping (_race_stop)
+                                      settle=not (stop is not None and limits.stop_at_race))
                 if size and size not in ran:
                     ran.append(size)
-                for reason, span in program.notes + getattr(sizes, "notes", []):
-                    machine._note(reason, span)
                 at_race: list = []   # the certain race findings a stopped run ended with
                 if stop is not None and limits.stop_at_race and not size:
                     machine.on_race = _race_stop(stop, findings, at_race, path, limits.strict)
-                kernel.observe(machine)
-                result = _run_machine(machine, clock, limits.max_seconds)
+                machine, result = run(machine)
                 ind = getattr(sizes, "induction", None)
                 if size and ind is not None and ind.loop_lines and any(
                         a is None and n >= ind.n0_of(span.line) and span.line in ind.loop_lines
@@ -257,47 +266,21 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # pipeline can be out of step (a false hang). Run this size again with no size
                     # loop skipping; the first run's notes keep the induction from counting as proved.
                     first = result.accelerated
-                    machine = machine_class(_run_program(program, sizes, size), max_steps=budget,
-                                      max_threads=limits.max_threads,
-                                      block=block, sizes=dict(size, **{INPUTS: inputs}))
-                    for reason, span in program.notes + getattr(sizes, "notes", []):
-                        machine._note(reason, span)
-                    kernel.observe(machine)
-                    result = _run_machine(machine, clock, limits.max_seconds)
+                    machine, result = run(new_machine(max_steps=budget))
                     result.accelerated = first + result.accelerated
                     size_skip_failed = True   # only short sizes are run from now on (size_cases)
-                if not size and (result.skips_mixed or (
-                        any(a is not None for _, _, a, _, _ in result.accelerated) and
-                        any(a is None for _, _, a, _, _ in result.accelerated))):
+                if not size and _mixed(result):
                     # one loop skipped periods while another, run by other threads beside it,
                     # could not (e.g. a consumer loop with a first-iteration branch): the skipped
                     # producer never makes the arrivals the consumer still waits for, a false hang.
                     # Run the block again with no loop skipping; first, when loops in while
                     # loops compared their state from their first iteration (machine.settle),
                     # with them comparing from their second period, as other loops do.
-                    first = result.accelerated
-                    if machine.settled:
-                        machine = machine_class(_run_program(program, sizes, size), max_steps=budget,
-                                                max_threads=limits.max_threads, block=block,
-                                                sizes=dict(size, **{INPUTS: inputs}), settle=False)
-                        for reason, span in program.notes + getattr(sizes, "notes", []):
-                            machine._note(reason, span)
-                        kernel.observe(machine)
-                        result = _run_machine(machine, clock, limits.max_seconds)
-                        if not (result.skips_mixed or (
-                                any(a is not None for _, _, a, _, _ in result.accelerated) and
-                                any(a is None for _, _, a, _, _ in result.accelerated))):
-                            first = None
-                    if first is not None:
-                        machine = machine_class(_run_program(program, sizes, size), max_steps=limits.max_steps,
-                                                max_threads=limits.max_threads,
-                                                block=block, sizes=dict(size, **{INPUTS: inputs}),
-                                                accelerate_above=1 << 62)
-                        for reason, span in program.notes + getattr(sizes, "notes", []):
-                            machine._note(reason, span)
-                        kernel.observe(machine)
-                        result = _run_machine(machine, clock, limits.max_seconds)
-                    if first is not None:
+                    first, settled = result.accelerated, machine.settled
+                    if settled:
+                        machine, result = run(new_machine(max_steps=budget, settle=False))
+                    if not settled or _mixed(result):
+                        machine, result = run(new_machine(max_steps=limits.max_steps, accelerate_above=1 << 62))
                         result.accelerated = [(span, n, None, None, "not skipped: another loop beside "
                                                "it could not skip (run again without skipping)")
                                               for span, n, _, _, _ in first]
@@ -402,6 +385,12 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
+
+
+def _mixed(result) -> bool:
+    """One loop of the run skipped periods while another did not, or stopped the run for it."""
+    taken = [a is not None for _, _, a, _, _ in result.accelerated]
+    return result.skips_mixed or (any(taken) and not all(taken))
 
 
 def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):
