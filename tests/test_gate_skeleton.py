@@ -11,6 +11,7 @@ from asyncguard.emit import reference
 from asyncguard.emit.cuda import ELECTED_ARRIVE
 from asyncguard.emit.gate import _judge, agree
 from asyncguard.emit.launcher import pool_for
+from asyncguard.emit.patterns import pool_bytes
 from asyncguard.emit.prepare import Case, compare, expected_run, prepare, prepare_file, skeleton_key
 from asyncguard.emit.replay import witness_delays
 from asyncguard.engine.program import elaborate
@@ -18,6 +19,7 @@ from asyncguard.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "tests" / "gate_kernels"
+FIELD = ROOT / "corpus" / "field"
 
 
 def _cases(name, **kw):
@@ -104,12 +106,31 @@ def test_an_untraced_block_copying_more_stays_inside_the_pool(tmp_path):
     from asyncguard.emit.cuda import emit
     e = emit(func, program)
     block6 = reference.compute(program, e, {"blockIdx.x": 6})
-    assert int(block6.src_bytes.max()) > c.plan["per"]            # the case the old skeleton faulted on
+    slices = c.plan["slices"]
+    assert int(block6.src_bytes.max()) > max(slices)          # the case the old skeleton faulted on
     assert "if ((u64)off + slot > s.per) { off = 0;" in c.emitted.source
-    assert "ag_src(s, 16u)" in c.emitted.source and "s.pool + (u64)s.tid * s.per + s.src" not in c.emitted.source
-    pool = pool_for(c.plan)
-    # the furthest byte any copy can touch: the last thread's slice start plus one copy (<= shared size)
-    assert len(pool) >= (c.plan["threads_total"] - 1) * c.plan["per"] + c.plan["per"] + c.plan["smem"]
+    assert "ag_src(s, 16u)" in c.emitted.source and "return s.pool + off;" in c.emitted.source
+    pool, at = pool_for(c.plan)
+    # the furthest byte any copy can touch: the last slice's end plus one copy (<= shared size)
+    assert len(pool) >= int(at[-1]) + c.plan["smem"]
+
+
+def test_the_pool_holds_a_slice_for_each_copying_thread_only(tmp_path):
+    # one TMA producer thread of 384 copies every stage: the pool was 384 slices of the producer's
+    # size (4 GB for the sparse GEMM, 46 GB for the persistent one: the host spent the launch limit
+    # building it and the gate called a clean kernel a hang). Now it is the producer's slice alone.
+    (c,) = prepare_file(0, str(FIELD / "gemm_sp__example_gemm_sp__matmul_sp_fp16.gemm_sp_fp16__sm_90a.tir"))
+    slices = c.plan["slices"]
+    assert len(slices) == c.plan["threads_total"] == 384
+    assert [t for t, n in enumerate(slices) if n] == [0]
+    assert slices[0] == 128 * (16384 + 2048 + 65536)           # 128 stages of A, E and B
+    pool, at = pool_for(c.plan)
+    assert list(at[:3]) == [0, slices[0], slices[0]] and int(at[-1]) == slices[0]
+    assert len(pool) == slices[0] + c.plan["smem"] + 16
+    # thread 0's bytes are the reference's: pool_bytes(0, offset)
+    offs = np.array([0, 1, 12345, slices[0] - 1])
+    assert (pool[offs] == pool_bytes(0, offs)).all()
+    assert "ag.pool = ag_pool + ag_pool_at[ag_tid];" in c.emitted.source
 
 
 def test_only_the_traced_blocks_are_launched_with_their_real_indices(tmp_path):

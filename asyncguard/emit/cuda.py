@@ -210,7 +210,7 @@ __device__ __forceinline__ u32 ag_saddr(const void* p) {
 __device__ __forceinline__ const unsigned char* ag_src(AgState& s, u32 slot) {
   u32 off = s.src; s.src += slot;
   if ((u64)off + slot > s.per) { off = 0; if (s.traced) atomicAdd(&s.flags[1], 1u); }
-  return s.pool + (u64)s.tid * s.per + off; }
+  return s.pool + off; }
 
 __device__ __forceinline__ void ag_delay(u32 us) {
   // replay of a static witness: hold this warp back so the other side of the race goes first
@@ -1004,7 +1004,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
         "    u32* __restrict__ ag_trace, u32* __restrict__ ag_counts, u32* __restrict__ ag_flags,\n"
         "    const int* __restrict__ ag_bmap, const unsigned char* __restrict__ ag_pool,\n"
-        "    unsigned char* __restrict__ ag_sink, u32 ag_per, u32 ag_maxr, u32 ag_nslots) {")
+        "    unsigned char* __restrict__ ag_sink, const u64* __restrict__ ag_pool_at, u32 ag_maxr, u32 ag_nslots) {")
     pre = [
         f"  const u32 ag_tid = threadIdx.x + threadIdx.y * {tx}u + threadIdx.z * {tx * ty}u;",
         # the launch is one block per traced block (blockIdx.x = its slot); ag_bmap holds the
@@ -1013,7 +1013,10 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
         "  const int ag_s = (int)blockIdx.x;",
         "  AgState ag; ag.tid = ag_tid; ag.w = 0; ag.r = 0; ag.src = 0; ag.maxr = ag_maxr; ag.traced = ag_s < (int)ag_nslots;",
         f"  ag.trace = ag_trace + ((u64)(ag.traced ? ag_s : 0) * {launch.num_threads}u + ag_tid) * ag_maxr;",
-        "  ag.pool = ag_pool; ag.per = ag_per; ag.flags = ag_flags;",
+        # each thread's slice of the pool: only the threads that copy have one (one TMA producer
+        # of a persistent GEMM copies 120 MB; a slice that size for all 384 threads was 46 GB)
+        "  ag.pool = ag_pool + ag_pool_at[ag_tid]; ag.per = (u32)(ag_pool_at[ag_tid + 1] - ag_pool_at[ag_tid]);",
+        "  ag.flags = ag_flags;",
         # bulk (TMA) stores copy shared bytes to the same offsets of this block's slice of the
         # sink, compared afterwards
         f"  unsigned char* ag_sinkb = ag_sink + (u64)(ag.traced ? (u32)ag_s : ag_nslots) * {total}u; (void)ag_sinkb;",

@@ -151,13 +151,14 @@ class Gpu:
         got["SHARED_SIZE_BYTES(static)"] = _ok(cu.cuFuncGetAttribute(FA.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn), "attr")
         S, T, R = max(plan["nslots"], 1), plan["threads_total"], max(plan["maxr"], 1)
         smem16 = max(smem, 16)
-        pool = pool_for(plan)
+        pool, pool_at = pool_for(plan)
         host = {
             "trace": np.zeros(S * T * R, dtype=np.uint32),
             "counts": np.zeros(S * T, dtype=np.uint32),
             "flags": np.zeros(4, dtype=np.uint32),
             "bmap": np.asarray(plan["blocks"], dtype=np.int32).reshape(-1),   # real (x, y, z) per slot
             "pool": pool,
+            "pool_at": pool_at,
             "sink": np.zeros((S + 1) * smem16, dtype=np.uint8),   # + a scratch slice
         }
         dev = {}
@@ -165,8 +166,9 @@ class Gpu:
             for k, a in host.items():
                 dev[k] = _ok(cu.cuMemAlloc(max(a.nbytes, 16)), "cuMemAlloc")
                 _ok(cu.cuMemcpyHtoD(dev[k], a.ctypes.data, a.nbytes), "cuMemcpyHtoD")
-            vals = [np.array([int(dev[k])], dtype=np.uint64) for k in ("trace", "counts", "flags", "bmap", "pool", "sink")]
-            vals += [np.array([plan["per"]], dtype=np.uint32), np.array([R], dtype=np.uint32),
+            vals = [np.array([int(dev[k])], dtype=np.uint64)
+                    for k in ("trace", "counts", "flags", "bmap", "pool", "sink", "pool_at")]
+            vals += [np.array([R], dtype=np.uint32),
                      np.array([S], dtype=np.uint32)]
             params = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
             gx, gy, gz = plan["launch_grid"]     # the traced blocks only (plan["grid"]: the kernel's)
@@ -187,13 +189,13 @@ class Gpu:
                 "attrs": got, "not_taken": not_taken, "seconds": secs}
 
 
-def pool_for(plan: dict) -> np.ndarray:
-    """The global source of the skeleton's copies: each thread's `per`-byte slice (what the
-    reference reads), then the shared size plus 16 bytes of padding, so a copy that `ag_src`
+def pool_for(plan: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The global source of the skeleton's copies and where each thread's slice starts
+    (patterns.make_pool), then the shared size plus 16 bytes of padding, so a copy that `ag_src`
     restarts at its slice's start (a block that copies more than the traced ones) stays inside."""
     from .patterns import make_pool
-    return np.concatenate([make_pool(plan["threads_total"], plan["per"]),
-                           np.zeros(max(plan["smem"], 16) + 16, np.uint8)])
+    pool, at = make_pool([int(n) for n in plan["slices"]])
+    return np.concatenate([pool, np.zeros(max(plan["smem"], 16) + 16, np.uint8)]), at
 
 
 META = ("timeouts", "overruns", "attrs", "not_taken", "seconds")

@@ -34,6 +34,9 @@ def pool_bytes(tid: int, offs: np.ndarray) -> np.ndarray:
     return (fmix(x) & np.uint64(0xFF)).astype(np.uint8)
 
 
-def make_pool(threads: int, per: int) -> np.ndarray:
-    offs = np.arange(per, dtype=np.uint64)
-    return np.concatenate([pool_bytes(t, offs) for t in range(threads)]) if per else np.zeros(16, np.uint8)
+def make_pool(slices: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every thread's slice of the pool, back to back (thread t's holds pool_bytes(t, 0 .. slices[t]);
+    a thread that copies nothing has none), and where each starts: threads + 1 offsets."""
+    at = np.concatenate([[0], np.cumsum(slices, dtype=np.uint64)]).astype(np.uint64)
+    parts = [pool_bytes(t, np.arange(n, dtype=np.uint64)) for t, n in enumerate(slices) if n]
+    return (np.concatenate(parts) if parts else np.zeros(0, np.uint8)), at

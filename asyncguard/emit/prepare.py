@@ -424,14 +424,16 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
             c.skip = f"reference incomplete (block {b or 0}): {r.problem}"
             return
     maxr = max((len(x) for r in c.refs for x in r.reads), default=0)
-    per = int(max((int(r.src_bytes.max()) for r in c.refs), default=0))
+    # each thread's pool slice: the most its copies consume in any traced block, in 16-byte steps
+    slices = np.max([r.src_bytes for r in c.refs], axis=0) if c.refs else np.zeros(T, np.int64)
     if any(r.stuck_waits for r in c.refs):
         # the engine's run deadlocked on an mbarrier: the GPU's waits will spin out; a shorter
         # limit shows the same hang sooner (and each later wait polls briefly: emit/cuda.py)
         e.source = predicted_hang_source(e.source)
     c.plan = {"id": c.id, "kernel": e.kernel, "grid": list(e.grid), "block": list(e.threads),
               "launch_grid": [len(blocks), 1, 1], "blocks": bmap,
-              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks), "maxr": maxr, "per": -(-per // 16) * 16 or 16,
+              "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks), "maxr": maxr,
+              "slices": [int(-(-n // 16) * 16) for n in slices],
               "hopper": "hopper" in e.features, "waits": max((r.max_waits for r in c.refs), default=0)}
     e.info = {}           # op id -> model closures: used by the reference only, not picklable
     c.emitted = e

@@ -33,7 +33,7 @@ from ..engine.state.memory import Memory
 from ..engine.state.proxy import Proxies
 from ..events import Access, AccessKind, CommitGroup, MbarArrive, MbarWait, WaitGroup
 
-from .patterns import M32, fmix, make_pool, pattern, pool_bytes, seed  # noqa: F401 -- shared with the launcher
+from .patterns import M32, fmix, pattern, pool_bytes, seed  # noqa: F401 -- shared with the launcher
 
 INIT_SEED = 0xC0FFEE11
 HANG_KINDS = ("stuck", "count", "warp-multiple")
