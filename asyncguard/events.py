@@ -133,11 +133,17 @@ class WarpSync:
 
 
 @dataclass
+class LoopBreak:
+    """`break`: the threads leave the innermost loop around them (engine/machine.py)."""
+    tids: np.ndarray
+
+
+@dataclass
 class Unsupported:
     """The model cannot say what this does to shared memory or synchronization."""
     reason: str
     tids: np.ndarray | None = None
 
 
-Event = (Access | CommitGroup | WaitGroup | Barrier | WarpSync | Unsupported | MbarInit | MbarFenceInit
+Event = (Access | CommitGroup | WaitGroup | Barrier | WarpSync | LoopBreak | Unsupported | MbarInit | MbarFenceInit
          | MbarArrive | MbarWait | ProxyFence | SetDescriptor | ClusterArrive | ClusterWait)

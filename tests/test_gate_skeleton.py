@@ -380,3 +380,45 @@ def test_racecheck_reports_on_a_clean_elected_mbarrier_release_are_not_a_disagre
     # a kernel whose arrives are every thread's own (no elected release) keeps racecheck's reports
     (plain,) = _cases("xyz_cp_async_ring.tir")
     assert ELECTED_ARRIVE not in plain.emitted.features and _ran(plain, racecheck=1)["verdict"] == "fail"
+
+
+BREAK_KERNEL = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(A: T.handle("float16", "global"), C: T.handle("float16", "global")):
+    T.func_attr({"thread_extent": {"threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    tx = T.launch_thread("threadIdx.x", 64)
+    S = T.alloc_buffer((4096,), "float16", scope="shared.dyn")
+    n = T.alloc_buffer((1,), "int32", scope="local")
+    n[0] = 0
+    while n[0] < 8:
+        T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), S, tx * 8, 8, 2), T.tvm_access_ptr(T.type_annotation("float16"), A, n[0] * 512 + tx * 8, 8, 1), 8)
+        T.ptx_commit_group()
+        T.ptx_wait_group(0)
+        if n[0] == 5:
+            T.loop_break()
+        n[0] = n[0] + 1
+    T.tvm_storage_sync("shared")
+    C[tx] = S[(tx + 1) % 64 * 8]
+'''
+
+
+def test_while_loops_and_breaks_are_emitted_as_the_kernel_has_them(tmp_path):
+    # a while loop was emitted through the branch path and skipped ("no syntax node for a if"):
+    # the stream-K GEMM's tile loop is `while start_iter_1[0] < ...`
+    (streamk,) = prepare_file(0, str(FIELD / "gemm_streamk__example_tilelang_gemm_streamk__tl_matmul_streamk__sm_80.tir"))
+    assert streamk.skip is None and "while (" in streamk.emitted.source
+    p = tmp_path / "break.tir"
+    p.write_text(BREAK_KERNEL)
+    (c,) = prepare_file(0, str(p))
+    assert c.skip is None and c.static == "clean"
+    line = BREAK_KERNEL.splitlines().index("            T.loop_break()") + 1
+    assert f"break;  // line {line}: T.loop_break" in c.emitted.source
+    # the reference leaves the loop where the kernel does: six copies of 16 bytes per thread
+    assert c.plan["slices"] == [6 * 16] * 64
+    if shutil.which("nvcc"):
+        for name, case in (("streamk", streamk), ("break", c)):
+            f = tmp_path / f"{name}.cu"
+            f.write_text(case.emitted.source)
+            r = subprocess.run(["nvcc", "-arch=sm_90a", "-c", "-o", str(tmp_path / f"{name}.o"), str(f)],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, (name, r.stderr[-2000:])

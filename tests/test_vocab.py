@@ -227,7 +227,6 @@ def test_st_bulk_is_a_store():
 
 
 @pytest.mark.parametrize("call,named", [
-    ("T.loop_break()", "loop_break"),
     ("T.ptx_tcgen05_cp_warpx4()", "shared-to-tensor-memory copy"),
     ("T.ptx_tcgen05_sf_warp_transpose()", "scale-factor transpose"),
     ("T.clc_try_cancel_multicast()", "cluster launch control"),
@@ -237,6 +236,79 @@ def test_unmodelled_builtins_are_named(call, named):
     report = check_text(text)
     assert report.verdict == "unknown"
     assert any(f.rule.code == "AG001" and named in f.message for f in report.findings)
+
+
+# ---------------------------------------------------------------- T.loop_break (C's `break`)
+# TileLang 0.1.14 ends its persistent GEMM's tile loop with `if w * 27 + bx // 4 == 512:
+# T.loop_break()` (examples/gemm/example_gemm_persistent.py, lowered for sm_90a on the CPU)
+PERSISTENT_BREAK = (Path(__file__).parent / "data" / "gemm_persistent_loop_break_sm90a_tl0114.tir").read_text()
+
+
+def test_a_persistent_gemm_that_breaks_out_of_its_tile_loop_is_clean():
+    assert "T.loop_break()" in PERSISTENT_BREAK
+    assert verdict(PERSISTENT_BREAK) == "clean"
+
+
+def test_where_the_tile_loop_breaks_does_not_change_the_verdict():
+    # a block leaving after fewer tiles computes less, and is synchronized all the same
+    earlier = PERSISTENT_BREAK.replace("if w * 27 + bx // 4 == 512:", "if w * 27 + bx // 4 == 500:")
+    assert earlier != PERSISTENT_BREAK and verdict(earlier) == "clean"
+
+
+def test_a_producer_that_breaks_out_early_leaves_the_consumers_waiting():
+    step = "                        producer_phase_cnt_1[0] = producer_phase_cnt_1[0] + 1\n"
+    assert PERSISTENT_BREAK.count(step) == 1
+    short = PERSISTENT_BREAK.replace(step, step + "                        if k == 63:\n"
+                                                  "                            T.loop_break()\n")
+    report = check_text(short)
+    assert report.verdict == "buggy"
+    assert any(f.rule.code == "AG408" and "wait forever" in f.message for f in report.findings)
+
+
+COPY_LOOP = """
+for k in range(4):
+    T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), S, k % 2 * 512 + tx * 8, 8, 2), T.tvm_access_ptr(T.type_annotation("float16"), A, k * 512 + tx * 8, 8, 1), 8)
+    T.ptx_commit_group()
+    if k == {stop}:
+        T.loop_break()
+    T.ptx_wait_group(0)
+T.tvm_storage_sync("shared")
+C[tx] = S[(tx + 1) % 64 * 8]
+"""
+
+
+def test_a_break_that_skips_the_wait_leaves_the_copy_unwaited():
+    assert verdict(kernel(COPY_LOOP.format(stop=5))) == "clean"       # never taken
+    assert "AG101" in codes(kernel(COPY_LOOP.format(stop=2)))          # leaves before waiting
+
+
+def test_threads_that_break_out_skip_the_barriers_the_others_wait_at():
+    loop = """
+    for k in range(4):
+        if tx < 32 and k == 2:
+            T.loop_break()
+        T.tvm_storage_sync("shared")
+    """
+    assert "AG301" in codes(kernel(loop))
+    assert verdict(kernel(loop.replace("tx < 32 and k == 2", "k == 2"))) == "clean"
+
+
+def test_a_break_leaves_a_while_loop():
+    loop = """
+    n = T.alloc_buffer((1,), "int32", scope="local")
+    n[0] = 0
+    while n[0] < 8:
+        T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), S, tx * 8, 8, 2), T.tvm_access_ptr(T.type_annotation("float16"), A, n[0] * 512 + tx * 8, 8, 1), 8)
+        T.ptx_commit_group()
+        if n[0] == {stop}:
+            T.loop_break()
+        T.ptx_wait_group(0)
+        n[0] = n[0] + 1
+    T.tvm_storage_sync("shared")
+    C[tx] = S[(tx + 1) % 64 * 8]
+    """
+    assert verdict(kernel(loop.format(stop=9))) == "clean"
+    assert "AG101" in codes(kernel(loop.format(stop=3)))
 
 
 # ---------------------------------------------------------------- TMA gather4 / scatter4 (sm_100a)

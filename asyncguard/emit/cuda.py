@@ -31,7 +31,8 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..engine.program import Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, _scan_globals, truth_from_copies
+from ..engine.program import (Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, _scan_globals,
+                              truth_from_copies)
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
@@ -132,7 +133,11 @@ def _index(func: ir.Function) -> dict:
                 expr(s.cond)
                 stmts(s.then)
                 stmts(s.other)
-            elif isinstance(s, (ir.With, ir.While)):
+            elif isinstance(s, ir.While):
+                idx.setdefault(key("while", s.cond.span), s)
+                expr(s.cond)
+                stmts(s.body)
+            elif isinstance(s, ir.With):
                 stmts(s.body)
 
     stmts(func.body)
@@ -685,6 +690,12 @@ class _Emitter:
             self.unavailable.pop(s.var, None)
             self.block(f"for (i64 {v} = {start}; {v} < {stop}; ++{v})", s.body)
             return
+        if isinstance(s, PWhile):   # before PIf, which it extends
+            if not s.relevant:
+                return
+            node = self.node("while", s.span)
+            self.block(f"while ({self.expr(node.cond)})", s.then)
+            return
         if isinstance(s, PIf):
             if not s.relevant:
                 return
@@ -815,6 +826,9 @@ class _Emitter:
             return
         if name == "ptx_commit_group":
             self.out("ag_cp_commit();")
+            return
+        if name == "loop_break":   # the skeleton's loops nest as the kernel's: the same loop ends
+            self.out(f"break;  // line {span.line}: T.loop_break")
             return
         if name == "ptx_wait_group":
             self.out(f"ag_cp_wait({self.expr(args[0])});  // line {span.line}")

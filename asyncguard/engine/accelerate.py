@@ -546,6 +546,9 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     (`uniform_run`)."""
     if loop.per_iteration_inputs:   # its branches' outcomes are the run's inputs, not periodic
         return Plan(0, 0, None, "each iteration's branches run on a number loaded for it")
+    from .program import breaks_out
+    if breaks_out(loop.body):   # a skipped range could hold the iteration that leaves the loop
+        return Plan(0, 0, None, "a T.loop_break may end the loop early")
     steps, step_ids, why, nested = counters(loop.body, program.views, loop.var,
                                             frozenset(name for name, _ in block))
     if why is not None:

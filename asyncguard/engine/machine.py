@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir
-from ..events import SetDescriptor, Unsupported
+from ..events import LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import NotConcrete
@@ -210,7 +210,8 @@ class Machine:
         self.tasks: list[_Task] = []
         self.seen_pairs: set = set()    # (statement, statement, ...) pairs reported already
         self.seen_notes: set = set()
-        self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported})
+        self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported,
+                              LoopBreak: self._loop_break})
         for attr, cls in self.FEATURES:
             feature = cls(self)
             setattr(self, attr, feature)
@@ -822,6 +823,28 @@ class Machine:
 
     def _unsupported(self, task: _Task, ev: Unsupported, s: POp) -> None:
         self.note(ev.reason, s.span)
+
+    def _loop_break(self, task: _Task, ev: LoopBreak, s: POp) -> None:
+        """`break`: the task leaves the innermost loop around it, as after its last iteration.
+        A branch left on the way that had split the threads will not see this task again: its
+        join is broken (the other side goes on alone, as it does when nobody can move)."""
+        frames = task.frames
+        target = next((k for k in range(len(frames) - 1, -1, -1) if frames[k].loop is not None
+                       or frames[k].body and isinstance(frames[k].body[-1], PWhile)
+                       and frames[k].body[-1].cycle is frames[k].body), None)
+        if target is None:
+            self.note("T.loop_break outside any loop", s.span)
+            return
+        while len(frames) > target + 1:
+            join = frames.pop().join
+            if join is not None and not join.broken:
+                join.broken = True
+                if join.parked is not None:
+                    join.parked.state = "run"
+                    join.parked = None
+        f = frames.pop()
+        if f.join is not None and not f.join.broken:   # a while loop some threads had left
+            self._arrive_join(task, f.join)
 
     # ------------------------------------------------------------ what the features call
     # note(reason, span), fork(task, mask), sync(waiters, arrivers), retire(), release(tasks);

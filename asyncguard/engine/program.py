@@ -174,6 +174,17 @@ def statements(body):
             yield from statements(s.body)
 
 
+def breaks_out(body) -> bool:
+    """Whether a `T.loop_break` in `body` (outside the loops nested in it) may end the loop
+    whose body it is before its last iteration."""
+    for s in body:
+        if isinstance(s, POp) and s.name == "loop_break":
+            return True
+        if isinstance(s, PIf) and not isinstance(s, PWhile) and (breaks_out(s.then) or breaks_out(s.other)):
+            return True
+    return False
+
+
 @dataclass
 class AccessPtr:
     view: View

@@ -1,5 +1,4 @@
-"""Proxy fences, and what is not modelled yet: cluster launch control, some tcgen05 forms,
-sparse wgmma.
+"""Proxy fences, and what is not modelled yet: cluster launch control, some tcgen05 forms.
 
 `T.fence_proxy_async()` is `fence.proxy.async.shared::cta`: it orders the executing thread's
 generic-proxy view of shared memory with its async-proxy operations (TMA, wgmma). The other
@@ -18,8 +17,6 @@ NOT_MODELLED = {
     "T.clc_try_cancel_multicast": "cluster launch control is not modelled",
     # Blackwell tcgen05 forms not in models/tcgen05.py or models/tcgen05_blockscale.py
     "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
-    # control flow the engine cannot follow
-    "T.loop_break": "loop_break (`break`): the engine does not cut a loop short",
 }
 
 
