@@ -321,7 +321,7 @@ def test_every_event_has_exactly_one_owner():
              if dataclasses.is_dataclass(c) and c.__module__ == events.__name__}
     claimed = [e for _, cls in M.FEATURES for e in cls.EVENTS]
     assert len(claimed) == len(set(claimed))
-    assert kinds == set(claimed) | {events.SetDescriptor, events.Unsupported}
+    assert kinds == set(claimed) | set(M.SCHEDULER_EVENTS)
 
 
 # ---------------------------------------------------------------- plain records superseded

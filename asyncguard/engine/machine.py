@@ -40,6 +40,8 @@ from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group, 
 from .state.proxy import Proxies, ProxyProblem  # noqa: F401
 from .taint import Taint, drop_dependent
 
+# the events the scheduler handles itself (every other event class belongs to one feature)
+SCHEDULER_EVENTS = (SetDescriptor, Unsupported, LoopBreak)
 # The hardware features, as (attribute of the machine, state class): each owns its state and the
 # events named in its class's EVENTS (engine/state/__init__.py). Built in this order.
 FEATURES = (
@@ -211,7 +213,7 @@ class Machine:
         self.seen_pairs: set = set()    # (statement, statement, ...) pairs reported already
         self.seen_notes: set = set()
         self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported,
-                              LoopBreak: self._loop_break})
+                              LoopBreak: self._loop_break})   # SCHEDULER_EVENTS
         for attr, cls in self.FEATURES:
             feature = cls(self)
             setattr(self, attr, feature)
