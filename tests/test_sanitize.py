@@ -1,4 +1,5 @@
 """`asyncguard sanitize`: skeleton emission (CPU), the numpy reference, and the GPU gate (gpu marker)."""
+import json
 import shutil
 import subprocess
 import sys
@@ -196,3 +197,21 @@ def test_gate_fails_a_missing_barrier(tmp_path):
                         str(CORPUS / "real" / "transpose_shared_sm80_32x32_t128_nosync.tir")],
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 1, p.stdout + p.stderr
+
+
+@pytest.mark.gpu
+def test_gate_agrees_on_loop_breaks(tmp_path):
+    """tests/gate_kernels_break/: `T.loop_break` kernels. The two small ones here; the 0.1.14
+    persistent GEMM and its producer-breaks-early mutant take minutes to prepare (their H200 run:
+    bench/sanitizer_h200/2026-12-02-session14/gate_loop_break.*)."""
+    reason = _gpu_reason()
+    if reason:
+        pytest.skip(reason)
+    kernels = Path(__file__).parent / "gate_kernels_break"
+    out = tmp_path / "r.json"
+    subprocess.run([sys.executable, "-m", "asyncguard", "sanitize", "--json", str(out),
+                    str(kernels / "while_break_clean.tir"), str(kernels / "break_skips_wait.tir")],
+                   capture_output=True, text=True, timeout=600)
+    rows = {Path(r["kernel"].split("::")[0]).name: r for r in json.loads(out.read_text())}
+    assert rows["while_break_clean.tir"]["verdict"] == "pass"
+    assert rows["break_skips_wait.tir"]["verdict"] == "fail" and rows["break_skips_wait.tir"]["agree"] == "yes"
