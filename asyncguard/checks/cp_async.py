@@ -166,6 +166,8 @@ def _missing_wait_text(race: Race) -> str:
                 "(no ptx_commit_group between the copy and the access), so no wait_group covers it")
     text = (f"thread {race.t_first}'s copy at line {first.span.line} is in group {g['group']}; "
             f"the thread had committed {g['committed']} group(s)")
+    if g.get("last_wait_n") == 0:   # else the count looks larger than the commit_group calls
+        text += " (each ptx_wait_group(0), printed as cp.async.wait_all, commits one too)"
     if "last_wait_n" in g and g["committed"] - g["last_wait_n"] > g["group"]:
         # `committed` counts the thread's commits up to the second access; the copy being still in
         # flight, the last wait ran before some of them (a wait placed before its commit)
