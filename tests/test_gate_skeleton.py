@@ -422,3 +422,17 @@ def test_while_loops_and_breaks_are_emitted_as_the_kernel_has_them(tmp_path):
             r = subprocess.run(["nvcc", "-arch=sm_90a", "-c", "-o", str(tmp_path / f"{name}.o"), str(f)],
                                capture_output=True, text=True)
             assert r.returncode == 0, (name, r.stderr[-2000:])
+
+
+def test_a_block_proved_to_run_as_a_computed_one_reuses_its_reference():
+    # blockIdx.x picks 2 + bx % 2 iterations: block 2 runs as block 0 (z3, prover/block_alike.py),
+    # block 1 does not. The reused reference is the one a run of block 2 computes.
+    (c,) = _cases("xyz_cp_async_ring.tir")
+    assert [r.block for r in c.refs] == [{"blockIdx.x": 0}, {"blockIdx.x": 1}, {"blockIdx.x": 2}]
+    assert c.refs[2].reads is c.refs[0].reads and c.refs[1].reads is not c.refs[0].reads
+    func = parse((KERNELS / "xyz_cp_async_ring.tir").read_text()).functions[0]
+    program = elaborate(func)
+    from asyncguard.emit.cuda import emit
+    fresh = reference.compute(program, emit(func, program), {"blockIdx.x": 2})
+    assert fresh.reads == c.refs[2].reads
+    assert (fresh.src_bytes == c.refs[2].src_bytes).all() and (fresh.sink == c.refs[2].sink).all()

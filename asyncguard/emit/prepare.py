@@ -8,6 +8,8 @@ pathological kernel costs its budget and is SKIP, never a stalled run.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import re
 import signal
@@ -413,9 +415,22 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     # any launch limit
     bmap = [[int(b.get(f"blockIdx.{a}", 0)) for a in "xyz"] for b in blocks]
     T = launch.num_threads
+    same_runs = None
     for b in blocks:
-        r = reference.compute(program, e, b, sizes=size, numbers=numbers,
-                              inputs=inputs() if inputs is not None else None)
+        twin = None
+        if c.refs and witness is None and program.numeric is None:
+            # z3 proves this block runs as one already computed (the checker's block_alike: the same
+            # branches, trip counts and shared addresses): the same event stream, so the same
+            # reference; a persistent GEMM's four traced blocks were four full runs (113 s)
+            if same_runs is None:
+                from ..prover.block_alike import BlockAlike
+                same_runs = BlockAlike(program)
+            twin = next((r for r in c.refs if not r.inputs_met and same_runs.runs_as(b, r.block)), None)
+        if twin is not None:
+            r = dataclasses.replace(twin, block=b)
+        else:
+            r = reference.compute(program, e, b, sizes=size, numbers=numbers,
+                                  inputs=inputs() if inputs is not None else None)
         if len(r.reads) != T:
             raise AssertionError(f"reference has {len(r.reads)} threads, the launch {T}")
         c.refs.append(r)

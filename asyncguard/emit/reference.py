@@ -131,6 +131,8 @@ class Reference:
     # the most mbarrier waits one thread executes: the launch's work, which scales its time limit
     # (warp-specialized GEMMs of 256 TMA stages ran 86 s on the H200)
     max_waits: int = 0
+    # the run met data-dependent truth values (all taken): another block's run is not proved alike
+    inputs_met: bool = False
 
 
 def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000,
@@ -140,12 +142,13 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
     Inputs instead of every truth value taken (a witness's, WitnessInputs)."""
     # every iteration runs: the skeleton executes them all, so loop acceleration (skipping
     # proved-periodic iterations) would leave reads out of the reference
+    inputs = inputs or AllTaken(numbers=numbers)
     rec = _Recorder(program, emitted.info, block=block or {}, max_steps=max_steps,
-                    sizes=dict(sizes or {}, **{INPUTS: inputs or AllTaken(numbers=numbers)}),
-                    accelerate_above=1 << 62)
+                    sizes=dict(sizes or {}, **{INPUTS: inputs}), accelerate_above=1 << 62)
     res = rec.run()
     T = program.launch.num_threads
     ref = Reference(block or {}, [[] for _ in range(T)], np.zeros(T, dtype=np.int64))
+    ref.inputs_met = bool(inputs.names)
     if res.internal_error or res.limit_hit:
         ref.problem = res.internal_error or res.limit_hit
     if res.notes:
