@@ -231,7 +231,9 @@ def test_sparse_mla_gathers_under_a_loaded_flag_and_its_own_findings_are_the_onl
     # fence.proxy.async (the shape of the MLA-decode finding in docs/found-bugs.md)
     rep = check_text(SPARSE_MLA.read_text(), str(SPARSE_MLA))
     found = {(f.rule.code, f.line) for f in rep.findings}
-    assert found == {("AG201", 231), ("AG405", 102), ("AG405", 116), ("AG405", 130), ("AG405", 223)}
+    # (line 223: consumer 1's wgmma, whose only fence on the path is consumer 0's: the strict
+    # reading, AG418, tests/test_field_false_alarms.py)
+    assert found == {("AG201", 231), ("AG405", 102), ("AG405", 116), ("AG405", 130)}
     race = next(f for f in rep.findings if f.rule.code == "AG201")
     assert "sum_exp_shared" in race.message and "line 184" in race.message
     assert any("lines [257]" in s and "checked taken" in s for s in rep.kernels[0].scope)

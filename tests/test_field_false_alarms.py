@@ -2,14 +2,14 @@
 is TileLang's own output, and the verdict asserted is the one the TIR supports."""
 from pathlib import Path
 
-from asyncguard.analyze import check_text
+from asyncguard.analyze import Limits, check_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _check(rel: str):
+def _check(rel: str, **limits):
     path = ROOT / rel
-    return check_text(path.read_text(), str(path))
+    return check_text(path.read_text(), str(path), Limits(**limits))
 
 
 def test_a_fence_before_a_noinc_handover_covers_the_copy():
@@ -53,7 +53,7 @@ def test_sub_byte_tma_boxes_count_half_bytes():
 
 
 def test_sub_byte_tma_kernel_single_bug_variants_are_flagged():
-    from asyncguard.analyze import check_text
+    from asyncguard.analyze import Limits, check_text
     from asyncguard.mutants import EXPECTED_RULES, mutations
 
     text = (ROOT / SM120_NVFP4).read_text()
@@ -84,6 +84,22 @@ def test_sub_byte_cp_async_counts_elements_of_their_own_width():
     # (not a legal cp.async size) and the kernel came back unknown
     path = "corpus/field/gemm_int4__example_tilelang_gemm_int4__main__sm_80.tir"
     assert _check(path).verdict == "clean"
-    from asyncguard.analyze import check_text
+    from asyncguard.analyze import Limits, check_text
     text = (ROOT / path).read_text().replace("T.ptx_wait_group(2)", "T.ptx_wait_group(3)", 1)
     assert {f.rule.code for f in check_text(text, path).findings} & {"AG101", "AG103"}
+
+
+def test_a_proxy_fence_on_the_path_by_a_third_warpgroup_is_the_strict_reading():
+    # MLA decode, warp-specialized (sm_90a): the producer's cp.async fills KV_shared and completes
+    # on bar_k_ready; consumer 0 waits for it, runs fence.proxy.async (line 171) and arrives on
+    # bar_sScale_and_sS_ready (177); consumer 1 waits on that barrier (208) and its wgmma reads
+    # KV_shared (222) with no fence of its own after acquiring. The one fence is on the
+    # happens-before path (cumulativity; PTX counts alias proxy fences "along the base causality
+    # path"), so the default reading no longer reports it: AG418 under --strict proxy. The
+    # kernel's real race (sum_exp_shared, AG201 at 230, confirmed on an H200) stays.
+    rel = "corpus/field/deepseek_mla__example_mla_decode_ws__flashattn.main_no_split__sm_90a.tir"
+    assert {(f.rule.code, f.line) for f in _check(rel).findings} == {("AG201", 230)}
+    strict = _check(rel, strict=("proxy",))
+    (f,) = [f for f in strict.findings if f.rule.code == "AG418"]
+    assert f.line == 222 and f.witness["fencer"] == 0 and f.witness["fence_line"] == 171
+    assert "the only fence.proxy.async between is thread 0's at line 171" in f.message

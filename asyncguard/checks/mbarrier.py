@@ -194,6 +194,25 @@ PROXY_FENCE_IN_FLIGHT = rule("AG415", "proxy-fence-before-cp-async-lands", "race
     "T.fence_proxy_async()\nT.tvm_storage_sync(\"shared\")\nT.ptx_wgmma_ss(...)",
     "The cp.async (line, thread, bytes) and the async-proxy read."))
 
+PROXY_FENCE_BY_ANOTHER_THREAD = rule("AG418", "proxy-fence-by-another-thread", "race", "error",
+                                     "the only fence.proxy.async ordering a generic write before its async-proxy read is a third thread's (opt-in: --strict proxy)", _doc(
+    "Flags shared bytes written through the generic proxy and read through the async proxy (wgmma, "
+    "TMA store) when neither the writer nor the reader fenced, and the only `T.fence_proxy_async()` "
+    "between them is a third thread's, on the happens-before path (it had seen the write when it "
+    "fenced, and the reader synchronized with it after). Off by default: base causality order is "
+    "cumulative and PTX counts an alias proxy fence anywhere \"along the base causality path\"; for "
+    "`fence.proxy.async` the ISA says only that the fence takes effect within the executing thread "
+    "(docs/model.md, \"The async proxy\"). Enable with `--strict proxy`.",
+    "If a proxy fence orders only its own thread's view, the reader's wgmma or TMA store may read the "
+    "bytes as the async proxy saw them before the write.",
+    "# warpgroup 0: waits for the copy, fences, then signals warpgroup 1\n"
+    "T.mbarrier_wait_parity(k_ready[s], p)\nT.fence_proxy_async()\nT.ptx_arrive_barrier(s_ready[0])\n"
+    "# warpgroup 1\nT.mbarrier_wait_parity(s_ready[0], p)\nT.ptx_wgmma_ss(... KV_shared ...)",
+    "# warpgroup 1 fences after acquiring, as warpgroup 0 does\n"
+    "T.mbarrier_wait_parity(s_ready[0], p)\nT.fence_proxy_async()\nT.ptx_wgmma_ss(... KV_shared ...)",
+    "The generic write (line, thread), the async-proxy read, and the third thread's fence (`fencer`, "
+    "`fence_line`)."))
+
 TMA_BARRIER_INVALID = rule("AG416", "tma-completion-not-mbarrier", "invalid", "error",
                            "a TMA load completes on something that is not an mbarrier", _doc(
     "Flags a TMA load whose completion operand is an element of an undeclared buffer or of a buffer "
@@ -219,7 +238,8 @@ UNWRITTEN_READ = rule("AG417", "read-of-unwritten-shared", "race", "error",
     "The read (line, thread, loop values, bytes)."))
 
 # Rules off by default, and the `--strict` word that turns each on (checks.run_all filters them).
-STRICT = {LAPPED_WAITER.code: "lapping", REVERSE_PROXY_FENCE.code: "proxy", PROXY_FENCE_IN_FLIGHT.code: "proxy"}
+STRICT = {LAPPED_WAITER.code: "lapping", REVERSE_PROXY_FENCE.code: "proxy", PROXY_FENCE_IN_FLIGHT.code: "proxy",
+          PROXY_FENCE_BY_ANOTHER_THREAD.code: "proxy"}
 STRICT_READINGS = tuple(sorted(set(STRICT.values())))   # the names `--strict` takes
 
 ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
@@ -329,6 +349,13 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"orders the cp.async at {where(w)} (thread {p.t_write}) ran before the copy landed")
             wit["missing"] = f"T.fence_proxy_async() by thread {p.t_write} after the cp.async wait covering line {w.span.line}"
             out.append(Finding(PROXY_FENCE_IN_FLIGHT, r.span.line, r.span.col, msg, wit, path))
+            continue
+        if p.direction == "path-fence":
+            msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; thread {p.t_write} wrote "
+                   f"them at {where(w)} through the generic proxy, and the only fence.proxy.async between "
+                   f"is thread {p.fencer}'s at line {p.fence_line} (neither the writer's nor the reader's)")
+            wit.update(fencer=p.fencer, fence_line=p.fence_line)
+            out.append(Finding(PROXY_FENCE_BY_ANOTHER_THREAD, r.span.line, r.span.col, msg, wit, path))
             continue
         out.append(Finding(MISSING_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
     seen = set()

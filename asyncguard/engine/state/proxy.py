@@ -30,8 +30,12 @@ class ProxyProblem:
     hi: int
     # "write-read": generic write, async read. "read-write": generic read, async-proxy write
     # (a TMA refill). "in-flight": the only fence covering the generic write ran before that
-    # cp.async landed (the strict reading, docs/model.md "The async proxy").
+    # cp.async landed (the strict reading, docs/model.md "The async proxy"). "path-fence": the
+    # only fence ordering them is a third thread's on the happens-before path (`fencer` at
+    # `fence_line`), neither the writer's nor the reader's (the strict reading too).
     direction: str = "write-read"
+    fencer: int | None = None
+    fence_line: int | None = None
 
 
 def _unfenced(r: Record) -> bool:
@@ -197,11 +201,19 @@ _WRITES = (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
 class Proxies:
     """Each thread's knowledge at its last proxy fence; generic records retired but not yet fenced."""
     EVENTS = {ProxyFence: "fence"}
+    FENCE_HISTORY = 8
 
     def __init__(self, machine):
         self.machine = machine
         program, T, cols = machine.p, machine.T, machine.vc.shape[1]
         self.fence_vc = np.full((T, cols), -1, dtype=np.int64)  # knowledge at last proxy fence
+        # each thread's last FENCE_HISTORY proxy fences, newest first: its own clock (-1: none),
+        # its knowledge and the line; a third thread's fence on the path from a write to its
+        # async-proxy reader (`_path_fencer`). A few, not one: the fencing warpgroup runs ahead
+        # of the reader it signalled (the next stage's fence) before the reader's turn comes
+        self.hist_own = np.full((T, self.FENCE_HISTORY), -1, dtype=np.int64)
+        self.hist_vc = np.full((T, self.FENCE_HISTORY, cols), -1, dtype=np.int64)
+        self.hist_line = np.zeros((T, self.FENCE_HISTORY), dtype=np.int64)
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
         self.unfenced = _ByBytes()
@@ -281,8 +293,9 @@ class Proxies:
         store; a generic read overwritten by a TMA load): by the first thread after its access
         and before the release the second acquired, or by the second after acquiring."""
         key = ("proxy", old.span.start, new.span.start)
-        if key in self.machine.seen_pairs:
-            return
+        path_key = ("proxy-path-fence", old.span.start, new.span.start)
+        if key in self.machine.seen_pairs or path_key in self.machine.seen_pairs:
+            return   # (a pair reported under the path-fence reading is not asked again either)
         if apart(new, old):
             return   # no interval meets (below)
         vc = self.machine.vc
@@ -342,17 +355,48 @@ class Proxies:
             key = strict_key
         if bad.size == 0:
             return
+        fencer = None
+        if direction == "write-read":
+            # a third thread's fence on the path (it knew the write when it fenced; the reader knows
+            # that fence): by base causality's cumulativity the fence orders the write too, the way
+            # PTX's alias proxy fences count "along the base causality path"; the ISA does not say
+            # so for fence.proxy.async, so only the strict reading reports it (docs/model.md)
+            triples = np.unique(np.stack([t_new[bad], t_old[bad], when[bad]], axis=1), axis=0)
+            fencers = []
+            for r, c, w in triples.tolist():
+                fencers.append(self._path_fencer(r, c, w))
+                if fencers[-1] is None:
+                    break
+            if all(f is not None for f in fencers):
+                fencer, direction, key = fencers[0], "path-fence", path_key
         self.machine.seen_pairs.add(key)
         k = bad[0]
         i, j = rows[k], cols[k]
         self.machine.result.proxy_problems.append(ProxyProblem(
             old, new, int(old.tids[j]), int(new.tids[i]), int(max(new.lo[i], old.lo[j])),
-            int(min(new.hi[i], old.hi[j])), direction))
+            int(min(new.hi[i], old.hi[j])), direction, *(fencer or (None, None))))
+
+    def _path_fencer(self, reader: int, col: int, when: int) -> tuple | None:
+        """(thread, line) of a proxy fence that came after its thread knew clock `when` of column
+        `col` (the write) and that the reader knows of (its clock of that thread covers the fence),
+        or None. Of each thread's last FENCE_HISTORY fences: an older one the reader synchronized
+        with is not seen (the finding then stays, as it would without this reading)."""
+        own = self.hist_own
+        known = (own >= 0) & (own <= self.machine.vc[reader, :len(own)][:, None])
+        hit = known & (self.hist_vc[:, :, col] >= when)
+        t, k = np.nonzero(hit)
+        return (int(t[0]), int(self.hist_line[t[0], k[0]])) if t.size else None
 
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
         rows = thread_rows(tids)
         self.fence_vc[rows] = vc[rows]
+        t = tids.astype(np.int64)
+        for hist in (self.hist_own, self.hist_vc, self.hist_line):
+            hist[t, 1:] = hist[t, :-1]
+        self.hist_own[t, 0] = vc[t, t]
+        self.hist_vc[t, 0] = vc[t]
+        self.hist_line[t, 0] = s.span.line
         self.fences += 1
         fencing = thread_table(tids, self.machine.T)
         first, last = int(tids.min()), int(tids.max())
