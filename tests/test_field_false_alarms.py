@@ -103,3 +103,17 @@ def test_a_proxy_fence_on_the_path_by_a_third_warpgroup_is_the_strict_reading():
     (f,) = [f for f in strict.findings if f.rule.code == "AG418"]
     assert f.line == 222 and f.witness["fencer"] == 0 and f.witness["fence_line"] == 171
     assert "the only fence.proxy.async between is thread 0's at line 171" in f.message
+
+
+def test_a_third_threads_fence_before_a_tma_refill_over_generic_writes_is_the_strict_reading():
+    # TileLang 0.1.15's gdn chunk-delta backward lowered for sm_100a (a generic example at an arch
+    # the field corpus does not use for it: mma.sync, TMA and mbarriers, no tcgen05): thread 129
+    # stores dv_shared (line 165), thread 128 fences (168) for its TMA store, and the next
+    # stage's TMA load (84) overwrites dv_shared after synchronizing with thread 128. Reported as
+    # AG405 until the path-fence reading; the kernel's real finding (AG401 at 104: the dht tile read
+    # before its TMA wait, found-bugs' gdn candidate) stays
+    rel = "tests/data/gdn_chunk_delta_bwd_sm100a_generic.tir"
+    assert {(f.rule.code, f.line) for f in _check(rel).findings} == {("AG401", 104)}
+    strict = [f for f in _check(rel, strict=("proxy",)).findings if f.rule.code == "AG418"]
+    assert [(f.line, f.witness["fencer"], f.witness["fence_line"]) for f in strict] == [(84, 128, 168)]
+    assert "tma_load at line 84 (i_s=1) overwrites dv_shared" in strict[0].message

@@ -342,7 +342,9 @@ def check(result: RunResult, path: str) -> list[Finding]:
             out.append(Finding(REVERSE_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
             continue
         what = byte_text(r.buffer, p.lo, p.hi, r.region_base, max(r.elem_size, 1))
-        msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; thread {p.t_write} wrote "
+        # a TMA load over generic writes is the same missing fence, written over instead of read
+        verb = "overwrites" if r.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE) else "reads"
+        msg = (f"{r.via} at {where(r)} {verb} {what} through the async proxy; thread {p.t_write} wrote "
                f"them at {where(w)} through the generic proxy and no fence.proxy.async orders the two")
         if p.direction == "in-flight":
             msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; the fence.proxy.async that "
@@ -351,7 +353,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
             out.append(Finding(PROXY_FENCE_IN_FLIGHT, r.span.line, r.span.col, msg, wit, path))
             continue
         if p.direction == "path-fence":
-            msg = (f"{r.via} at {where(r)} reads {what} through the async proxy; thread {p.t_write} wrote "
+            msg = (f"{r.via} at {where(r)} {verb} {what} through the async proxy; thread {p.t_write} wrote "
                    f"them at {where(w)} through the generic proxy, and the only fence.proxy.async between "
                    f"is thread {p.fencer}'s at line {p.fence_line} (neither the writer's nor the reader's)")
             wit.update(fencer=p.fencer, fence_line=p.fence_line)
