@@ -596,7 +596,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--tmp", help="the children's temporary directory (default: one per --out)")
     ap.add_argument("--child")
-    ap.add_argument("--archs")
+    ap.add_argument("--archs", help="(a child's archs; the parent picks each file's own)")
+    ap.add_argument("--generic-archs", help="lower only the generic examples (those lowered for sm_80 "
+                    "and sm_90a), for these archs instead (e.g. sm_100a: an arch they do not target)")
     ap.add_argument("--device", default="meta", choices=("meta", "cpu"))
     ap.add_argument("--keep", action="store_true", help="keep earlier records of files not rerun (with --only)")
     ap.add_argument("--resume", action="store_true", help="keep lowering.json and run only files not in it")
@@ -629,6 +631,11 @@ def main():
         archs, skip = classify(rel, src)
         if args.only and not any(s in rel for s in args.only):
             continue
+        if args.generic_archs and not skip:
+            if archs == ["sm_80", "sm_90a"]:
+                archs = args.generic_archs.split(",")
+            else:
+                skip = f"not generic: lowered for {','.join(archs)} in the field corpus (--generic-archs)"
         if skip:
             state["files"][rel] = {"archs": [], "skip": skip, "kernels": []}
             continue
