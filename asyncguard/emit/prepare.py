@@ -9,6 +9,7 @@ pathological kernel costs its budget and is SKIP, never a stalled run.
 from __future__ import annotations
 
 import dataclasses
+
 import os
 import re
 import signal

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, apart, filled, meets, thread_table
+from .memory import _READS, PENDING, Record, apart, filled, meets, thread_rows, thread_table
 
 
 @dataclass
@@ -206,6 +206,7 @@ class Proxies:
     def __init__(self, machine):
         self.machine = machine
         program, T, cols = machine.p, machine.T, machine.vc.shape[1]
+        self.fence_vc = np.full((T, cols), -1, dtype=np.int64)  # knowledge at last proxy fence
         # each thread's last FENCE_HISTORY proxy fences, newest first: its own clock (-1: none),
         # its knowledge and the line; a third thread's fence on the path from a write to its
         # async-proxy reader (`_path_fencer`). A few, not one: the fencing warpgroup runs ahead
@@ -213,7 +214,6 @@ class Proxies:
         self.hist_own = np.full((T, self.FENCE_HISTORY), -1, dtype=np.int64)
         self.hist_vc = np.full((T, self.FENCE_HISTORY, cols), -1, dtype=np.int64)
         self.hist_line = np.zeros((T, self.FENCE_HISTORY), dtype=np.int64)
-        self.fence_vc = self.hist_vc[:, 0]   # knowledge at the last proxy fence (a view)
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
         self.unfenced = _ByBytes()
@@ -389,6 +389,8 @@ class Proxies:
 
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
+        rows = thread_rows(tids)
+        self.fence_vc[rows] = vc[rows]
         t = tids.astype(np.int64)
         for hist in (self.hist_own, self.hist_vc, self.hist_line):
             hist[t, 1:] = hist[t, :-1]
