@@ -389,8 +389,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
 
 def _mixed(result) -> bool:
     """One loop of the run skipped periods while another did not, or stopped the run for it."""
-    taken = [a is not None for _, _, a, _, _ in result.accelerated]
-    return result.skips_mixed or (any(taken) and not all(taken))
+    return result.skips_mixed or result.skips_disagree()
 
 
 def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):

@@ -376,3 +376,64 @@ def test_a_race_in_a_skipping_loop_inside_a_while_loop_is_flagged():
     assert {(f.rule.code, f.line) for f in report.findings} == {("AG201", write), ("AG201", read)}
     assert any("skipped" in s for s in report.kernels[0].scope)
 
+
+
+# IN_WHILE with a `for` loop of 3 tiles: too few trips for a tile loop, and not a while loop
+IN_FOR = IN_WHILE.replace("    while tile[0] < 3:\n", "    for w in range(3):\n")
+
+
+def _scope_of(text: str) -> list:
+    report = check_text(text)
+    return report.kernels[0].scope
+
+
+def test_a_synchronizing_loop_of_64_trips_inside_a_for_loop_of_few_tiles_is_planned(monkeypatch):
+    # 3 x 64 trips: planned like a loop in a while loop (Machine._in_outer), it skips in every tile
+    line = IN_FOR.splitlines().index("        for k in range(64):") + 1
+    assert any(s.startswith(f"loop at line {line} (64 iterations): iterations ") and "skipped" in s
+               for s in _scope_of(IN_FOR)), _scope_of(IN_FOR)
+    assert _findings(IN_FOR) == ("clean", [])
+    # without the barrier: the races of the run that skips nothing
+    racy = IN_FOR.replace("            T.tvm_storage_sync(\"shared\")\n", "")
+    got = _findings(racy)
+    assert got[0] == "buggy" and {code for code, _, _ in got[1]} == {"AG201"}
+    assert got == _findings(racy, skip=False, monkeypatch=monkeypatch)
+
+
+def test_a_loop_inside_a_for_loop_is_not_planned_when_it_synchronizes_nothing():
+    # each thread reads back its own store: no barrier, no arrive, nothing to skip for
+    quiet = IN_FOR.replace("            T.tvm_storage_sync(\"shared\")\n", "").replace(
+        "C_1[tx] = S[(tx + 1) % 64 + k % 2 * 64]", "C_1[tx] = S[tx + k % 2 * 64]")
+    assert quiet != IN_FOR
+    assert not any("loop at line" in s for s in _scope_of(quiet))
+    assert _findings(quiet) == ("clean", [])
+    # nor when the outer loop has one trip: 64 trips in all are not more than the threshold
+    once = IN_FOR.replace("for w in range(3):", "for w in range(1):")
+    assert not any("loop at line" in s for s in _scope_of(once))
+
+
+# a long inner loop that neither waits nor releases anybody and cannot skip (its reads never
+# repeat), inside the loop that skips: as the sm_100a GDN backward's `T.unroll(128)` of reads
+INNER_READS = IN_WHILE.replace(
+    "            C_1[tx] = S[(tx + 1) % 64 + k % 2 * 64]\n",
+    "            C_1[tx] = S[(tx + 1) % 64 + k % 2 * 64]\n"
+    "            for i in T.unroll(100):\n"
+    "                C_1[tx + i * 64] = S[i + 128]\n")
+
+
+def test_a_loop_that_synchronizes_nothing_and_does_not_skip_leaves_the_skip_standing(monkeypatch):
+    from asyncguard.engine.program import synchronizes
+    lines = INNER_READS.splitlines()
+    k_line = lines.index("        for k in range(64):") + 1
+    inner_line = lines.index("            for i in T.unroll(100):") + 1
+    program = elaborate(parse(INNER_READS, "<test>").functions[0])
+    inner = next(s for s in statements(program.body) if getattr(s, "var", None) == "i")
+    assert not synchronizes(inner.body)
+    scope = _scope_of(INNER_READS)
+    # the inner loop ran every iteration; the k loop still skipped (no run again without skipping)
+    assert any(s.startswith(f"loop at line {inner_line} (100 iterations): not skipped") for s in scope), scope
+    assert any(s.startswith(f"loop at line {k_line} (64 iterations): iterations ") for s in scope), scope
+    assert not any("another loop beside it could not skip" in s for s in scope), scope
+    # the bytes 128.. no write reaches: the same findings as the run that skips nothing
+    got = _findings(INNER_READS)
+    assert got == _findings(INNER_READS, skip=False, monkeypatch=monkeypatch)

@@ -29,7 +29,7 @@ from ..events import LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, statements
+from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, statements, synchronizes
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
@@ -88,10 +88,19 @@ class RunResult:
     # loops' skips disagreed (one skipped, another beside it did not or skipped another count):
     # this run is not the kernel's, and analyze.py runs the block again without skipping
     skips_mixed: bool = False
+    # spans of loops that ran every iteration but neither wait nor release anybody
+    # (program.synchronizes): their outcome cannot make skips disagree
+    sync_free: set = field(default_factory=set)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     num_threads: int = 0
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
+
+    def skips_disagree(self) -> bool:
+        """One loop skipped periods while another that may block or release threads did not."""
+        taken = [a is not None for span, _, a, _, _ in self.accelerated
+                 if a is not None or span not in self.sync_free]
+        return any(taken) and not all(taken)
 
 
 # ---------------------------------------------------------------- scheduler state
@@ -391,13 +400,14 @@ class Machine:
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
                 frame.entered = self.skips_taken
+                repeated = self._in_while(s, n) or self._in_outer(s, n, task)
                 if n > self.accelerate_above or s.span.line in self.accelerate_lines or self._tile(s, n, task) \
-                        or self._in_while(s, n):
+                        or repeated:
                     self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
-                    if frame.plan.jump_to is None and (n > self.accelerate_above or not self._in_while(s, n)):
-                        # (a loop planned only for running inside a while loop that has no plan
-                        # says nothing: it runs every iteration, as it did unplanned)
+                    if frame.plan.jump_to is None and (n > self.accelerate_above or not repeated):
+                        # (a loop planned only for running inside a while loop or an outer loop
+                        # that has no plan says nothing: it runs every iteration, as it did unplanned)
                         self._not_skipped(frame, frame.plan.reason, task)
                 frames.append(frame)
                 if frame.plan is None or frame.plan.jump_to is None:
@@ -464,17 +474,43 @@ class Machine:
             return False
         return id(loop) in self.while_loops and loop.span.line not in self.accelerate_lines
 
+    def _in_outer(self, loop: PLoop, n: int, task: _Task) -> bool:
+        """`loop` with `n` trips runs inside outer for loops that have no plan (a persistent
+        kernel's tile loop of fewer trips than a tile loop has: TileLang's persistent MLA decode
+        runs 4 tiles of two 64-stage loops), and the trips of them all exceed accelerate_above:
+        planned from accelerate_above // TILE_FACTOR trips like a loop in a while loop, when it
+        synchronizes (a loop of register and shared accesses costs little to run), in kernels
+        without symbolic sizes or loaded numbers (`_tile`'s reasons)."""
+        if not (n * self.TILE_FACTOR >= self.accelerate_above and n <= self.accelerate_above) or self.p.symbols:
+            return False
+        trips = n
+        for f in task.frames:
+            if f.loop is not None:
+                if f.plan is not None or f.skipped:
+                    return False   # the outer loop's own plan decides what is skipped
+                trips *= f.n
+        if trips <= self.accelerate_above or loop.span.line in self.accelerate_lines or self._numbers_searched():
+            return False
+        if loop.syncs is None:
+            loop.syncs = synchronizes(loop.body)
+        return loop.syncs
+
     def _not_skipped(self, f: _Frame, why: str, task: _Task) -> None:
         """Record that `f`'s loop, run by `task`, runs every iteration. A tile loop's is not
         recorded: unplanned, it would have run them all as well, nothing runs beside it, and a
         loop not skipped in a run where others did makes analyze.py run the block again."""
         if not self._tile(f.loop, f.n, task):
+            if f.loop.syncs is None:
+                f.loop.syncs = synchronizes(f.loop.body)
+            if not f.loop.syncs:
+                self.result.sync_free.add(f.loop.span)
             self._outcome((f.loop.span, f.n, None, None, f"not skipped: {why}"))
 
     def _tile_in_vain(self, f: _Frame, task: _Task) -> str | None:
         """Why a tile loop does not skip: a loop of this run (one inside it) already ran every
         iteration, so a skip would only make analyze.py run the block again (None: it may)."""
-        if self._tile(f.loop, f.n, task) and any(a is None for _, _, a, _, _ in self.result.accelerated):
+        if self._tile(f.loop, f.n, task) and any(a is None and span not in self.result.sync_free
+                                                 for span, _, a, _, _ in self.result.accelerated):
             return "a loop of this run did not skip"
         return None
 
@@ -587,8 +623,7 @@ class Machine:
         skip and a later tile's cannot (other threads are elsewhere at its period boundary)."""
         if self.p.symbols or self.result.limit_hit:
             return
-        outcomes = self.result.accelerated
-        if any(a is not None for _, _, a, _, _ in outcomes) and any(a is None for _, _, a, _, _ in outcomes):
+        if self.result.skips_disagree():
             self.result.limit_hit = ("loop skipping: one loop skipped periods and another did not; "
                                      "run again without skipping")
             self.result.skips_mixed = True

@@ -70,6 +70,7 @@ class PLoop:
     # each iteration's branches run on a loaded number's unknown truth value (_iteration_choice):
     # the search varies the values of the iterations a run makes, so none may be skipped
     per_iteration_inputs: bool = False
+    syncs: bool | None = None   # synchronizes(body), worked out when the machine first needs it
 
 
 @dataclass
@@ -172,6 +173,17 @@ def statements(body):
             yield from statements(s.other)
         elif isinstance(s, PLoop):
             yield from statements(s.body)
+
+
+def synchronizes(body) -> bool:
+    """Whether a statement of `body` may block a thread or release another: anything but shared
+    accesses (`_ACCESS_ONLY_OPS`), register stores, lets, and notes of accesses the models
+    cannot address. A loop of such a body can neither wait for arrivals nor owe them."""
+    for s in statements(body):
+        if isinstance(s, POp) and s.name not in _ACCESS_ONLY_OPS or \
+                isinstance(s, PNote) and not s.access_only:
+            return True
+    return False
 
 
 def breaks_out(body) -> bool:

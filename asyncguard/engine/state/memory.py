@@ -266,6 +266,18 @@ def _interval_keys(rec: Record) -> np.ndarray | None:
     return key
 
 
+def _take_out(recs: list, rids: list, gone: set) -> list:
+    """Take the records `rids` (`gone` as a set) out of `recs`, a list in id order, in place;
+    the records taken. One id (a superseded record, at every access of a loop) by bisection."""
+    if len(rids) == 1:
+        k = bisect.bisect_left(recs, rids[0], key=lambda r: r.id)
+        return [recs.pop(k)] if k < len(recs) and recs[k].id == rids[0] else []
+    taken = [r for r in recs if r.id in gone]
+    if taken:
+        recs[:] = [r for r in recs if r.id not in gone]
+    return taken
+
+
 class _Group:
     """The live plain (not async, not collective) records of one statement and kind, as per-thread
     byte intervals indexed by address, so an access finds what it overlaps without scanning
@@ -290,7 +302,11 @@ class _Group:
                  "lo_min", "hi_max", "pending", "ordered_upto", "last")
     few = 2
 
-    def __init__(self, kind, span_start: int, via: str, small: int = 32):
+    # `small` 256: an mma.sync flash attention's K and V ldmatrix statements keep 128 records
+    # live each (two stages of 64), and the TMA load refilling a stage meets 32 of them, all
+    # ordered before it: filtered one by one in microseconds, where indexing each new record
+    # cost the sm_100a GQA varlen forward half its 16 s
+    def __init__(self, kind, span_start: int, via: str, small: int = 256):
         self.kind, self.span_start, self.via, self.small = kind, span_start, via, small
         self.recs: list = []     # the live records, by id
         self.lo_min, self.hi_max = 0, 0   # bounds of their bytes
@@ -391,29 +407,31 @@ class _Group:
             order = np.argsort(cat[0], kind="stable")
             runs.append([c[order] for c in cat] + [max(a[5], b[5])])
 
-    def remove(self, rids: list, reindex: bool = True) -> None:
+    def remove(self, rids: list, reindex: bool = True, bounds_kept: bool = False) -> None:
         """`rids` leave the group. `reindex` False: a small group's index is kept (filtered) rather
         than dropped for a rebuild at the next ask: a record superseded by the statement's next
-        instance (Memory._supersede_plain) leaves at every access, and the next access asks."""
+        instance (Memory._supersede_plain) leaves at every access, and the next access asks.
+        `bounds_kept`: a record of the same first and end byte stays (the superseding one), so
+        the group's bounds do not move."""
         gone = set(rids)
+        left = _take_out(self.recs, rids, gone)
         last = self.last
         if last:   # no entry keeps a record that left (a loop over ever new bytes would pile them up)
-            for r in self.recs:
-                if r.id in gone:
-                    key = (r.tkey, r.lo_min, r.hi_max)
-                    if last.get(key) is r:
-                        del last[key]
-        self.recs = [r for r in self.recs if r.id not in gone]
-        if self.recs:
+            for r in left:
+                key = (r.tkey, r.lo_min, r.hi_max)
+                if last.get(key) is r:
+                    del last[key]
+        if self.recs and not bounds_kept and any(
+                r.lo_min <= self.lo_min or r.hi_max >= self.hi_max for r in left):
             self.lo_min = min(r.lo_min for r in self.recs)
             self.hi_max = max(r.hi_max for r in self.recs)
         if not self.kept:
-            self.pending = [r for r in self.pending if r.id not in gone]
+            _take_out(self.pending, rids, gone)
             return
         if reindex and len(self.recs) <= self.small:   # cheaper to index again, if asked, than to filter
             self.runs, self.seen, self.kept, self.pending = [], set(), {}, list(self.recs)
             return
-        self.pending = [r for r in self.pending if r.id not in gone]
+        _take_out(self.pending, rids, gone)
         for rid in rids:
             self.seen.difference_update(self.kept.pop(rid, ()))
         gone_ids = np.asarray(rids, dtype=np.int64)
@@ -984,7 +1002,7 @@ class Memory:
             return
         del self.live[old.id]
         del self.plain[old.id]
-        g.remove([old.id], reindex=False)
+        g.remove([old.id], reindex=False, bounds_kept=True)
         if old.fence_clk is not None:
             self.shadow[old.id] = old
         elif old.blocked_on is not None:
