@@ -14,7 +14,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, apart, filled, meets, thread_rows, thread_table
+from .memory import _READS, PENDING, Record, apart, filled, meets, thread_table
 
 
 @dataclass
@@ -203,10 +203,16 @@ class Proxies:
     EVENTS = {ProxyFence: "fence"}
     FENCE_HISTORY = 8
 
+    @property
+    def fence_vc(self) -> np.ndarray:
+        """Each thread's knowledge at its last proxy fence (-1: none): the newest entry of its
+        fence history, read through a view made at each use (a view kept as an attribute would
+        come apart from the history in a copied machine, repair/prefix.py)."""
+        return self.hist_vc[:, 0]
+
     def __init__(self, machine):
         self.machine = machine
         program, T, cols = machine.p, machine.T, machine.vc.shape[1]
-        self.fence_vc = np.full((T, cols), -1, dtype=np.int64)  # knowledge at last proxy fence
         # each thread's last FENCE_HISTORY proxy fences, newest first: its own clock (-1: none),
         # its knowledge and the line; a third thread's fence on the path from a write to its
         # async-proxy reader (`_path_fencer`). A few, not one: the fencing warpgroup runs ahead
@@ -389,8 +395,6 @@ class Proxies:
 
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
-        rows = thread_rows(tids)
-        self.fence_vc[rows] = vc[rows]
         t = tids.astype(np.int64)
         for hist in (self.hist_own, self.hist_vc, self.hist_line):
             hist[t, 1:] = hist[t, :-1]
