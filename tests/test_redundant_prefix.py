@@ -101,3 +101,27 @@ def test_the_comparison_is_conservative_where_it_cannot_see_state():
     assert not prefix.same_program(Region("a", "shared", 8), Region("a", "shared", 16), set(), lines)
     assert not prefix.same_program((1, [2]), (1, [3]), set(), lines)
     assert not prefix.same_program(lambda v=1: v, lambda v=1: v, set(), lines)   # two codes
+
+
+def test_the_cli_timeout_keeps_the_forks_and_bounds_each_run(monkeypatch):
+    # `check --redundant` runs with --timeout (60 s by default): the forks answer as without it
+    # (they were refused whenever a timeout was set, so the CLI checked every removal from
+    # scratch), and a run past its deadline answers nothing, leaving the removal to the oracle
+    from asyncguard.analyze import Limits
+    monkeypatch.setattr(prefix, "MIN_SHARE", 0.0)
+    text = KERNELS[0].read_text()
+
+    def forked(limits):
+        oracle = Oracle(text, "k.tir", limits, stop_at_race=True)
+        tree = Tree(text, "k.tir", module=oracle.module)
+        removals = [(s, _removal(tree, s)) for s, _ in _sync_stmts(tree)]
+        return oracle, prefix.check_removals(oracle, removals)
+
+    untimed, n_untimed = forked(None)
+    timed, n_timed = forked(Limits(max_seconds=60))
+    assert n_timed == n_untimed >= 1 and timed.clean_memo == untimed.clean_memo
+    monkeypatch.setattr(prefix, "_deadline", lambda limits: 0.0)   # already passed
+    late, n_late = forked(Limits(max_seconds=60))
+    assert n_late == 0 and not late.clean_memo
+    assert _found(lint_text(text, "k.tir", oracle=late)) == \
+        _found(lint_text(text, "k.tir", oracle=Oracle(text, "k.tir", stop_at_race=True)))

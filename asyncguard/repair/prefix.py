@@ -281,7 +281,7 @@ def check_removals(oracle, removals: list) -> int:
     limits = oracle.limits or Limits()
     module, text, path = oracle.module, oracle.text, oracle.path
     if len(module.functions) != 1 or oracle.sized or oracle.base or oracle.notes \
-            or limits.first_blocks or limits.max_seconds or limits.stop_when is not None:
+            or limits.first_blocks or limits.stop_when is not None:
         return 0
     func = module.functions[0]
     try:
@@ -376,8 +376,16 @@ def check_removals(oracle, removals: list) -> int:
 
     machine.watched = set(owner)
     machine.at_stmt = at_stmt_then_stop
+    machine.deadline = _deadline(limits)   # past it, the removals left go to the oracle's checks
     machine.run()
     return answered
+
+
+def _deadline(limits) -> float | None:
+    """--timeout for one run here (the shared run, each fork), as a check of one kernel has it:
+    the machine stops itself there (Machine.deadline; no alarm signal is armed here)."""
+    import time
+    return time.monotonic() + limits.max_seconds if limits.max_seconds else None
 
 
 def _forked_clean(m, kernel, task, gone: set, prog, func_e, new: str, path: str, limits,
@@ -392,6 +400,7 @@ def _forked_clean(m, kernel, task, gone: set, prog, func_e, new: str, path: str,
     if len(m2.watched) != len(gone):
         return None
     m2.at_stmt = lambda *_: True
+    m2.deadline = _deadline(limits)   # its own, as a check of the edited kernel from scratch
     found: list = []
     at_race: list = []
     stop = (lambda fs: any(problem(f) for f in fs))
