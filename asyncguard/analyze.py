@@ -269,7 +269,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     machine, result = run(new_machine(max_steps=budget))
                     result.accelerated = first + result.accelerated
                     size_skip_failed = True   # only short sizes are run from now on (size_cases)
-                if not size and _mixed(result):
+                if not size and result.mixed():
                     # one loop skipped periods while another, run by other threads beside it,
                     # could not (e.g. a consumer loop with a first-iteration branch): the skipped
                     # producer never makes the arrivals the consumer still waits for, a false hang.
@@ -279,7 +279,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     first, settled = result.accelerated, machine.settled
                     if settled:
                         machine, result = run(new_machine(max_steps=budget, settle=False))
-                    if not settled or _mixed(result):
+                    if not settled or result.mixed():
                         machine, result = run(new_machine(max_steps=limits.max_steps, accelerate_above=1 << 62))
                         result.accelerated = [(span, n, None, None, "not skipped: another loop beside "
                                                "it could not skip (run again without skipping)")
@@ -385,11 +385,6 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
                         blocks, kernel.row(), scope or ["the launch as written"])
-
-
-def _mixed(result) -> bool:
-    """One loop of the run skipped periods while another did not, or stopped the run for it."""
-    return result.skips_mixed or result.skips_disagree()
 
 
 def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):

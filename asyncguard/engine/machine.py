@@ -29,7 +29,7 @@ from ..events import LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, statements, synchronizes
+from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, loop_synchronizes, statements
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
@@ -96,11 +96,21 @@ class RunResult:
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
 
+    def skip_outcomes(self) -> list:
+        """Whether each loop outcome skipped, of the loops whose outcome counts: not those that
+        ran every iteration without waiting for or releasing anybody (`sync_free`)."""
+        return [a is not None for span, _, a, _, _ in self.accelerated
+                if a is not None or span not in self.sync_free]
+
     def skips_disagree(self) -> bool:
         """One loop skipped periods while another that may block or release threads did not."""
-        taken = [a is not None for span, _, a, _, _ in self.accelerated
-                 if a is not None or span not in self.sync_free]
+        taken = self.skip_outcomes()
         return any(taken) and not all(taken)
+
+    def mixed(self) -> bool:
+        """The run is not the kernel's: its skips disagreed (analyze.py runs it again without
+        skipping), or the machine stopped it for that."""
+        return self.skips_mixed or self.skips_disagree()
 
 
 # ---------------------------------------------------------------- scheduler state
@@ -491,26 +501,21 @@ class Machine:
                 trips *= f.n
         if trips <= self.accelerate_above or loop.span.line in self.accelerate_lines or self._numbers_searched():
             return False
-        if loop.syncs is None:
-            loop.syncs = synchronizes(loop.body)
-        return loop.syncs
+        return loop_synchronizes(loop)
 
     def _not_skipped(self, f: _Frame, why: str, task: _Task) -> None:
         """Record that `f`'s loop, run by `task`, runs every iteration. A tile loop's is not
         recorded: unplanned, it would have run them all as well, nothing runs beside it, and a
         loop not skipped in a run where others did makes analyze.py run the block again."""
         if not self._tile(f.loop, f.n, task):
-            if f.loop.syncs is None:
-                f.loop.syncs = synchronizes(f.loop.body)
-            if not f.loop.syncs:
+            if not loop_synchronizes(f.loop):
                 self.result.sync_free.add(f.loop.span)
             self._outcome((f.loop.span, f.n, None, None, f"not skipped: {why}"))
 
     def _tile_in_vain(self, f: _Frame, task: _Task) -> str | None:
         """Why a tile loop does not skip: a loop of this run (one inside it) already ran every
         iteration, so a skip would only make analyze.py run the block again (None: it may)."""
-        if self._tile(f.loop, f.n, task) and any(a is None and span not in self.result.sync_free
-                                                 for span, _, a, _, _ in self.result.accelerated):
+        if self._tile(f.loop, f.n, task) and not all(self.result.skip_outcomes()):
             return "a loop of this run did not skip"
         return None
 

@@ -70,7 +70,7 @@ class PLoop:
     # each iteration's branches run on a loaded number's unknown truth value (_iteration_choice):
     # the search varies the values of the iterations a run makes, so none may be skipped
     per_iteration_inputs: bool = False
-    syncs: bool | None = None   # synchronizes(body), worked out when the machine first needs it
+    syncs: bool | None = None   # synchronizes(body), once asked (loop_synchronizes)
 
 
 @dataclass
@@ -184,6 +184,13 @@ def synchronizes(body) -> bool:
                 isinstance(s, PNote) and not s.access_only:
             return True
     return False
+
+
+def loop_synchronizes(loop: PLoop) -> bool:
+    """`synchronizes(loop.body)`, worked out once per loop (PLoop.syncs)."""
+    if loop.syncs is None:
+        loop.syncs = synchronizes(loop.body)
+    return loop.syncs
 
 
 def breaks_out(body) -> bool:

@@ -407,7 +407,7 @@ def _forked_clean(m, kernel, task, gone: set, prog, func_e, new: str, path: str,
     if stop_at_race:    # as the oracle's stop-early check (analyze.py: the first run, no size)
         m2.on_race = _race_stop(stop, found, at_race, path, limits.strict)
     result = m2.resume(t2)
-    if result.limit_hit or result.internal_error or result.skips_mixed or result.skips_disagree():
+    if result.limit_hit or result.internal_error or result.mixed():
         return None      # analyze.py would run it again, or report the limit
     if m2.sizes[INPUTS].names:
         return None      # a data-dependent value: more outcome patterns to run
