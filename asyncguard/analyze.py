@@ -301,6 +301,11 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                             (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
                     if line not in scope:
                         scope.append(line)
+                for a in result.assumed:   # the rest rested on no finding (else a note: taint.py)
+                    line = (f"line {a.span.line}: {a.reason}: assumed to end (other blocks' progress "
+                            "is not checked); it touches no shared memory, and no finding rests on it")
+                    if line not in scope and not any(n.span == a.span for n in result.notes):
+                        scope.append(line)
                 found = at_race if machine.stopped_at_race else \
                     checks.run_all(result, path, kernel=kernel, strict=limits.strict)
                 if result.control_lost:   # paths were skipped: what follows may be an artifact
@@ -398,7 +403,7 @@ def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):
     finding reads the race alone (checks/shared_race.py, cp_async.py, mbarrier.py)."""
     def ask(machine) -> bool:
         res = machine.result
-        if machine.skips_taken or machine.quiesced_any or res.control_lost or res.notes:
+        if machine.skips_taken or machine.quiesced_any or res.control_lost or res.notes or res.assumed:
             return False
         certain = checks.run_all(RunResult(races=list(res.races)), path, strict=strict)
         if certain and stop(findings + certain):

@@ -183,14 +183,96 @@ def test_while_that_never_ends_is_stopped_by_the_statement_limit():
 
 def test_stream_k_spin_on_a_global_counter_is_not_run():
     # `while fixup_value[0] < ...: fixup_value[0] = atomic_load(Fixup[tile])` waits for the other
-    # blocks' partial tiles: its trip count is theirs, not the engine's; the tile loops over
-    # registers are run
+    # blocks' partial tiles: its trip count is theirs, not the engine's. It only reloads a
+    # register, so it is an assumption (assumed to end), not a gap; the tile loops over registers
+    # are run, and the fixup flag's global atomic store is no unmodelled operation
     program = elaborate(parse(STREAMK_2CTA).functions[0])
     spin = line_of(STREAMK_2CTA, "while fixup_value_1[0] <")
-    notes = {s.span.line: s.reason for s in statements(program.body) if isinstance(s, PNote)}
-    assert "polling global memory (Fixup)" in notes[spin]
+    notes = {s.span.line: s for s in statements(program.body) if isinstance(s, PNote)}
+    assert "polling global memory (Fixup)" in notes[spin].reason and notes[spin].assumed
+    assert notes[spin].clears == (("fixup_value", 1),)
+    assert line_of(STREAMK_2CTA, "T.atomic_store_elem_op(") not in notes
     loops = {s.span.line for s in statements(program.body) if isinstance(s, PWhile)}
     assert line_of(STREAMK_2CTA, "while bx // 2 * 107") in loops and spin not in loops
+
+
+def test_stream_k_two_cta_gemm_is_clean_with_its_spin_assumed():
+    # the full kernel (its tiles are not shortened: the spin's bound and the split K ranges are
+    # tied to the sizes); its mbarrier variants around the spin stay flagged (below, by SPIN)
+    report = check_text(STREAMK_2CTA)
+    assert report.verdict == "clean", [f.message for f in report.findings]
+    spin = line_of(STREAMK_2CTA, "while fixup_value_1[0] <")
+    assert any(line.startswith(f"line {spin}: while loop polling global memory (Fixup)")
+               for line in report.kernels[0].scope)
+
+
+SPIN = '''# from tvm.script import tirx as T
+
+@T.prim_func
+def spin(X: T.handle("float32", "global"), Y: T.handle("float32", "global"), F: T.handle("int32", "global")):
+    T.func_attr({"target": T.target({"arch": "sm_80", "kind": "cuda"}), "thread_extent": {"blockIdx.x": 4, "threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}})
+    X_1 = T.decl_buffer((4096,), data=X)
+    Y_1 = T.decl_buffer((4096,), data=Y)
+    F_1 = T.decl_buffer((4,), "int32", data=F)
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 128)
+    S = T.alloc_buffer((128,), scope="shared")
+    flag = T.alloc_buffer((1,), "int32", scope="local")
+    flag_1 = T.decl_buffer((1,), "int32", data=flag.data, scope="local")
+    S[tx] = X_1[bx * 128 + tx]
+    if tx == 0:
+        flag_1[0] = T.atomic_load_elem_op(T.tvm_access_ptr(T.type_annotation("int32"), F, bx, 1, 1), 2)
+        while flag_1[0] < 1:
+            flag_1[0] = T.atomic_load_elem_op(T.tvm_access_ptr(T.type_annotation("int32"), F, bx, 1, 1), 2)
+        T.atomic_store_elem_op(T.tvm_access_ptr(T.type_annotation("int32"), F, bx, 1, 2), 0, 3)
+    T.tvm_storage_sync("shared")
+    Y_1[bx * 128 + tx] = S[(tx + 1) % 128]
+'''
+SPIN_LINE = line_of(SPIN, "while flag_1[0] < 1:")
+SPIN_SYNC = '    T.tvm_storage_sync("shared")\n'
+
+
+def test_spin_on_a_global_flag_is_assumed_to_end_in_the_scope():
+    report = check_text(SPIN)
+    assert report.verdict == "clean", report.findings
+    assert any(line.startswith(f"line {SPIN_LINE}: while loop polling global memory (F)")
+               and "assumed to end" in line and "no finding rests on it" in line for line in report.kernels[0].scope)
+
+
+def test_a_race_between_threads_the_spin_never_reached_stays_definite():
+    # thread 0 spun, so its read is uncertain (engine/taint.py); threads 1..127 race without it
+    report = check_text(SPIN.replace(SPIN_SYNC, ""))
+    assert report.verdict == "buggy"
+    race = next(f for f in report.findings if f.rule.code == "AG201")
+    assert 0 not in (race.witness["first"]["thread"], race.witness["second"]["thread"])
+
+
+def test_a_race_only_the_spinning_thread_has_is_unknown_naming_the_spin():
+    # thread 0's read of S[5] after its spin is the only unordered access: it rests on the spin
+    # (another block's release through F could order it), so the spin becomes a note
+    racy = SPIN.replace("0, 3)\n", "0, 3)\n        Y_1[bx] = S[5]\n", 1)
+    report = check_text(racy)
+    assert report.verdict == "unknown"
+    assert [f.line for f in report.findings if f.rule.code == "AG001"] == [SPIN_LINE]
+    assert "a finding rested on it" in report.findings[0].message
+    assert not any(SPIN_LINE == int(line.split(":")[0][5:]) for line in report.kernels[0].scope if line.startswith("line "))
+
+
+def test_a_hang_after_the_spin_stays_definite():
+    # the spin leaves thread 0's order uncertain, not its progress: the barrier only thread 0
+    # reaches after it hangs whatever another block did (engine/taint.py, Taint.progress)
+    hang = SPIN.replace("0, 3)\n", "0, 3)\n        T.tvm_storage_sync(\"shared\")\n", 1)
+    report = check_text(hang)
+    assert report.verdict == "buggy"
+    assert any(f.rule.code == "AG301" for f in report.findings)
+
+
+def test_an_atomic_store_into_shared_memory_stays_unmodelled():
+    shared = SPIN.replace('T.atomic_store_elem_op(T.tvm_access_ptr(T.type_annotation("int32"), F, bx, 1, 2)',
+                          'T.atomic_store_elem_op(T.tvm_access_ptr(T.type_annotation("float32"), S.data, 3, 1, 2)')
+    report = check_text(shared)
+    assert report.verdict == "unknown"
+    assert any(f.rule.code == "AG001" and "atomic_store_elem_op" in f.message for f in report.findings)
 
 
 # ---------------------------------------------------------------- single-CTA persistent GEMM over while loops

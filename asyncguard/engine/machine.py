@@ -29,7 +29,8 @@ from ..events import LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import NotConcrete
-from .program import PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, loop_synchronizes, statements
+from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, loop_synchronizes, register_key,
+                      statements)
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
@@ -81,6 +82,7 @@ class RunResult:
     unwritten_reads: list = field(default_factory=list)
     stuck: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    assumed: list = field(default_factory=list)   # Notes of the assumptions reached (PNote.assumed)
     steps: int = 0
     limit_hit: str | None = None
     internal_error: str | None = None
@@ -338,6 +340,12 @@ class Machine:
 
     _note = note
 
+    def assume(self, reason: str, span: ir.Span) -> None:
+        """An assumption reached (PNote.assumed): a scope line, or a note if a finding rests on it
+        (taint.drop_dependent)."""
+        if all((n.reason, n.span) != (reason, span) for n in self.result.assumed):
+            self.result.assumed.append(Note(reason, span))
+
     def _step(self, task: _Task) -> None:
         """Run `task` until it blocks, parks at a join, or finishes."""
         res = self.result
@@ -440,7 +448,13 @@ class Machine:
                 except NotConcrete as err:
                     self.note(err.reason, s.span)
             elif isinstance(s, PNote):
-                self.note(s.reason, s.span)
+                if s.assumed:
+                    self.assume(s.reason, s.span)
+                    for region, size in s.clears:   # what the skipped trips loaded: unknown
+                        for k in range(size):
+                            task.env.pop(register_key(region, k), None)
+                else:
+                    self.note(s.reason, s.span)
                 self.taint.note(self, task, s)
 
     # A loop of few trips whose iterations run inner loops (a persistent kernel's tile loop) costs

@@ -161,6 +161,11 @@ class PNote:
     barriers: tuple = ()
     views: tuple = ()
     access_only: bool = False
+    # an assumption rather than a gap (a spin on a global flag that touches no shared memory:
+    # assumed to end): reported only when a finding it taints is dropped, else a scope line.
+    # `clears`: the (register region, size) it writes, unknown after it
+    assumed: bool = False
+    clears: tuple = ()
 
 
 def statements(body):
@@ -1008,7 +1013,10 @@ class Elaborator:
         # An unknown call: harmless only if it cannot reach shared memory or synchronize.
         for a in call.args:
             self._expr_effects(a, out)
-        return out + [self._opaque(f"unknown operation {name or 'call'}(...)", call)]
+        note = self._opaque(f"unknown operation {name or 'call'}(...)", call)
+        if name.startswith("T.atomic_") and not note.barriers and not note.views:
+            return out   # an atomic on global memory (a stream-K fixup flag's store): no shared effect
+        return out + [note]
 
     def _opaque(self, reason: str, call: ir.Call) -> PNote:
         """An operation no model executes, with the mbarriers and shared views its arguments
@@ -1094,10 +1102,15 @@ class Elaborator:
             polled = next((self._global_in(a.value) for a in _assignments(s.body)
                            if isinstance(a.target, ir.Subscript) and getattr(a.target.value, "name", None) in regs
                            and self._global_in(a.value) is not None), None)
-        if polled is not None:
-            return [PNote(f"while loop polling global memory ({polled}): its trip count depends on "
-                          "other blocks or on data", s.span)]
         body = self.block(s.body)
+        if polled is not None:
+            reason = f"while loop polling global memory ({polled}): its trip count depends on other blocks or on data"
+            if all(isinstance(x, (PStore, PLet)) for x in body):
+                # a spin that only reloads registers: it orders nothing in shared memory and
+                # holds up only its own threads, whose progress then counts as uncertain (taint)
+                clears = tuple(dict.fromkeys((x.region, x.size) for x in body if isinstance(x, PStore)))
+                return cond_effects + [PNote(reason, s.span, assumed=True, clears=clears)]
+            return [PNote(reason, s.span)]
         cond = self.compile(s.cond)
         return cond_effects + [PWhile(cond, body, (), s.cond.span if hasattr(s.cond, "span") else s.span,
                                       _relevant(body), frozenset(free_names(s.cond)), s.cond)]

@@ -20,6 +20,12 @@ The machine taints:
 `drop_dependent` then removes from the run's result every finding that involves a tainted
 access, thread or mbarrier, or a hang while an operation that names an mbarrier was never
 reached (it may be what the hang kept from running). Findings untouched by the taint stay.
+
+A spin on a global flag assumed to end (PNote.assumed) taints its threads' *order* only: another
+block's release through global memory may order what they do next, so races resting on them are
+dropped, but their progress is executed exactly, so hangs, missing arrivals and copies left
+pending stay unless some operation tainted progress too (`Taint.progress`). A dropped finding
+turns the assumptions reached into notes (`rested_on`).
 """
 from __future__ import annotations
 
@@ -35,12 +41,21 @@ class Taint:
         self.records: set[int] = set()       # async records an unmodelled op may complete
         self.reached: set = set()            # (line, col) of the barrier-naming notes reached
         self.barrier_notes = {(n.span.line, n.span.col) for n in _notes(program.body) if n.barriers}
+        # some taint is uncertain progress (an operation that may wait, arrive, complete copies or
+        # end the path), not only uncertain order (a spin assumed to end, PNote.assumed): then a
+        # hang or a missing arrival may rest on it too
+        self.progress = False
 
-    def threads(self, machine, tids) -> None:
-        """`tids` did something the machine could not execute."""
+    def threads(self, machine, tids, progress: bool = True) -> None:
+        """`tids` did something the machine could not execute (`progress`), or something that may
+        order them after what it cannot see (a release through global memory) but is otherwise
+        executed exactly."""
         tids = np.asarray(tids, dtype=np.int64)
         if tids.size:
             machine.vc[tids, self.column] = 1
+            if not progress:
+                return
+            self.progress = True
             for r in machine.async_live:   # copies in flight from these threads: it may complete them
                 if np.isin(r.tids, tids).any():
                     self.records.add(r.id)
@@ -49,6 +64,9 @@ class Taint:
         """`task` reached an operation no model executes."""
         if note.access_only:
             return   # an access of unknown shape: it may hide a race, never create one
+        if note.assumed:   # a spin: it names no barrier or buffer, and its threads then go on
+            self.threads(machine, task.tids, progress=False)
+            return
         self.threads(machine, task.tids)
         if note.barriers:
             self.reached.add((note.span.line, note.span.col))
@@ -67,6 +85,12 @@ class Taint:
             for r in machine.async_live:
                 if (r.lo < hi).any() and (r.hi > lo).any():
                     self.records.add(r.id)
+
+    def rested_on(self, machine) -> None:
+        """Findings were dropped for the taint: the assumptions reached (PNote.assumed) are no
+        mere scope lines then, but notes, as unmodelled operations are."""
+        for a in machine.result.assumed:
+            machine.note(a.reason + " (assumed to end; a finding rested on it)", a.span)
 
     def tainted_barrier(self, machine, mbar) -> bool:
         return any(machine.mbars[b] is mbar for b in self.barriers)
@@ -95,21 +119,38 @@ def drop_dependent(machine) -> None:
         tids = np.asarray(tids, dtype=np.int64)
         return bool(tids.size) and bool(tainted[tids].any())
 
-    # a hang: uncertain when any blocked thread is tainted or waits on a tainted mbarrier, or when
-    # an operation naming an mbarrier never ran (the hang may be what kept it from running)
+    def progress_bad(tids) -> bool:   # what only a thread's uncertain progress can explain
+        return t.progress and threads_bad(tids)
+
+    # a hang: uncertain when any blocked thread's progress is uncertain or it waits on a tainted
+    # mbarrier, or when an operation naming an mbarrier never ran (the hang may be what kept it
+    # from running)
     blocked = [task for task in machine.tasks if task.state in ("mbar", "barrier")]
     hang_uncertain = t.reached != t.barrier_notes or any(
-        threads_bad(task.tids) or task.state == "mbar" and task.where[0] in t.barriers
+        progress_bad(task.tids) or task.state == "mbar" and task.where[0] in t.barriers
         for task in blocked)
 
-    res.races = [r for r in res.races if not (rec_bad(r.first) or rec_bad(r.second))]
+    before = _count(res) - len(res.races) + len(_statement_pairs(res.races))
+    res.races = [r for r in res.races if not (r.tainted or r.first.id in t.records or r.second.id in t.records)]
     res.proxy_problems = [p for p in res.proxy_problems if not (rec_bad(p.write) or rec_bad(p.read))]
-    res.pending = [p for p in res.pending if not (rec_bad(p.record) or threads_bad(p.tids))]
+    res.pending = [p for p in res.pending   # (copies left pending: a matter of progress)
+                   if not (p.record.id in t.records or t.progress and rec_bad(p.record) or progress_bad(p.tids))]
     res.mbar_problems = [p for p in res.mbar_problems   # (tainted: judged when it happened)
                          if (p.tainted is False if p.tainted is not None else
                              p.barrier not in names and not threads_bad(p.tids))]
     res.stuck = [s for s in res.stuck if not hang_uncertain]
     res.barrier_problems = [
         p for p in res.barrier_problems
-        if not (hang_uncertain or threads_bad(p.missing)
-                or any(threads_bad(tids) for _, tids in p.arrivals))]
+        if not (hang_uncertain or progress_bad(p.missing)
+                or any(progress_bad(tids) for _, tids in p.arrivals))]
+    if _count(res) - len(res.races) + len(_statement_pairs(res.races)) < before:
+        t.rested_on(machine)   # (a statement pair also raced untainted is still reported)
+
+
+def _count(res) -> int:
+    return sum(map(len, (res.races, res.proxy_problems, res.pending, res.mbar_problems, res.stuck,
+                         res.barrier_problems)))
+
+
+def _statement_pairs(races) -> set:
+    return {(r.first.span.start, r.second.span.start, r.first.via, r.second.via) for r in races}

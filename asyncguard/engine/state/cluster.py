@@ -307,5 +307,7 @@ class Cluster:
             return
         m = self.machine
         tainted = m.vc[:, m.taint.column] > 0
-        result.cluster_exits = [p for p in self.exit_problems(m.vc, m.alive)
-                                if not tainted[p.use.tids].any()]
+        problems = self.exit_problems(m.vc, m.alive)
+        result.cluster_exits = [p for p in problems if not tainted[p.use.tids].any()]
+        if len(result.cluster_exits) < len(problems):
+            m.taint.rested_on(m)

@@ -168,6 +168,9 @@ class Race:
     # itself: whether that part had landed at the access (its own wait_group covered it), else
     # None (checks/classify.copy_in_flight)
     own_landed: bool | None = None
+    # whether the witness involves a thread whose progress is uncertain (engine/taint.py): judged
+    # per thread, so that a record one tainted thread shares keeps its other threads' races
+    tainted: bool = False
 
 
 @dataclass
@@ -896,6 +899,20 @@ class Memory:
         bad = np.flatnonzero(~ordered)
         if bad.size == 0:
             return
+        tainted = False
+        if old.tainted or new.tainted:
+            column = vc[:, self.machine.taint.column]   # (now: at least as tainted as then)
+            olds = t_old[bad]   # an id past the threads is an asynchronous unit: the record's own taint
+            old_bad = np.where(olds < len(column), column[np.minimum(olds, len(column) - 1)] > 0, old.tainted)
+            clear = bad[(column[t_new[bad]] == 0) & ~old_bad]
+            if clear.size:   # the pair races between threads the taint never reached
+                bad = clear
+            else:
+                # dropped at the end (engine/taint.py): it must not hide the same statements'
+                # race between untainted threads later
+                tainted, key = True, key + ("tainted",)
+                if key in self.machine.seen_pairs:
+                    return
         self.machine.seen_pairs.add(key)
         # prefer a witness on two different threads unless the issuer itself read too early, and
         # on two different warps where there is one: the gate's replay delays a warp, which
@@ -920,7 +937,8 @@ class Memory:
                 own_landed = bool((old.done[own] != PENDING).all())
         self.machine.result.races.append(Race(old, new, issuer, int(t_new[k]), int(lo), int(hi),
                                       bool(pending[k]), int(cp_async.committed["cp.async"][issuer]),
-                                      cp_async.last_wait.get(issuer), issue_seen, seen_wait, own_landed))
+                                      cp_async.last_wait.get(issuer), issue_seen, seen_wait, own_landed,
+                                      tainted))
 
     def _check_self(self, rec: Record) -> None:
         """Two threads of one statement instance writing the same bytes. Not when every thread
@@ -948,7 +966,8 @@ class Memory:
         self.machine.seen_pairs.add(key)
         a, b = idx[order[j]], idx[order[k]]
         self.machine.result.races.append(Race(rec, rec, int(rec.tids[a]), int(rec.tids[b]),
-                                      int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False))
+                                      int(max(lo[j], lo[k])), int(min(hi[j], hi[k])), False,
+                                      tainted=rec.tainted))
         return False
 
     def _supersede(self, rec: Record) -> None:
