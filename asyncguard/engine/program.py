@@ -245,6 +245,9 @@ class Program:
     # whenever its address is the same (prover.behaviours compares two runs on one memory)
     read_only_globals: frozenset = frozenset()
     numeric: object = None       # inputs.NumericInputs: numbers loaded from global memory
+    # (span, first, last source offset) of the arms of branches checked taken every time because
+    # they are fenced (_fenced_branch): the machine checks that nothing outside meets their bytes
+    fenced_arms: list = field(default_factory=list)
     # truth-valued inputs whose every load is the whole condition of a loop iteration that does
     # nothing when it is false (_count_loops): root -> (loop lines, iterations), for the scope line
     count_roots: dict = field(default_factory=dict)
@@ -1673,6 +1676,194 @@ def _subscripts(e, out: list) -> list:
     return out
 
 
+# what a fenced arm (_fenced_branch) may do: shared stores and loads, CTA-local named barriers,
+# fences, and TMA stores it waits for itself
+_FENCED_ARM_OPS = {"load", "store", "ptx_stmatrix", "ptx_ldmatrix", "tvm_storage_sync", "fence_proxy_async",
+                   "tcgen05_before_thread_sync", "tcgen05_after_thread_sync", "tma_store", "tma_store_arrive",
+                   "tma_store_wait"}
+_BARRIER_OPS = {"tvm_storage_sync", "named_barrier_arrive", "named_barrier_sync"}
+# calls whose value is the same for every thread of a CTA given the same arguments
+_UNIFORM_CALLS = {"T.min", "T.max", "T.Cast", "T.if_then_else", "T.block_rank_in_cluster", "T.bitwise_and",
+                  "T.bitwise_or", "T.bitwise_xor", "T.shift_left", "T.shift_right", "T.truncdiv", "T.truncmod",
+                  "T.floordiv", "T.floormod", "T.int32", "T.int64", "T.bool", "T.uint32"}
+
+
+def _fenced_branch(el, program, st: PIf, cond, names: set, block_vars: set) -> bool:
+    """A branch on a loaded number whose outcome may differ between loop iterations (a grouped
+    GEMM's epilogue: stage the tile through shared memory and a TMA store when it is full, store
+    straight to global memory when it is ragged) is checked taken every time when every pattern
+    of outcomes can only leave instances of its arm out, and leaving them out cannot create a
+    race or a hang (docs/model.md, "Data-dependent values"):
+    - the condition is the same for every thread that reaches it at one iteration: block
+      indices, sizes, the cluster rank and variables of enclosing loops with uniform bounds;
+    - the other arm touches no shared memory and synchronizes nothing;
+    - the arm synchronizes only through named barriers no statement outside it uses (the threads
+      that skip an instance skip it together), starts with one before any shared access, and
+      waits for every TMA store it issues (an instance is fenced off from every other);
+    - registers written in either arm are read nowhere outside the branch;
+    - (checked by the machine, `fenced_arms`) no access outside the arm meets the arm's bytes."""
+    if isinstance(st, PWhile) or not st.then:
+        return False
+    path = _path_to(program.body, st)
+    if path is None or any(isinstance(x, PWhile) for x in path):
+        return False
+    thread_vars = set(el.launch.thread_vars)
+    loop_vars: set = set()
+    for node in path:
+        if isinstance(node, PLoop):
+            exprs = [x for x in node.src if x is not None]
+            if any(_subscripts(x, []) or free_names(x) & thread_vars or not _uniform_calls(x) for x in exprs) \
+                    or set().union(*(free_names(x) for x in exprs)) - block_vars - set(program.symbols) \
+                    - loop_vars - {"T"}:
+                return False
+            loop_vars.add(node.var)
+    if names - block_vars - set(program.symbols) - loop_vars or not _uniform_calls(cond):
+        return False
+    if not _inert(st.other) or not _fenced_arm(st.then):
+        return False
+    ids = _barrier_ids(st.then)
+    if ids is None or 0 in ids:
+        return False
+    written = {x.region for x in statements(st.then + st.other) if isinstance(x, PStore)}
+    for node in _outside(program.body, st):
+        if isinstance(node, POp) and node.name in _BARRIER_OPS:
+            other_ids = _barrier_ids((node,))
+            if other_ids is None or other_ids & ids:
+                return False
+        for e in _sources(node):
+            for x in _subscripts(e, []):
+                reg = el.register_of(el.view_of(x.value))
+                if reg is not None and reg[0] in written:
+                    return False
+    return True
+
+
+def _uniform_calls(e) -> bool:
+    return all(x.name in _UNIFORM_CALLS for x in ir.nodes(e) if isinstance(x, ir.Call))
+
+
+def _path_to(body, target, path=()) -> tuple | None:
+    """The loops and branches around `target`, outermost first, or None."""
+    for s in body:
+        if s is target:
+            return path
+        for sub in _children(s):
+            got = _path_to(sub, target, path + (s,))
+            if got is not None:
+                return got
+    return None
+
+
+def _children(s) -> tuple:
+    if isinstance(s, PIf):
+        return (s.then, s.other)
+    if isinstance(s, PLoop):
+        return (s.body,)
+    return ()
+
+
+def _outside(body, skip):
+    """Every statement at any depth except `skip` and what it holds."""
+    for s in body:
+        if s is skip:
+            continue
+        yield s
+        for sub in _children(s):
+            yield from _outside(sub, skip)
+
+
+def _sources(node) -> list:
+    """The syntax a statement was elaborated from (ir.nodes walks tuples), if it kept any."""
+    src = getattr(node, "src", None)
+    return [] if src is None else [src]
+
+
+def _inert(stmts) -> bool:
+    """Only register stores and lets, at any depth: no shared access, no synchronization."""
+    for s in stmts:
+        if isinstance(s, (PStore, PLet)):
+            continue
+        if isinstance(s, PIf) and not isinstance(s, PWhile) and _inert(s.then) and _inert(s.other):
+            continue
+        if isinstance(s, PLoop) and _inert(s.body):
+            continue
+        return False
+    return True
+
+
+def _fenced_arm(stmts) -> bool:
+    """The arm's operations are _FENCED_ARM_OPS; a named barrier comes before its first shared
+    access; every TMA store is followed in its own statement list by a `tma_store_wait(0)`."""
+    for s in statements(stmts):
+        if isinstance(s, PNote) or isinstance(s, PWhile) or isinstance(s, POp) and s.name not in _FENCED_ARM_OPS:
+            return False
+    if _first_event(stmts) != "barrier":
+        return False
+    return _stores_waited(stmts)
+
+
+def _first_event(stmts) -> str | None:
+    """"barrier" when a barrier surely comes before any shared access, "access" when an access
+    may come first, None when neither happens."""
+    for s in stmts:
+        if isinstance(s, POp):
+            if s.name in _BARRIER_OPS:
+                return "barrier"
+            if s.name in ("load", "store", "ptx_stmatrix", "ptx_ldmatrix", "tma_store"):
+                return "access"
+        elif isinstance(s, PLoop):
+            got = _first_event(s.body)
+            extent = s.src[1] if len(s.src) > 1 else None
+            runs = isinstance(extent, ir.Const) and isinstance(extent.value, int) and extent.value > 0 \
+                and isinstance(s.src[0], ir.Const)
+            if got == "access" or got == "barrier" and runs:
+                return got
+        elif isinstance(s, PIf):
+            a, b = _first_event(s.then), _first_event(s.other)
+            if "access" in (a, b):
+                return "access"
+            if a == b == "barrier":
+                return "barrier"
+    return None
+
+
+def _stores_waited(stmts) -> bool:
+    for i, s in enumerate(stmts):
+        if isinstance(s, POp) and s.name == "tma_store":
+            if not any(isinstance(x, POp) and x.name == "tma_store_wait" and isinstance(x.src, ir.Call)
+                       and x.src.args and x.src.args[0] == ir.Const(0) for x in stmts[i + 1:]):
+                return False
+        for sub in _children(s):
+            if not _stores_waited(sub):
+                return False
+    return True
+
+
+def _barrier_ids(stmts) -> set | None:
+    """The barrier ids the statements use (0: `__syncthreads`, every thread of the block); None
+    when one is not a literal."""
+    ids: set = set()
+    for s in statements(stmts):
+        if isinstance(s, POp) and s.name in _BARRIER_OPS:
+            args = s.src.args if isinstance(s.src, ir.Call) else ()
+            if s.name == "tvm_storage_sync":
+                if len(args) == 1:
+                    ids.add(0)
+                    continue
+                args = args[1:]
+            if not args or not isinstance(args[0], ir.Const) or not isinstance(args[0].value, int):
+                return None
+            ids.add(args[0].value)
+    return ids
+
+
+def _arm_extent(st: PIf) -> tuple:
+    """(the branch's span, first and last source offsets of the arm's statements): what the machine treats as
+    inside a fenced arm."""
+    spans = [s.span for s in statements(st.then) if getattr(s, "span", None) is not None]
+    return (st.span, min(x.start for x in spans), max(x.end for x in spans))
+
+
 def _same_accesses(a, b) -> bool:
     """Two access-only statement lists that touch the same shared bytes in the same order (the
     arms of `if row < len: S[i] = G[..] else: S[i] = 0`): only the values they store differ."""
@@ -1833,6 +2024,11 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "same"))
+        elif not held and _fenced_branch(el, program, st, cond, names, block_vars):
+            # every outcome pattern runs a subset of the taken-everywhere run's fenced instances
+            st.cond, st.src = (lambda env: True), ir.Const(True)
+            info.reduced.append((st.span.line, "fenced"))
+            program.fenced_arms.append(_arm_extent(st))
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number" +
                             (f" (held in {', '.join(sorted({expr_text(x.value) for x in held}))})"

@@ -478,6 +478,8 @@ class Memory:
     def __init__(self, machine):
         self.machine = machine
         self.next_id = 0
+        # per fenced arm (program.fenced_arms): [hulls of the accesses outside it, inside it]
+        self.fenced = [[[], []] for _ in machine.p.fenced_arms] or None
         self.live: dict = {}            # record id -> Record, in issue order
         # plain records superseded in the race check (_supersede_plain) that the proxy check still
         # tracks (state/proxy.py): record id -> Record, retired as if live, never in the signature
@@ -676,6 +678,8 @@ class Memory:
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
+        if self.fenced is not None:
+            self._fenced_bytes(rec)
         known = self._known_ranges(rec.lo, rec.hi)
         if known is None:
             rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
@@ -754,6 +758,26 @@ class Memory:
                         self.alike_write_stmts[key[:3]] = stmt
                 stmt.add(key)
             same[rec.id] = rec
+
+    def _fenced_bytes(self, rec: Record) -> None:
+        """A branch checked taken every time because its arm is fenced (program.py
+        `_fenced_branch`) needs its arm's shared bytes to be its own: an access outside the arm
+        that meets them (or one inside that meets an outside access's) makes it a note."""
+        lo, hi = int(rec.lo.min()), int(rec.hi.max())
+        for k, (span, a, b) in enumerate(self.machine.p.fenced_arms):
+            inside = a <= rec.span.start <= b
+            mine, theirs = self.fenced[k][inside], self.fenced[k][not inside]
+            if any(x < hi and lo < y and ((rec.lo < y) & (rec.hi > x)).any() for x, y in theirs):
+                where, other = ("inside", "outside") if inside else ("outside", "inside")
+                self.machine.note(f"a branch on a loaded number checked taken every time (its arm is "
+                                  f"fenced), but line {rec.span.line}, {where} its arm, touches shared "
+                                  f"bytes an access {other} it touches too", span)
+            for i, (x, y) in enumerate(mine):   # the hulls of each side, merged where they meet
+                if x <= hi and lo <= y:
+                    mine[i] = (min(x, lo), max(y, hi))
+                    break
+            else:
+                mine.append((lo, hi))
 
     def _known_ranges(self, lo: np.ndarray, hi: np.ndarray) -> list | None:
         """The `_ranges` entry of these two arrays (made on first sight), or None when either can
