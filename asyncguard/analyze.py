@@ -8,7 +8,7 @@ import numpy as np
 
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch,
+from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
                             scope_line)
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
@@ -191,7 +191,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             if stop is not None and stop(findings):
                 break
             ref = None
-            if ran_blocks and program.numeric is None:
+            if ran_blocks and (program.numeric is None or program.numeric.problem is None
+                               and not numbers_enumerated(program)):
                 # z3 proves that this block decides everything as one already run: its run would
                 # be that one's (prover/block_alike.py). Not where a run met data-dependent
                 # values: which cells two loads share may differ between blocks.

@@ -330,6 +330,18 @@ class NumericInputs:
         return out, None
 
 
+def numbers_enumerated(program) -> bool:
+    """A run of `program` meets loaded numbers it enumerates: cells deciding uniform branches,
+    lengths, trip counts, per-iteration choices or counted truth values. Not when every branch
+    on one was reduced (`NumericInputs.reduced`) or they cannot be enumerated (`problem`)."""
+    numeric = getattr(program, "numeric", None)
+    if numeric is None or numeric.problem is not None:
+        return False
+    return bool(numeric.conditions or numeric.cells or numeric.lengths or numeric.length_cells
+                or numeric.trip_cells or numeric.pair_cells or program.iteration_choices
+                or program.count_roots)
+
+
 def launch_numbers(numeric, env: dict) -> tuple[dict | None, str | None]:
     """The numbers one checking run of a block loads ({cell key: value}: its first satisfiable
     combination, the pairs' start 0 and end the size), for a launch that must read what that

@@ -39,6 +39,7 @@ from .state.cp_async import AsyncGroups, PendingAtExit  # noqa: F401
 from .state.mbarrier import Mbarriers, MbarProblem, StuckWait, mbarrier_names  # noqa: F401
 from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group, thread_rows  # noqa: F401
 from .state.proxy import Proxies, ProxyProblem  # noqa: F401
+from .inputs import numbers_enumerated
 from .taint import Taint, drop_dependent
 
 # the events the scheduler handles itself (every other event class belongs to one feature)
@@ -481,9 +482,8 @@ class Machine:
         inputs.py): the outcome-pattern search varies the cells the run meets, and a skipped
         iteration's cells would never be met (NSA's 16 selected blocks, a branch each). Not when
         they cannot be enumerated (`problem`): the run then loads no number, and what reads one
-        is unknown in every iteration alike."""
-        numeric = getattr(self.p, "numeric", None)
-        return numeric is not None and numeric.problem is None
+        is unknown in every iteration alike; nor when every branch on one was reduced."""
+        return numbers_enumerated(self.p)
 
     def _in_while(self, loop: PLoop, n: int) -> bool:
         """`loop` with `n` trips runs inside a while loop (a persistent kernel's tile loop over a
