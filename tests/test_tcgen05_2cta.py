@@ -120,18 +120,23 @@ def test_persistent_two_cta_gemm_variants_are_flagged(kind, needle):
 
 
 # ---------------------------------------------------------------- while loops
-WHILE = '''# from tvm.script import tirx as T
+def prelude(name: str) -> str:
+    """A 4-block, 128-thread sm_80 kernel `name` over global X, Y and F, with a 128-float shared S."""
+    return f'''# from tvm.script import tirx as T
 
 @T.prim_func
-def rounds(X: T.handle("float32", "global"), Y: T.handle("float32", "global"), F: T.handle("int32", "global")):
-    T.func_attr({"target": T.target({"arch": "sm_80", "kind": "cuda"}), "thread_extent": {"blockIdx.x": 4, "threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}})
+def {name}(X: T.handle("float32", "global"), Y: T.handle("float32", "global"), F: T.handle("int32", "global")):
+    T.func_attr({{"target": T.target({{"arch": "sm_80", "kind": "cuda"}}), "thread_extent": {{"blockIdx.x": 4, "threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}}}})
     X_1 = T.decl_buffer((4096,), data=X)
     Y_1 = T.decl_buffer((4096,), data=Y)
     F_1 = T.decl_buffer((4,), "int32", data=F)
     bx = T.launch_thread("blockIdx.x", 4)
     tx = T.launch_thread("threadIdx.x", 128)
     S = T.alloc_buffer((128,), scope="shared")
-    it = T.alloc_buffer((1,), "int32", scope="local")
+'''
+
+
+WHILE = prelude("rounds") + '''    it = T.alloc_buffer((1,), "int32", scope="local")
     it_1 = T.decl_buffer((1,), "int32", data=it.data, scope="local")
     it_1[0] = bx
     while it_1[0] < {limit}:
@@ -206,18 +211,7 @@ def test_stream_k_two_cta_gemm_is_clean_with_its_spin_assumed():
                for line in report.kernels[0].scope)
 
 
-SPIN = '''# from tvm.script import tirx as T
-
-@T.prim_func
-def spin(X: T.handle("float32", "global"), Y: T.handle("float32", "global"), F: T.handle("int32", "global")):
-    T.func_attr({"target": T.target({"arch": "sm_80", "kind": "cuda"}), "thread_extent": {"blockIdx.x": 4, "threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}})
-    X_1 = T.decl_buffer((4096,), data=X)
-    Y_1 = T.decl_buffer((4096,), data=Y)
-    F_1 = T.decl_buffer((4,), "int32", data=F)
-    bx = T.launch_thread("blockIdx.x", 4)
-    tx = T.launch_thread("threadIdx.x", 128)
-    S = T.alloc_buffer((128,), scope="shared")
-    flag = T.alloc_buffer((1,), "int32", scope="local")
+SPIN = prelude("spin") + '''    flag = T.alloc_buffer((1,), "int32", scope="local")
     flag_1 = T.decl_buffer((1,), "int32", data=flag.data, scope="local")
     S[tx] = X_1[bx * 128 + tx]
     if tx == 0:
