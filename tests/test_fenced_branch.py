@@ -56,6 +56,15 @@ def test_an_arm_not_opened_by_its_barrier_is_not_fenced():
                for f in report.findings)
 
 
+def test_an_arm_opened_by_an_arrive_alone_is_not_fenced():
+    # bar.arrive does not wait: the arriving threads' stores are not ordered after the others'
+    # previous instance
+    text = SHORT.replace(NAMED, "T.named_barrier_arrive(4, 128)\n", 1)
+    program = elaborate(parse(text).functions[0])
+    assert program.numeric.problem.startswith(f"line {line_of(text, BRANCH)}: a branch on a loaded number")
+    assert program.fenced_arms == []
+
+
 def test_a_race_inside_the_fenced_arm_is_still_found():
     # the barrier between the threads' stores and the elected thread's TMA store dropped
     report = check_text(without_nth(SHORT, NAMED, 1))

@@ -1807,7 +1807,7 @@ def _first_event(stmts) -> str | None:
     may come first, None when neither happens."""
     for s in stmts:
         if isinstance(s, POp):
-            if s.name in _BARRIER_OPS:
+            if s.name in ("tvm_storage_sync", "named_barrier_sync"):   # an arrive alone waits for nobody
                 return "barrier"
             if s.name in ("load", "store", "ptx_stmatrix", "ptx_ldmatrix", "tma_store"):
                 return "access"
