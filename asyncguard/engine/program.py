@@ -1809,7 +1809,7 @@ def _first_event(stmts) -> str | None:
         if isinstance(s, POp):
             if s.name in ("tvm_storage_sync", "named_barrier_sync"):   # an arrive alone waits for nobody
                 return "barrier"
-            if s.name in ("load", "store", "ptx_stmatrix", "ptx_ldmatrix", "tma_store"):
+            if s.name in _ACCESS_ONLY_OPS or s.name == "tma_store":
                 return "access"
         elif isinstance(s, PLoop):
             got = _first_event(s.body)

@@ -130,7 +130,7 @@ def drop_dependent(machine) -> None:
         progress_bad(task.tids) or task.state == "mbar" and task.where[0] in t.barriers
         for task in blocked)
 
-    before = _count(res) - len(res.races) + len(_statement_pairs(res.races))
+    before = _count(res)
     res.races = [r for r in res.races if not (r.tainted or r.first.id in t.records or r.second.id in t.records)]
     res.proxy_problems = [p for p in res.proxy_problems if not (rec_bad(p.write) or rec_bad(p.read))]
     res.pending = [p for p in res.pending   # (copies left pending: a matter of progress)
@@ -143,14 +143,13 @@ def drop_dependent(machine) -> None:
         p for p in res.barrier_problems
         if not (hang_uncertain or progress_bad(p.missing)
                 or any(progress_bad(tids) for _, tids in p.arrivals))]
-    if _count(res) - len(res.races) + len(_statement_pairs(res.races)) < before:
-        t.rested_on(machine)   # (a statement pair also raced untainted is still reported)
+    if _count(res) < before:
+        t.rested_on(machine)
 
 
 def _count(res) -> int:
-    return sum(map(len, (res.races, res.proxy_problems, res.pending, res.mbar_problems, res.stuck,
-                         res.barrier_problems)))
-
-
-def _statement_pairs(races) -> set:
-    return {(r.first.span.start, r.second.span.start, r.first.via, r.second.via) for r in races}
+    """The findings a result holds, a race counted once per statement pair (a pair that also
+    raced between untainted threads is still reported when its tainted race is dropped)."""
+    pairs = {(r.first.span.start, r.second.span.start, r.first.via, r.second.via) for r in res.races}
+    return len(pairs) + sum(map(len, (res.proxy_problems, res.pending, res.mbar_problems, res.stuck,
+                                      res.barrier_problems)))

@@ -678,13 +678,13 @@ class Memory:
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
-        if self.fenced is not None:
-            self._fenced_bytes(rec)
         known = self._known_ranges(rec.lo, rec.hi)
         if known is None:
             rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
         else:
             rec.lo_min, rec.hi_max = known[2], known[3]
+        if self.fenced is not None:
+            self._fenced_bytes(rec)
         rec.tmin, rec.tmax, rec.tkey = tmin, tmax, threads
         self._key_of, self._key = rec.id, threads   # thread_key(rec)
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
@@ -763,7 +763,7 @@ class Memory:
         """A branch checked taken every time because its arm is fenced (program.py
         `_fenced_branch`) needs its arm's shared bytes to be its own: an access outside the arm
         that meets them (or one inside that meets an outside access's) makes it a note."""
-        lo, hi = int(rec.lo.min()), int(rec.hi.max())
+        lo, hi = rec.lo_min, rec.hi_max
         for k, (span, a, b) in enumerate(self.machine.p.fenced_arms):
             inside = a <= rec.span.start <= b
             mine, theirs = self.fenced[k][inside], self.fenced[k][not inside]
