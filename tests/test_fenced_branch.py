@@ -7,6 +7,7 @@ protocol is the same at every count)."""
 from pathlib import Path
 
 from asyncguard.analyze import check_text
+from asyncguard.engine.inputs import numbers_enumerated
 from asyncguard.engine.program import elaborate
 from asyncguard.parse import parse
 
@@ -37,6 +38,42 @@ def test_the_epilogue_branch_is_reduced_as_fenced():
     assert program.numeric.problem is None
     assert program.numeric.reduced == [(line, "fenced")]
     assert [span.line for span, _, _ in program.fenced_arms] == [line]
+
+
+def test_a_kernel_whose_only_number_branch_was_reduced_enumerates_nothing():
+    # so its loops are planned and its blocks proved alike as without loaded numbers
+    program = elaborate(parse(GROUPED).functions[0])
+    assert program.numeric is not None and not numbers_enumerated(program)
+
+
+def problem_of(text: str) -> str | None:
+    program = elaborate(parse(text).functions[0])
+    assert (program.numeric.problem is None) == bool(program.fenced_arms)
+    return program.numeric.problem
+
+
+ELSE = "                                    else:\n"
+WAIT = "T.tma_store_wait(0, T.bool(True))\n"
+
+
+def test_an_other_arm_that_synchronizes_is_not_fenced():
+    text = GROUPED.replace(ELSE, ELSE + ' ' * 40 + 'T.tvm_storage_sync("shared.dyn", 5, 128)\n', 1)
+    assert text != GROUPED and problem_of(text).startswith(f"line {line_of(text, BRANCH)}:")
+
+
+def test_an_arm_whose_tma_store_is_not_waited_is_not_fenced():
+    text = GROUPED.replace(WAIT, "T.tma_store_wait(1, T.bool(True))\n", 1)
+    assert text != GROUPED and problem_of(text).startswith(f"line {line_of(text, BRANCH)}:")
+
+
+def test_an_arm_barrier_used_outside_it_is_not_fenced():
+    anchor = "T.ptx_arrive_cluster_barrier(tmem_empty_1[0], 0)\n"
+    text = GROUPED.replace(anchor, anchor + ' ' * 36 + NAMED, 1)
+    assert text != GROUPED and problem_of(text).startswith(f"line {line_of(text, BRANCH)}:")
+
+
+def test_the_unedited_arm_is_fenced():
+    assert problem_of(GROUPED) is None
 
 
 def test_the_grouped_gemm_is_clean_for_every_outcome_pattern():
