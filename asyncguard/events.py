@@ -40,6 +40,8 @@ class Access:
     same_value: bool = False       # a store whose value is the same in every thread (benign overlap)
     cta: int | None = None         # cluster rank whose shared memory it touches (None: the thread's own)
     mbarrier_cta: int | None = None  # cluster rank of the completion mbarrier (None: `cta`'s)
+    tx_bytes: int | None = None    # TMA load: transaction bytes per thread's copy (None: hi - lo;
+                                   # unpacked fp4 counts its packed payload, models/tma.py)
 
 
 @dataclass

@@ -68,14 +68,39 @@ def test_sub_byte_tma_kernel_single_bug_variants_are_flagged():
     assert seen == {"drop-arrive", "flip-parity", "drop-mbarrier-wait", "expect-tx-halved"}
 
 
-def test_unpacked_fp4_tma_is_not_modelled_rather_than_sized():
+FP8_FP4 = "corpus/field/deepseek_v4__fp8_fp4_gemm_1d1d_sm100__fp8_fp4_gemm_1d1d_persistent__sm_100a.tir"
+FP4_EXPECT = "T.mbarrier_expect_tx(loaded_1[phase % 6], 8192)"
+
+
+def test_unpacked_fp4_tma_fills_a_byte_per_element_and_counts_packed_bytes():
     # DeepSeek-V4's fp8 x fp4 sm_100a GEMM loads A as custom[float4_e2m1_unpacked]: 16384 fp4
-    # values into 16384 shared bytes (one per 8-bit slot) while expect_tx promises 8192. Sizing
-    # the element at 32 bits gave a box past the allocation (AG501) and false races and hangs;
-    # which byte count the mbarrier receives is not settled, so the copy stays unmodelled.
-    r = _check("corpus/field/deepseek_v4__fp8_fp4_gemm_1d1d_sm100__fp8_fp4_gemm_1d1d_persistent__sm_100a.tir")
-    assert r.verdict == "unknown", [f.message for f in r.findings]
-    assert any("float4_e2m1_unpacked" in f.message for f in r.findings)
+    # values into 16384 shared bytes (one per 8-bit slot) while expect_tx promises 8192, the
+    # packed payload TMA counts (docs/model.md "Unpacked fp4"). Sizing the element at 32 bits gave
+    # a box past the allocation (AG501) and false races and hangs; then it was AG001
+    text = (ROOT / FP8_FP4).read_text()
+    assert FP4_EXPECT in text and "custom[float4_e2m1_unpacked]" in text
+    r = check_text(text, FP8_FP4)
+    assert r.verdict == "clean", [f.message for f in r.findings]
+    # promising the shared footprint instead: the barrier waits for 8192 bytes that never come
+    r = check_text(text.replace(FP4_EXPECT, FP4_EXPECT.replace("8192", "16384")), FP8_FP4)
+    assert "AG407" in {f.rule.code for f in r.findings}, [f.message for f in r.findings]
+    (f,) = [f for f in r.findings if f.rule.code == "AG407"]
+    assert "waits for 8192 more transaction bytes that no TMA delivers" in f.message
+
+
+def test_unpacked_fp4_kernel_single_bug_variants_are_flagged():
+    from asyncguard.mutants import EXPECTED_RULES, mutations
+
+    text = (ROOT / FP8_FP4).read_text()
+    kinds = ("drop-mbarrier-wait", "flip-parity", "expect-tx-halved", "drop-arrive")
+    chosen = {}
+    for m in mutations(text):   # the first of each kind: the A/B loads' barrier (lines 113-125)
+        if m.kind in kinds and m.kind not in chosen:
+            chosen[m.kind] = m
+    assert set(chosen) == set(kinds)
+    for m in chosen.values():
+        r = check_text(m.apply(text), f"{FP8_FP4}:{m.kind}@{m.line}")
+        assert {f.rule.code for f in r.findings} & EXPECTED_RULES[m.kind], (m.kind, m.line)
 
 
 def test_sub_byte_cp_async_counts_elements_of_their_own_width():

@@ -20,22 +20,41 @@ from .launch import leader_rank, two_cta_leader
 
 
 # Element types whose shared footprint differs from what the copy moves: TileLang's unpacked
-# fp4 (one 4-bit value per 8-bit shared slot, TMA's 16U4_ALIGN16B) expects the packed size in
-# transaction bytes while the box spans twice as many shared bytes; which of the two the
-# mbarrier counts is not settled here, so such a copy is not modelled.
-UNPACKED_DTYPES = ("custom[float4_e2m1_unpacked]",)
+# fp4 (one 4-bit value per 8-bit shared slot, TMA's 16U4_ALIGN16B) fills a byte of shared memory
+# per element while the copy's transaction bytes count the packed 4-bit payload read from global
+# memory (TileLang src/cuda/op/copy.cc `TMAPayloadElementBits`; CUTLASS's sm100 block-scaled
+# collectives count `sizeof_bits<float_e2m1_unpacksmem_t>` = 4; DeepGEMM halves the fp4 stage's
+# bytes; docs/model.md "Unpacked fp4"): payload bits per element, by dtype.
+PAYLOAD_BITS = {"custom[float4_e2m1_unpacked]": 4}
 
 
 def _box(ctx, call, ptr_arg):
+    """The shared destination (or source) of a TMA copy, and the payload bits of one of its
+    elements when they differ from its shared size (PAYLOAD_BITS; else None)."""
     arg = call.args[ptr_arg] if len(call.args) > ptr_arg else None
     ptr = ctx.access_ptr(arg) if arg is not None else None
     if ptr is None or not ptr.view.is_shared:
         raise NotModelled(f"{call.name}: shared destination is not a T.tvm_access_ptr")
     ann = arg.args[0]
     dtype = ctx.literal(ann.args[0]) if isinstance(ann, ir.Call) and ann.args else ptr.view.dtype
-    if str(dtype) in UNPACKED_DTYPES:
-        raise NotModelled(f"{call.name} of {dtype} (unpacked fp4: shared bytes and transaction "
-                          f"bytes differ)")
+    return ptr, PAYLOAD_BITS.get(str(dtype))
+
+
+def tensor_box(ctx, call, ptr_arg):
+    """`_box` of a tensor-map copy: its pointer, its elements' shared size and the transaction
+    bytes of one box per shared byte, as (numerator, denominator)."""
+    ptr, payload = _box(ctx, call, ptr_arg)
+    if payload is None:
+        return ptr, ptr.elem_size, (1, 1)
+    return ptr, ptr.elem_size, (payload, 8 * ptr.elem_size)
+
+
+def bulk_box(ctx, call, ptr_arg):
+    """`_box` of a 1-D bulk copy (no tensor map: bytes are copied as they are, nothing unpacked)."""
+    ptr, payload = _box(ctx, call, ptr_arg)
+    if payload is not None:
+        raise NotModelled(f"{call.name} (a 1-D bulk copy) of an unpacked fp4 buffer: which bytes "
+                          f"it fills is not modelled")
     return ptr
 
 
@@ -43,10 +62,11 @@ def _box(ctx, call, ptr_arg):
 def tma_load(ctx, call):
     if len(call.args) >= 4 and ctx.access_ptr_or_none(call.args[0]) is not None:
         # 1-D bulk form: (smem_ptr, gmem_ptr, mbar, bytes[, policy])
-        ptr, bar, n_fn, unit = _box(ctx, call, 0), ctx.barrier_ref(call.args[2]), ctx.compile(call.args[3]), 1
+        ptr, bar, n_fn, unit = bulk_box(ctx, call, 0), ctx.barrier_ref(call.args[2]), ctx.compile(call.args[3]), 1
+        tx = (1, 1)
     else:
-        ptr, bar = _box(ctx, call, 2), ctx.barrier_ref(call.args[1])
-        n_fn, unit = ptr.extent, ptr.elem_size
+        ptr, unit, tx = tensor_box(ctx, call, 2)
+        bar, n_fn = ctx.barrier_ref(call.args[1]), ptr.extent
     invalid = None
     if bar is None:
         invalid = _not_a_barrier(ctx, call.args[2] if len(call.args) >= 4 and
@@ -62,7 +82,8 @@ def tma_load(ctx, call):
         return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
                        ptr.elem_size, name, group_kind="mbarrier",
                        mbarrier=invalid if invalid is not None else per_thread(bar(env), tids),
-                       proxy=Proxy.ASYNC, mbarrier_cta=leader_rank(env) if pair else None)]
+                       proxy=Proxy.ASYNC, mbarrier_cta=leader_rank(env) if pair else None,
+                       tx_bytes=None if tx == (1, 1) else nbytes * tx[0] // tx[1])]
     return run
 
 
@@ -88,9 +109,13 @@ def _not_a_barrier(ctx, e) -> str | None:
 
 @op("T.tma_store", "T.tma_store_scatter4")
 def tma_store(ctx, call):
-    ptr = _box(ctx, call, 1)
     first_is_ptr = ctx.access_ptr_or_none(call.args[0]) is not None
-    n_fn, unit = (ctx.compile(call.args[2]), 1) if first_is_ptr else (ptr.extent, ptr.elem_size)
+    if first_is_ptr:
+        ptr = bulk_box(ctx, call, 1)
+        n_fn, unit = ctx.compile(call.args[2]), 1
+    else:   # a store moves no transaction bytes: only its shared footprint matters
+        ptr, unit, _ = tensor_box(ctx, call, 1)
+        n_fn = ptr.extent
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA store size") * unit

@@ -372,7 +372,7 @@ class Mbarriers:
         rec.owner = filled(len(rec.tids), self.machine.T + b)
         rec.mbarrier = b
         if rec.kind == AccessKind.ASYNC_WRITE:   # a bulk copy's source read completes with it, uncounted
-            nbytes = int((rec.hi - rec.lo).sum())
+            nbytes = int((rec.hi - rec.lo).sum()) if ev.tx_bytes is None else ev.tx_bytes * len(rec.tids)
             m.tx -= nbytes
             m.bytes_in += nbytes
         cluster = self.machine.cluster
