@@ -358,9 +358,13 @@ def test_a_loop_of_64_trips_inside_a_while_loop_is_planned_and_skips():
     assert report.verdict == "clean"
     assert any(s.startswith(f"loop at line {line} (64 iterations): iterations ") and "skipped" in s
                for s in report.kernels[0].scope), report.kernels[0].scope
-    # the same loop outside a while loop is not planned: it runs every iteration, silently
+    # outside a while loop it is planned as well, as a loop that synchronizes (Machine._long); at
+    # 16 trips (accelerate_above // 4) it is not: it runs every iteration, silently
     alone = IN_WHILE.replace("    while tile[0] < 3:\n", "    if tile[0] < 3:\n")
     report = check_text(alone)
+    assert report.verdict == "clean"
+    assert any(s.startswith(f"loop at line {line} (64 iterations): iterations ") for s in report.kernels[0].scope)
+    report = check_text(alone.replace("range(64)", "range(16)"))
     assert report.verdict == "clean" and not any("loop at line" in s for s in report.kernels[0].scope)
 
 
@@ -407,9 +411,10 @@ def test_a_loop_inside_a_for_loop_is_not_planned_when_it_synchronizes_nothing():
     assert quiet != IN_FOR
     assert not any("loop at line" in s for s in _scope_of(quiet))
     assert _findings(quiet) == ("clean", [])
-    # nor when the outer loop has one trip: 64 trips in all are not more than the threshold
+    # with one trip of the outer loop, the 64-trip loop with its barrier is planned as a loop
+    # that synchronizes (Machine._long), not as one inside an outer loop
     once = IN_FOR.replace("for w in range(3):", "for w in range(1):")
-    assert not any("loop at line" in s for s in _scope_of(once))
+    assert any("(64 iterations): iterations " in s for s in _scope_of(once)), _scope_of(once)
 
 
 # a long inner loop that neither waits nor releases anybody and cannot skip (its reads never
@@ -437,3 +442,37 @@ def test_a_loop_that_synchronizes_nothing_and_does_not_skip_leaves_the_skip_stan
     # the bytes 128.. no write reaches: the same findings as the run that skips nothing
     got = _findings(INNER_READS)
     assert got == _findings(INNER_READS, skip=False, monkeypatch=monkeypatch)
+
+
+MLA_WS = DATA.parent.parent / "corpus" / "field" / \
+    "deepseek_mla__example_mla_decode_ws__flashattn.main_no_split__sm_90a.tir"
+
+
+def _loop_at(program, line: int):
+    from asyncguard.engine.program import PLoop
+    (loop,) = [s for s in statements(program.body) if isinstance(s, PLoop) and s.span.line == line]
+    return loop
+
+
+def test_a_synchronizing_loop_of_sixty_four_trips_is_planned():
+    # MLA decode ws (sm_90a): the producer's and consumers' `for i_i in range(64)` loops run two
+    # pipeline stages each; at accelerate_above (64) trips they ran every iteration, 2 of the
+    # kernel's 3.9 s. A loop that synchronizes is planned from accelerate_above // 4 trips; one of
+    # register and shared accesses alone is not, and with skipping off (the fallback run) none is
+    program = elaborate(parse(MLA_WS.read_text(), str(MLA_WS)).functions[0])
+    machine = Machine(program)
+    assert machine._long(_loop_at(program, 79), 64)
+    assert not machine._long(_loop_at(program, 64), 43)   # `for i in T.unroll(43)`: no sync
+    assert not machine._long(_loop_at(program, 79), 16)
+    assert not Machine(program, accelerate_above=1 << 62)._long(_loop_at(program, 79), 64)
+
+
+def test_the_planned_mla_decode_loops_keep_the_finding():
+    r = check_text(MLA_WS.read_text(), str(MLA_WS))
+    lines = [line for k in r.kernels for line in k.scope]
+    assert any(line.startswith("loop at line 79 (64 iterations): iterations ") and "skipped" in line
+               for line in lines), lines
+    # the consumer warpgroups' softmax denominator race (docs/found-bugs.md, candidates): the same
+    # witness as when every iteration ran
+    (f,) = [f for f in r.findings if f.rule.code == "AG201"]
+    assert f.line == 230 and "thread 0 at line 182 (i=0) and thread 128 at line 230 (i=0)" in f.message

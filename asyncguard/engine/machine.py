@@ -420,11 +420,11 @@ class Machine:
                 frame = _Frame(s.body, s, int(n), int(start))
                 frame.entered = self.skips_taken
                 repeated = self._in_while(s, n) or self._in_outer(s, n, task)
-                if n > self.accelerate_above or s.span.line in self.accelerate_lines or self._tile(s, n, task) \
-                        or repeated:
+                long = self._long(s, n)
+                if long or s.span.line in self.accelerate_lines or self._tile(s, n, task) or repeated:
                     self.running = task
                     frame.plan = self._plan(s, int(n), int(start))
-                    if frame.plan.jump_to is None and (n > self.accelerate_above or not repeated):
+                    if frame.plan.jump_to is None and (long or not repeated):
                         # (a loop planned only for running inside a while loop or an outer loop
                         # that has no plan says nothing: it runs every iteration, as it did unplanned)
                         self._not_skipped(frame, frame.plan.reason, task)
@@ -457,6 +457,21 @@ class Machine:
                 else:
                     self.note(s.reason, s.span)
                 self.taint.note(self, task, s)
+
+    # A loop that synchronizes (a pipeline's main loop) runs a whole stage per iteration, so it is
+    # planned from accelerate_above // SYNC_FACTOR trips (16 by default), not only above
+    # accelerate_above: MLA decode's 64-trip loops of two stages each ran every iteration (2 of its
+    # 3.9 s). A loop of register and shared accesses alone costs little to run and is not, nor
+    # are loops in kernels with symbolic sizes (the induction, prover/induction.py, picks its own)
+    SYNC_FACTOR = 4
+
+    def _long(self, loop: PLoop, n: int) -> bool:
+        """`loop` with `n` trips is planned as a long loop: a skip is tried, and its outcome
+        recorded (a loop beside it that skips while this one does not makes the run mixed)."""
+        if n > self.accelerate_above:
+            return True
+        return n > self.accelerate_above // self.SYNC_FACTOR and not self.p.symbols \
+            and loop_synchronizes(loop)
 
     # A loop of few trips whose iterations run inner loops (a persistent kernel's tile loop) costs
     # like a long one: it is planned from accelerate_above // TILE_FACTOR trips (8 by default)
