@@ -340,9 +340,54 @@ VARIANTS = {
         V("2cta_b128x256x64_s4_notmastore", "import sys\nsys.argv = ['x', '--m', '1024', '--n', '1024', '--k', '1024', "
           "'--num_stages', '4', '--no-use_tma_store']\nmain()", archs=S100),
     ],
+    # seventeenth session: the persistent 2-CTA, stream-K, cluster-launch-control, block-scaled and
+    # fp8 x fp4 sm_100a GEMMs, each at sizes and depths other than the field corpus's one config
     "gemm_tcgen05/gemm_tcgen5mma_ws_persistent.py": [
         V("1cta_b128x128x64_s3_g4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '2048', '--k', '1024', '--block_N', "
           "'128', '--num_stages', '3', '--group_size', '4', '--no-enable_2cta_tcgen5mma']\nmain()", archs=S100),
+        V("2cta_m2048n4096k1024_s4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '4096', '--k', '1024', "
+          "'--num_stages', '4']\nmain()", archs=S100),
+        V("2cta_m4096n2048k2048_s6_notmastore_g4", "import sys\nsys.argv = ['x', '--m', '4096', '--n', '2048', '--k', "
+          "'2048', '--group_size', '4', '--no-use_tma_store']\nmain()", archs=S100),
+        V("2cta_bk128_s3_sbn128", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '4096', '--k', '2048', "
+          "'--block_K', '128', '--num_stages', '3', '--store_block_N', '128']\nmain()", archs=S100),
+    ],
+    "gemm_tcgen05/gemm_tcgen5mma_ws_persistent_streamk.py": [
+        V("m2048n2048k4096_s4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '2048', '--k', '4096', "
+          "'--num_stages', '4']\nmain()", archs=S100),
+        V("m4096n4096k2048_notmastore", "import sys\nsys.argv = ['x', '--m', '4096', '--n', '4096', '--k', '2048', "
+          "'--no-use_tma_store']\nmain()", archs=S100),
+    ],
+    "gemm_tcgen05/gemm_tcgen5mma_ws_clc.py": [
+        V("m2048n2048k1024_s4_g4", "import torch\na = torch.randn(2048, 1024, device='cuda', dtype=torch.bfloat16)\n"
+          "b = torch.randn(1024, 2048, device='cuda', dtype=torch.bfloat16)\n"
+          "gemm_clc_persistent_2cta(a, b, 128, 256, 64, 64, BF, 4, 4, True)".replace("BF", "T.bfloat16, T.bfloat16, T.float"), archs=S100),
+        V("pipelined_clc3_m2048n4096k1024", "import torch\na = torch.randn(2048, 1024, device='cuda', dtype=torch.bfloat16)\n"
+          "b = torch.randn(1024, 4096, device='cuda', dtype=torch.bfloat16)\n"
+          "gemm_clc_persistent_2cta_pipelined_clc(a, b, 128, 256, 64, 64, BF, 6, 3, 8, True)".replace("BF", "T.bfloat16, T.bfloat16, T.float"),
+          archs=S100),
+        V("pipelined_clc2_notmastore", "import torch\na = torch.randn(2048, 1024, device='cuda', dtype=torch.bfloat16)\n"
+          "b = torch.randn(1024, 2048, device='cuda', dtype=torch.bfloat16)\n"
+          "gemm_clc_persistent_2cta_pipelined_clc(a, b, 128, 256, 64, 64, BF, 4, 2, 4, False)".replace("BF", "T.bfloat16, T.bfloat16, T.float"),
+          archs=S100),
+    ],
+    "blockscaled_gemm_sm100/gemm_mxfp8_blockscaled_1d1d.py": [
+        V(tag, "import torch\nM, N, K = %d, %d, %d\n" % size +
+          "a = torch.empty(M, K, device='cuda', dtype=torch.float8_e4m3fn)\n"
+          "b = torch.empty(K, N, device='cuda', dtype=torch.float8_e4m3fn)\n"
+          "g = (K // 128 + 3) // 4\n"
+          "sfa = torch.empty(g * M, device='cuda', dtype=torch.uint32)\n"
+          "sfb = torch.empty(g * N, device='cuda', dtype=torch.uint32)\n"
+          + call + "(a, b, sfa, sfb, 128, 256, 128, T.float8_e4m3fn, T.bfloat16, T.float, %d)" % stages,
+          archs=S100)
+        for tag, size, call, stages in (
+            ("1cta_m1024n1024k2048_s4", (1024, 1024, 2048), "mxfp8_blockscaled_gemm", 4),
+            ("2cta_m1024n2048k2048_s6", (1024, 2048, 2048), "mxfp8_blockscaled_gemm_2cta", 6),
+            ("2cta_persistent_m1024n8192k1024_s4", (1024, 8192, 1024), "mxfp8_blockscaled_gemm_2cta_persistent", 4))
+    ],
+    "deepseek_v4/fp8_fp4_gemm_1d1d_sm100.py": [
+        V("m512n8192k2048", "fp8_fp4_gemm_1d1d_persistent(512, 8192, 2048, T.bfloat16)", archs=S100),
+        V("m256n8192k512", "fp8_fp4_gemm_1d1d_persistent(256, 8192, 512, T.bfloat16)", archs=S100),
     ],
     "flash_attention_sm100/mha_fwd_bshd.py": [
         V("ts_d128_causal", "flashattn(1, 4, 512, 128, True, block_M=128, block_N=128, variant='ts')", archs=S100),
