@@ -114,6 +114,7 @@ class Cluster:
         self.phases: list[ClusterPhase] = []
         self.arrived_in = np.full(self.T, -1, dtype=np.int64)   # per thread: phase of its last arrival
         self.remote: list[RemoteUse] = []
+        self._placed: dict = {}   # (id(source array), shift) -> (source, its read-only shifted copy)
 
     @property
     def active(self) -> bool:
@@ -154,8 +155,28 @@ class Cluster:
         if mbar is not None and not isinstance(mbar, str):
             mbar = self.place_barriers(mbar, bar_cta)
         buffer = ev.buffer if target == own else f"CTA {target}'s {ev.buffer}"   # how findings name it
-        return replace(ev, lo=ev.lo + shift, hi=ev.hi + shift, region_base=ev.region_base + shift,
-                       mbarrier=mbar, cta=target, mbarrier_cta=bar_cta, buffer=buffer)
+        return replace(ev, lo=self._shifted(ev.lo, shift), hi=self._shifted(ev.hi, shift),
+                       region_base=ev.region_base + shift, mbarrier=mbar, cta=target, mbarrier_cta=bar_cta,
+                       buffer=buffer)
+
+    def _shifted(self, values: np.ndarray, shift: int) -> np.ndarray:
+        """`values + shift`, one read-only array per read-only source array and shift: what the
+        engine remembers of an access's byte arrays by their identity (Memory._known_ranges:
+        their bounds, that they were marked written) holds for the placed copies as it does in
+        a single CTA, instead of being worked out again at every access of a 2-CTA kernel."""
+        if shift == 0:
+            return values
+        if values.flags.writeable:
+            return values + shift
+        key = (id(values), shift)
+        hit = self._placed.get(key)
+        if hit is None or hit[0] is not values:
+            if len(self._placed) >= 4096:
+                self._placed.clear()
+            moved = values + shift
+            moved.flags.writeable = False
+            hit = self._placed[key] = (values, moved)
+        return hit[1]
 
     # ------------------------------------------------------------ remote uses (exit check)
     def note_record(self, rec, own: int, target: int, mbar_cta: int) -> None:

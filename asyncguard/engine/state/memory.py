@@ -197,6 +197,26 @@ def _same_ranges(a: Record, b: Record) -> bool:
         (a.lo is b.lo or bool((a.lo == b.lo).all())) and (a.hi is b.hi or bool((a.hi == b.hi).all()))
 
 
+def _union(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the byte ranges [lo, hi): sorted, disjoint segments as (starts, ends)."""
+    keep = hi > lo
+    lo, hi = lo[keep], hi[keep]
+    if lo.size == 0:
+        return lo, hi
+    order = np.argsort(lo, kind="stable")
+    lo, hi = lo[order], hi[order]
+    reach = np.maximum.accumulate(hi)
+    starts = np.flatnonzero(np.concatenate(([True], lo[1:] > reach[:-1])))
+    return lo[starts], np.maximum.reduceat(hi, starts)
+
+
+def _covered(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Every byte of the disjoint segments [starts, ends), as one index array."""
+    lens = ends - starts
+    before = np.cumsum(lens) - lens
+    return np.repeat(starts - before, lens) + np.arange(int(lens.sum()))
+
+
 def tcgen05_pipeline(via: str) -> bool:
     """Whether an access is a tcgen05.mma's or a tcgen05.cp's: two of them issued by one thread
     run in issue order. PTX ISA 9.7.16.6.2 lists mma -> mma and cp -> mma as pipelines; mma -> cp
@@ -474,6 +494,9 @@ class _Group:
 class Memory:
     """The live access records and the shared bytes written so far."""
     EVENTS = {Access: "access"}
+    # `_mark_written` marks an access's bytes through a difference array over its whole span up to
+    # DENSE_SPAN bytes; a wider one through the index of every byte its ranges cover
+    DENSE_SPAN = 1 << 12
 
     def __init__(self, machine):
         self.machine = machine
@@ -1063,6 +1086,14 @@ class Memory:
             self.written = grown
             self.written_prefix = None
         base = rec.lo_min
+        if rec.hi_max - base > self.DENSE_SPAN:
+            # a wide span (a 2-CTA access over both CTAs' shared memory, 1 MiB apart; strided
+            # stores over a whole tile): the bytes the ranges cover, not a difference array over it all
+            covered = _covered(*_union(rec.lo, rec.hi))
+            if not self.written[covered].all():
+                self.written[covered] = True
+                self.written_prefix = None
+            return
         diff = np.zeros(rec.hi_max - base + 1, dtype=np.int64)
         np.add.at(diff, rec.lo - base, 1)
         np.add.at(diff, rec.hi - base, -1)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, apart, filled, meets, thread_table
+from .memory import _READS, PENDING, Record, filled, meets, thread_table
 
 
 @dataclass
@@ -302,8 +302,8 @@ class Proxies:
         path_key = ("proxy-path-fence", old.span.start, new.span.start)
         if key in self.machine.seen_pairs or path_key in self.machine.seen_pairs:
             return   # (a pair reported under the path-fence reading is not asked again either)
-        if apart(new, old):
-            return   # no interval meets (below)
+        if not meets(new, old):
+            return   # no interval meets: bytes first, the cheaper test where hulls overlap (2-CTA)
         vc = self.machine.vc
         when = old.done if old.done is not None else old.clk
         # Leave out first the old intervals that no thread of `new` can report, whatever the
@@ -329,8 +329,6 @@ class Proxies:
             old.quiet_for.add(threads)
             for kept in (self.tracked, self.unfenced, self.unfenced_reads):
                 kept.note_quiet(old, threads)
-            return
-        if not meets(new, old):
             return
         csel = np.flatnonzero(~quiet) if quiet.any() else None
         o_lo, o_hi = (old.lo, old.hi) if csel is None else (old.lo[csel], old.hi[csel])
