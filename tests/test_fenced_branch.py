@@ -82,6 +82,13 @@ def test_the_grouped_gemm_is_clean_for_every_outcome_pattern():
     line = line_of(SHORT, BRANCH)
     assert any(f"lines [{line}]: branches on a loaded number" in s and "fenced" in s
                for s in report.kernels[0].scope)
+    # its K loops sit in a `for w` tile loop with no plan: they settle like loops in a while loop
+    # (Machine._plan's `settles`), the first tile's skipping from its second period, the second
+    # tile's (pipeline full) from its first
+    k_line = line_of(SHORT, "                        for k in range(64):")
+    skips = [s for s in report.kernels[0].scope if s.startswith(f"loop at line {k_line} (64 iterations)")]
+    assert [s.split(":")[1].split(",")[0].strip() for s in skips] == \
+        ["iterations 25..48 skipped", "iterations 13..48 skipped"], skips
 
 
 def test_an_arm_not_opened_by_its_barrier_is_not_fenced():

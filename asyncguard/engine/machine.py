@@ -560,8 +560,8 @@ class Machine:
         if cache.get(THROWN_AWAY) and not self.p.symbols:
             return accelerate.Plan(0, 0, None, "its skip was thrown away in an earlier run (a loop "
                                    "beside it could not skip)")
-        settles = self.settle and not tile and id(loop) in self.while_loops and \
-            not cache.get(SETTLING_THROWN_AWAY)
+        settles = self.settle and not tile and not cache.get(SETTLING_THROWN_AWAY) and (
+            id(loop) in self.while_loops or self.running is not None and self._in_outer(loop, n, self.running))
         key += (("settles",) if settles else ())
         if key not in cache:
             try:
