@@ -47,6 +47,19 @@ def V(tag, run, archs=BOTH, patch=(), device="meta"):
     return {"tag": tag, "run": run, "archs": list(archs), "patch": [list(p) for p in patch], "device": device}
 
 
+def _argv_main(args: str) -> str:
+    """Run an example's argparse `main()` with these command-line arguments."""
+    return "import sys\nsys.argv = " + repr(["x"] + args.split()) + "\nmain()"
+
+
+def _bf16_gemm(fn: str, m: int, n: int, k: int, tail: str) -> str:
+    """Call a tcgen05 GEMM builder `fn(a, b, 128, 256, 64, 64, bf16, bf16, float, <tail>)` on bf16
+    tensors of M x K and K x N."""
+    return (f"import torch\na = torch.randn({m}, {k}, device='cuda', dtype=torch.bfloat16)\n"
+            f"b = torch.randn({k}, {n}, device='cuda', dtype=torch.bfloat16)\n"
+            f"{fn}(a, b, 128, 256, 64, 64, T.bfloat16, T.bfloat16, T.float, {tail})")
+
+
 # example file (under examples/) -> variants. Sizes are small (the lowering, not the problem size, matters)
 # but large enough that every pipelined loop runs more iterations than it has stages.
 VARIANTS = {
@@ -343,33 +356,24 @@ VARIANTS = {
     # seventeenth session: the persistent 2-CTA, stream-K, cluster-launch-control, block-scaled and
     # fp8 x fp4 sm_100a GEMMs, each at sizes and depths other than the field corpus's one config
     "gemm_tcgen05/gemm_tcgen5mma_ws_persistent.py": [
-        V("1cta_b128x128x64_s3_g4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '2048', '--k', '1024', '--block_N', "
-          "'128', '--num_stages', '3', '--group_size', '4', '--no-enable_2cta_tcgen5mma']\nmain()", archs=S100),
-        V("2cta_m2048n4096k1024_s4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '4096', '--k', '1024', "
-          "'--num_stages', '4']\nmain()", archs=S100),
-        V("2cta_m4096n2048k2048_s6_notmastore_g4", "import sys\nsys.argv = ['x', '--m', '4096', '--n', '2048', '--k', "
-          "'2048', '--group_size', '4', '--no-use_tma_store']\nmain()", archs=S100),
-        V("2cta_bk128_s3_sbn128", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '4096', '--k', '2048', "
-          "'--block_K', '128', '--num_stages', '3', '--store_block_N', '128']\nmain()", archs=S100),
+        V("1cta_b128x128x64_s3_g4", _argv_main("--m 2048 --n 2048 --k 1024 --block_N 128 --num_stages 3 --group_size 4 "
+                                               "--no-enable_2cta_tcgen5mma"), archs=S100),
+        V("2cta_m2048n4096k1024_s4", _argv_main("--m 2048 --n 4096 --k 1024 --num_stages 4"), archs=S100),
+        V("2cta_m4096n2048k2048_s6_notmastore_g4", _argv_main("--m 4096 --n 2048 --k 2048 --group_size 4 "
+                                                              "--no-use_tma_store"), archs=S100),
+        V("2cta_bk128_s3_sbn128", _argv_main("--m 2048 --n 4096 --k 2048 --block_K 128 --num_stages 3 "
+                                             "--store_block_N 128"), archs=S100),
     ],
     "gemm_tcgen05/gemm_tcgen5mma_ws_persistent_streamk.py": [
-        V("m2048n2048k4096_s4", "import sys\nsys.argv = ['x', '--m', '2048', '--n', '2048', '--k', '4096', "
-          "'--num_stages', '4']\nmain()", archs=S100),
-        V("m4096n4096k2048_notmastore", "import sys\nsys.argv = ['x', '--m', '4096', '--n', '4096', '--k', '2048', "
-          "'--no-use_tma_store']\nmain()", archs=S100),
+        V("m2048n2048k4096_s4", _argv_main("--m 2048 --n 2048 --k 4096 --num_stages 4"), archs=S100),
+        V("m4096n4096k2048_notmastore", _argv_main("--m 4096 --n 4096 --k 2048 --no-use_tma_store"), archs=S100),
     ],
     "gemm_tcgen05/gemm_tcgen5mma_ws_clc.py": [
-        V("m2048n2048k1024_s4_g4", "import torch\na = torch.randn(2048, 1024, device='cuda', dtype=torch.bfloat16)\n"
-          "b = torch.randn(1024, 2048, device='cuda', dtype=torch.bfloat16)\n"
-          "gemm_clc_persistent_2cta(a, b, 128, 256, 64, 64, BF, 4, 4, True)".replace("BF", "T.bfloat16, T.bfloat16, T.float"), archs=S100),
-        V("pipelined_clc3_m2048n4096k1024", "import torch\na = torch.randn(2048, 1024, device='cuda', dtype=torch.bfloat16)\n"
-          "b = torch.randn(1024, 4096, device='cuda', dtype=torch.bfloat16)\n"
-          "gemm_clc_persistent_2cta_pipelined_clc(a, b, 128, 256, 64, 64, BF, 6, 3, 8, True)".replace("BF", "T.bfloat16, T.bfloat16, T.float"),
-          archs=S100),
-        V("pipelined_clc2_notmastore", "import torch\na = torch.randn(2048, 1024, device='cuda', dtype=torch.bfloat16)\n"
-          "b = torch.randn(1024, 2048, device='cuda', dtype=torch.bfloat16)\n"
-          "gemm_clc_persistent_2cta_pipelined_clc(a, b, 128, 256, 64, 64, BF, 4, 2, 4, False)".replace("BF", "T.bfloat16, T.bfloat16, T.float"),
-          archs=S100),
+        V("m2048n2048k1024_s4_g4", _bf16_gemm("gemm_clc_persistent_2cta", 2048, 2048, 1024, "4, 4, True"), archs=S100),
+        V("pipelined_clc3_m2048n4096k1024",
+          _bf16_gemm("gemm_clc_persistent_2cta_pipelined_clc", 2048, 4096, 1024, "6, 3, 8, True"), archs=S100),
+        V("pipelined_clc2_notmastore",
+          _bf16_gemm("gemm_clc_persistent_2cta_pipelined_clc", 2048, 2048, 1024, "4, 2, 4, False"), archs=S100),
     ],
     "blockscaled_gemm_sm100/gemm_mxfp8_blockscaled_1d1d.py": [
         V(tag, "import torch\nM, N, K = %d, %d, %d\n" % size +
