@@ -53,7 +53,6 @@ def test_sub_byte_tma_boxes_count_half_bytes():
 
 
 def test_sub_byte_tma_kernel_single_bug_variants_are_flagged():
-    from asyncguard.analyze import Limits, check_text
     from asyncguard.mutants import EXPECTED_RULES, mutations
 
     text = (ROOT / SM120_NVFP4).read_text()
@@ -109,7 +108,6 @@ def test_sub_byte_cp_async_counts_elements_of_their_own_width():
     # (not a legal cp.async size) and the kernel came back unknown
     path = "corpus/field/gemm_int4__example_tilelang_gemm_int4__main__sm_80.tir"
     assert _check(path).verdict == "clean"
-    from asyncguard.analyze import Limits, check_text
     text = (ROOT / path).read_text().replace("T.ptx_wait_group(2)", "T.ptx_wait_group(3)", 1)
     assert {f.rule.code for f in check_text(text, path).findings} & {"AG101", "AG103"}
 
