@@ -375,6 +375,24 @@ VARIANTS = {
         V("pipelined_clc2_notmastore",
           _bf16_gemm("gemm_clc_persistent_2cta_pipelined_clc", 2048, 2048, 1024, "4, 2, 4, False"), archs=S100),
     ],
+    "aws/gemm.py": [   # the warp-specialized `gemm_ws` kernel is not in the field corpus at all
+        V("ws_m2048n2048k2048", "main(kernel='gemm_ws', M=2048, N=2048, K=2048)", archs=S100),
+        V("ws_bn128_s6_p2_m4096n2048k1024", "main(kernel='gemm_ws', M=4096, N=2048, K=1024, block_N=128, num_stages=6, "
+          "num_persistent_stages=2)", archs=S100),
+        V("s3_p1_m2048n4096k1024", "main(kernel='gemm', M=2048, N=4096, K=1024, num_stages=3, num_persistent_stages=1)",
+          archs=S100),
+    ],
+    "deepseek_deepgemm/example_deepgemm_fp8_2xAcc.py": [
+        V(f"m1024n1024k4096_bn{bn}_{out}", f"tl_gemm.get_kernel_source(M=1024, N=1024, K=4096, block_N={bn}, "
+          f"in_dtype=T.float8_e4m3fn, out_dtype=T.{out}, accum_dtype=T.float32)", archs=S90)
+        for bn, out in ((64, "float32"), (32, "bfloat16"))
+    ],
+    "grouped_gemm/example_grouped_gemm_fwd.py": [
+        V("b64_192_k1024_m512_b64x128x64_s3_t256", "run_tilelang_grouped_gemm([64, 192], 1024, 512, 64, 128, 64, False, 3, 256)",
+          device="cpu"),
+        V("b128x3_k512_m256_b128x128x32_s2_t128_transb", "run_tilelang_grouped_gemm([128, 128, 128], 512, 256, 128, 128, 32, "
+          "True, 2, 128)", device="cpu"),
+    ],
     "blockscaled_gemm_sm100/gemm_mxfp8_blockscaled_1d1d.py": [
         V(tag, "import torch\nM, N, K = %d, %d, %d\n" % size +
           "a = torch.empty(M, K, device='cuda', dtype=torch.float8_e4m3fn)\n"
