@@ -393,6 +393,12 @@ VARIANTS = {
         V("b128x3_k512_m256_b128x128x32_s2_t128_transb", "run_tilelang_grouped_gemm([128, 128, 128], 512, 256, 128, 128, 32, "
           "True, 2, 128)", device="cpu"),
     ],
+    "deepseek_nsa/example_tilelang_nsa_fwd.py": [
+        V(tag, "native_sparse_attention.get_kernel_source(batch=1, heads=16, seq_len=256, " + args + ")")
+        for tag, args in (
+            ("s256_d64_bs64_sel4_causal", "dim=64, is_causal=True, block_size=64, groups=16, selected_blocks=4, scale=0.1"),
+            ("s256_d128_bs32_sel8_noncausal", "dim=128, is_causal=False, block_size=32, groups=16, selected_blocks=8, scale=0.1"))
+    ],
     "blockscaled_gemm_sm100/gemm_mxfp8_blockscaled_1d1d.py": [
         V(tag, "import torch\nM, N, K = %d, %d, %d\n" % size +
           "a = torch.empty(M, K, device='cuda', dtype=torch.float8_e4m3fn)\n"
