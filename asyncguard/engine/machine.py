@@ -419,11 +419,12 @@ class Machine:
                 task.env[s.var] = int(start)
                 frame = _Frame(s.body, s, int(n), int(start))
                 frame.entered = self.skips_taken
-                repeated = self._in_while(s, n) or self._in_outer(s, n, task)
+                in_outer = self._in_outer(s, n, task)
+                repeated = self._in_while(s, n) or in_outer
                 long = self._long(s, n)
                 if long or s.span.line in self.accelerate_lines or self._tile(s, n, task) or repeated:
                     self.running = task
-                    frame.plan = self._plan(s, int(n), int(start))
+                    frame.plan = self._plan(s, int(n), int(start), in_outer)
                     if frame.plan.jump_to is None and (long or not repeated):
                         # (a loop planned only for running inside a while loop or an outer loop
                         # that has no plan says nothing: it runs every iteration, as it did unplanned)
@@ -548,8 +549,9 @@ class Machine:
             return "a loop of this run did not skip"
         return None
 
-    def _plan(self, loop: PLoop, n: int, start: int):
-        """The skip plan of `loop` with `n` trips from `start`, run by `self.running`'s CTA."""
+    def _plan(self, loop: PLoop, n: int, start: int, in_outer: bool = False):
+        """The skip plan of `loop` with `n` trips from `start`, run by `self.running`'s CTA
+        (`in_outer`: `_in_outer` holds for it, so it settles as a loop in a while loop does)."""
         geometry = self.size_geometry.get(loop.span.line)
         env = self.running.env if self.running is not None else {}
         block = tuple(sorted((name, int(env[name])) for name in self.p.launch.block_vars
@@ -561,7 +563,7 @@ class Machine:
             return accelerate.Plan(0, 0, None, "its skip was thrown away in an earlier run (a loop "
                                    "beside it could not skip)")
         settles = self.settle and not tile and not cache.get(SETTLING_THROWN_AWAY) and (
-            id(loop) in self.while_loops or self.running is not None and self._in_outer(loop, n, self.running))
+            id(loop) in self.while_loops or in_outer)
         key += (("settles",) if settles else ())
         if key not in cache:
             try:

@@ -43,7 +43,7 @@ from ..events import (Access, AccessKind, ClusterArrive, ClusterWait, MbarArrive
                       ProxyFence)
 from . import NotModelled, constant, op, per_thread
 from .launch import CLUSTER_RANK
-from .tma import bulk_box, tensor_box
+from .tma import bulk_box, tensor_box, transaction_bytes
 
 MAX_CLUSTER = 16   # the largest cluster CUDA launches (non-portable size, sm_90/sm_100)
 
@@ -90,10 +90,11 @@ def tma_load_multicast(ctx, call):
         # 1-D bulk form (smem, gmem, mbar, bytes, mask)
         ptr, bar, n_fn, unit = bulk_box(ctx, call, 0), _barrier(ctx, call, 2), ctx.compile(call.args[3]), 1
         mask_fn = ctx.compile(call.args[4]) if len(call.args) > 4 else None
-        tx = (1, 1)
+        payload = None
     else:
-        ptr, unit, tx = tensor_box(ctx, call, 2)
-        bar, n_fn, mask_fn = _barrier(ctx, call, 1), ptr.extent, ctx.compile(call.args[3])
+        ptr, payload = tensor_box(ctx, call, 2)
+        bar, n_fn, unit = _barrier(ctx, call, 1), ptr.extent, ptr.elem_size
+        mask_fn = ctx.compile(call.args[3])
     if mask_fn is None:
         raise NotModelled(f"{call.name}: no CTA mask")
     size = ctx.launch.cluster_size
@@ -107,7 +108,8 @@ def tma_load_multicast(ctx, call):
         bars = per_thread(bar(env), tids)
         return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
                        ptr.elem_size, "tma_load_multicast", group_kind="mbarrier", mbarrier=bars,
-                       proxy=Proxy.ASYNC, cta=r, tx_bytes=None if tx == (1, 1) else nbytes * tx[0] // tx[1])
+                       proxy=Proxy.ASYNC, cta=r,
+                       tx_bytes=transaction_bytes(nbytes, ptr, payload))
                 for r in range(size) if mask >> r & 1]
     return run
 

@@ -28,7 +28,7 @@ from .launch import leader_rank, two_cta_leader
 PAYLOAD_BITS = {"custom[float4_e2m1_unpacked]": 4}
 
 
-def _box(ctx, call, ptr_arg):
+def tensor_box(ctx, call, ptr_arg):
     """The shared destination (or source) of a TMA copy, and the payload bits of one of its
     elements when they differ from its shared size (PAYLOAD_BITS; else None)."""
     arg = call.args[ptr_arg] if len(call.args) > ptr_arg else None
@@ -40,18 +40,16 @@ def _box(ctx, call, ptr_arg):
     return ptr, PAYLOAD_BITS.get(str(dtype))
 
 
-def tensor_box(ctx, call, ptr_arg):
-    """`_box` of a tensor-map copy: its pointer, its elements' shared size and the transaction
-    bytes of one box per shared byte, as (numerator, denominator)."""
-    ptr, payload = _box(ctx, call, ptr_arg)
-    if payload is None:
-        return ptr, ptr.elem_size, (1, 1)
-    return ptr, ptr.elem_size, (payload, 8 * ptr.elem_size)
+def transaction_bytes(nbytes: int, ptr, payload_bits: int | None) -> int | None:
+    """What a tensor copy filling `nbytes` shared bytes counts on its mbarrier, when that differs
+    from `nbytes` (unpacked fp4: half); None when it does not (Access.tx_bytes)."""
+    return None if payload_bits is None else nbytes * payload_bits // (8 * ptr.elem_size)
 
 
 def bulk_box(ctx, call, ptr_arg):
-    """`_box` of a 1-D bulk copy (no tensor map: bytes are copied as they are, nothing unpacked)."""
-    ptr, payload = _box(ctx, call, ptr_arg)
+    """`tensor_box` of a 1-D bulk copy (no tensor map: bytes are copied as they are, nothing
+    unpacked): the pointer alone."""
+    ptr, payload = tensor_box(ctx, call, ptr_arg)
     if payload is not None:
         raise NotModelled(f"{call.name} (a 1-D bulk copy) of an unpacked fp4 buffer: which bytes "
                           f"it fills is not modelled")
@@ -63,10 +61,10 @@ def tma_load(ctx, call):
     if len(call.args) >= 4 and ctx.access_ptr_or_none(call.args[0]) is not None:
         # 1-D bulk form: (smem_ptr, gmem_ptr, mbar, bytes[, policy])
         ptr, bar, n_fn, unit = bulk_box(ctx, call, 0), ctx.barrier_ref(call.args[2]), ctx.compile(call.args[3]), 1
-        tx = (1, 1)
+        payload = None
     else:
-        ptr, unit, tx = tensor_box(ctx, call, 2)
-        bar, n_fn = ctx.barrier_ref(call.args[1]), ptr.extent
+        ptr, payload = tensor_box(ctx, call, 2)
+        bar, n_fn, unit = ctx.barrier_ref(call.args[1]), ptr.extent, ptr.elem_size
     invalid = None
     if bar is None:
         invalid = _not_a_barrier(ctx, call.args[2] if len(call.args) >= 4 and
@@ -83,7 +81,7 @@ def tma_load(ctx, call):
                        ptr.elem_size, name, group_kind="mbarrier",
                        mbarrier=invalid if invalid is not None else per_thread(bar(env), tids),
                        proxy=Proxy.ASYNC, mbarrier_cta=leader_rank(env) if pair else None,
-                       tx_bytes=None if tx == (1, 1) else nbytes * tx[0] // tx[1])]
+                       tx_bytes=transaction_bytes(nbytes, ptr, payload))]
     return run
 
 
@@ -114,8 +112,8 @@ def tma_store(ctx, call):
         ptr = bulk_box(ctx, call, 1)
         n_fn, unit = ctx.compile(call.args[2]), 1
     else:   # a store moves no transaction bytes: only its shared footprint matters
-        ptr, unit, _ = tensor_box(ctx, call, 1)
-        n_fn = ptr.extent
+        ptr, _ = tensor_box(ctx, call, 1)
+        n_fn, unit = ptr.extent, ptr.elem_size
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA store size") * unit
