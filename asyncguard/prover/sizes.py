@@ -300,7 +300,7 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
         return all(w in got and w - shift in got and got[w] == got[w - shift] for got in sigs.values())
 
     class _Probe(Machine):
-        def _plan(self, loop, n, start):   # visit every boundary, never skip, no proof needed
+        def _plan(self, loop, n, start, in_outer=False):   # visit every boundary, never skip, no proof needed
             return accelerate.Plan(period, horizon, n - 1, "probe")
 
         def _maybe_jump(self, f):
