@@ -152,6 +152,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 return    # settled by a first value: no plan (its probe runs and z3) to make
             from .prover.sizes import plan_sizes
             sizes = plan_sizes(program, asm)
+            program.tied_roots.update(sizes.tied_roots)   # run with every cell true (the plan's proof)
         cases = sizes.values if sizes is not None and sizes.values else [{}]
         ind = getattr(sizes, "induction", None)
         cut = getattr(sizes, "cut", None)
@@ -180,7 +181,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     size_skip_failed = False
     ran: list = []      # the size values run
     searches: list = []   # per (size, block): the data-dependent outcome patterns run
-    same_runs = None      # prover.block_alike.BlockAlike: made when a second block is met
+    # prover.block_alike.BlockAlike per program run (the kernel, or a size's copy that reads its
+    # derived size, whose sites are the ones that run decides on): made when a second block is met
+    same_runs: dict = {}
     stood_for: dict = {}  # str(block) -> [block, [the block it ran as, per size], times run]
     for size in size_cases():
         if stop is not None and stop(findings):
@@ -196,11 +199,13 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 # z3 proves that this block decides everything as one already run: its run would
                 # be that one's (prover/block_alike.py). Not where a run met data-dependent
                 # values: which cells two loads share may differ between blocks.
-                if same_runs is None:
+                run_program = _run_program(program, sizes, size)
+                if id(run_program) not in same_runs:
                     from .prover.block_alike import BlockAlike
-                    same_runs = BlockAlike(program)
-                ref = next((b for b, s in ran_blocks if not s.names and not s.truncated
-                            and same_runs.runs_as(block, b)), None)
+                    same_runs[id(run_program)] = (run_program, BlockAlike(run_program))
+                prover = same_runs[id(run_program)][1]
+                ref = next((b for b, s in ran_blocks if not s.searched() and not s.truncated
+                            and prover.runs_as(block, b)), None)
             entry = stood_for.setdefault(str(block), [block, [], 0])
             if ref is not None:
                 entry[1].append(ref)

@@ -62,6 +62,18 @@ def _bf16_gemm(fn: str, m: int, n: int, k: int, tail: str) -> str:
 
 # example file (under examples/) -> variants. Sizes are small (the lowering, not the problem size, matters)
 # but large enough that every pipelined loop runs more iterations than it has stages.
+def _sparse_mla_bwd(topk: int) -> str:
+    """Meta tensors of sparse_mla_bwd(): q, kv, o, do, indices (`topk` per token), lse, delta,
+    offsets, token indices, dkv (S = 256 tokens, 64 heads, 576 = 512 + 64 dims)."""
+    return (
+    "import torch\nbf, i32 = torch.bfloat16, torch.int32\n"
+    "q = torch.empty(256, 64, 576, dtype=bf, device='cuda')\nkv = torch.empty(256, 1, 576, dtype=bf, device='cuda')\n"
+    "o = torch.empty(256, 64, 512, dtype=bf, device='cuda')\ndo = torch.empty(256, 64, 512, dtype=bf, device='cuda')\n"
+    "lse = torch.empty(256, 64, dtype=torch.float32, device='cuda')\ndelta = torch.empty(256, 64, dtype=torch.float32, device='cuda')\n"
+    "offs = torch.empty(3, dtype=i32, device='cuda')\ntok = torch.empty(256, 2, dtype=i32, device='cuda')\n"
+    "dkv = torch.empty(256, 1, 576, dtype=torch.float32, device='cuda')\n"
+    f"idx = torch.empty(256, 1, {topk}, dtype=i32, device='cuda')\n")
+
 VARIANTS = {
     "gemm/example_gemm.py": [
         V("m512n512k512_b64x64x32", "matmul.compile(M=512, N=512, K=512, block_M=64, block_N=64, block_K=32)"),
@@ -412,6 +424,41 @@ VARIANTS = {
             ("1cta_m1024n1024k2048_s4", (1024, 1024, 2048), "mxfp8_blockscaled_gemm", 4),
             ("2cta_m1024n2048k2048_s6", (1024, 2048, 2048), "mxfp8_blockscaled_gemm_2cta", 6),
             ("2cta_persistent_m1024n8192k1024_s4", (1024, 8192, 1024), "mxfp8_blockscaled_gemm_2cta_persistent", 4))
+    ],
+    "seer_attention/block_sparse_attn_tilelang.py": [
+        V("s512_d64_causal_s2", "blocksparse_flashattn(1, 2, 512, 512, 64, 8, True)",
+          patch=[("    num_stages = 1\n", "    num_stages = 2\n", 1)]),
+        V("q256_kv512_d128_noncausal", "blocksparse_flashattn(1, 2, 256, 512, 128, 8, False)"),
+    ],
+    "deepseek_mhc/example_mhc_post.py": [
+        V("n64_h1536", "test(n=64, h=1536)"),
+    ],
+    "deepseek_mhc/example_mhc_pre.py": [
+        V("n64_h2048_hc4", "test(64, 2048, 4)"),
+        V("n32_h1024_hc2", "test(32, 1024, 2)"),
+    ],
+    # the fused MoE example reads routing tensors (bincount) before compiling, so corpus/field/ has
+    # none of it; its two kernels are compiled here as its custom_kernel() does, at other sizes
+    "fusedmoe/example_fusedmoe_tilelang.py": [
+        V("shared_b64_s2_t128", "moe_forward_tilelang_shared.compile(dhidden=512, dexpert=256, num_tokens=256, "
+                                "dtype=T.float16, block_token=64, block_dhidden=64, block_dexpert=64, threads=128, "
+                                "num_stages=2)"),
+        V("routed_b128_s1_t256", "moe_forward_tilelang_routed.compile(dhidden=512, dexpert=256, n_routed_experts=8, "
+                                 "dtype=T.float16, group_sum=1024, group_count=8, block_token=128, "
+                                 "block_dhidden=128, block_dexpert=128, threads=256, num_stages=1)"),
+        V("routed_b64_s3_t128", "moe_forward_tilelang_routed.compile(dhidden=512, dexpert=256, n_routed_experts=4, "
+                                "dtype=T.float16, group_sum=512, group_count=4, block_token=64, "
+                                "block_dhidden=64, block_dexpert=64, threads=128, num_stages=3)"),
+    ],
+    # the example runs sparse_mla_fwd first (a symbolic output shape stops the field lowering
+    # there), so corpus/field/ has none of its backward kernels: called here as sparse_mla_bwd()
+    # calls them, on meta tensors (S = 256 tokens, 2 sequences)
+    "dsa_sparse_finetune/sparse_mla_bwd.py": [
+        V("bwd_h64_topk128", _sparse_mla_bwd(128) + "bwd(q, kv, do, idx, lse, delta, offs, tok, 64, 512, 64, 128, 1, None, True)"),
+        V("bwd_topk256", _sparse_mla_bwd(256) + "bwd(q, kv, do, idx, lse, delta, offs, tok, 64, 512, 64, 256, "
+                                                        "1, None, True)"),
+        V("pre", _sparse_mla_bwd(128) + "preprocess(o, do)"),
+        V("post", _sparse_mla_bwd(128) + "postprocess(dkv, 512, 64, 1)"),
     ],
     "deepseek_v4/fp8_fp4_gemm_1d1d_sm100.py": [
         V("m512n8192k2048", "fp8_fp4_gemm_1d1d_persistent(512, 8192, 2048, T.bfloat16)", archs=S100),

@@ -218,12 +218,47 @@ def test_the_split_kernels_are_decided_for_their_loaded_block_indices(name):
 
 
 @pytest.mark.parametrize("name", ["mask_sm80", "mask_sm90a"])
-def test_a_mask_read_at_an_address_of_the_sizes_keeps_them_unknown(name):
-    # `if block_mask[bid * num_blocks * 8 + start + k]`: which mask cells a launch reads differs
-    # between launches with one block count, and the runs enumerate cells by address
+def test_a_mask_read_at_an_address_of_the_sizes_is_proved_for_every_size_and_pattern(name):
+    # `if block_mask[bid * num_blocks * 8 + start + k]`: every load of the mask moves with the
+    # launch by one offset (prover/behaviours.py `_input_rebase`), so which loads share a cell is
+    # the same in every launch of one block count d. sm_80: the guards only guard shared stores
+    # and ldmatrix (taken as true); sm_90a: they switch whole producer/consumer iterations, and
+    # those loops run d times, so a pattern with c true cells runs like d = c, all true
     rep = check_text((FIELD / SPLIT[name]).read_text())
+    main = rep.kernels[0]
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any(s.startswith("proved for every num_blocks >= 1, num_split >= 1 and every block sid < num_split")
+               for s in main.scope)
+    if name == "mask_sm80":
+        assert any("only guard shared accesses without synchronization and were checked taken" in s
+                   for s in main.scope)
+    else:
+        assert any("block_mask (loaded values, assumed read-only global memory and one value per block) "
+                   "only decide whole iterations of the loops at lines [69, 93], which run d times" in s
+                   for s in main.scope)
+
+
+@pytest.mark.parametrize("kind, line, rules", [("flip-parity", 71, {"AG408"}), ("drop-arrive", 126, {"AG408"}),
+                                               ("drop-mbarrier-wait", 108, {"AG401", "AG103"})])
+def test_single_bugs_in_the_tied_mask_kernel_are_found(kind, line, rules):
+    from asyncguard.mutants import mutations
+    text = (FIELD / SPLIT["mask_sm90a"]).read_text()
+    mutant = next(m for m in mutations(text) if (m.kind, m.line) == (kind, line))
+    rep = check_text(mutant.apply(text))
+    assert rep.verdict == "buggy"
+    assert rules <= {f.rule.code for f in rep.findings}
+
+
+def test_a_mask_load_that_moves_otherwise_with_the_sizes_keeps_them_unknown():
+    # one load reads `head * num_split` where the others read `head * num_blocks`: which loads
+    # share a cell would differ between launches of one block count
+    text = (FIELD / SPLIT["mask_sm90a"]).read_text()
+    moved = text.replace('T.Cast("int64", cur_kv_head) * T.Cast("int64", num_blocks)',
+                         'T.Cast("int64", cur_kv_head) * T.Cast("int64", num_split)', 1)
+    assert moved != text
+    rep = check_text(moved)
     assert rep.verdict == "unknown"
-    assert any("a value loaded from memory at an address of them" in f.message for f in rep.findings)
+    assert any("no one expression of them stands for all of them" in f.message for f in rep.findings)
 
 
 def _dense(text: str) -> str:
@@ -336,3 +371,17 @@ def test_single_bug_variants_of_varlen_causal_attention_are_flagged(arch, line, 
     m = next(m for m in mutations(text) if m.line == line)
     rep = check_text(m.apply(text))
     assert rep.verdict == "buggy" and rules <= {f.rule.code for f in rep.findings}
+
+
+def test_varlen_block_causal_cases_where_the_trip_count_is_constant_are_one_run():
+    # 32-token blocks: the sites test five conditions of (seqlen, max_seqlen, bx); in the case
+    # `bx < seqlen // 128 and bx < 1` the trip count `bx + 2` is 2 in every launch (z3), so one
+    # launch stands for the case, where no launch family bx = a * d + b could
+    name = ("block_causal_attention__block_causal_attention_varlen__b2_h4_d64_dllm32_bs64_s2_t128__"
+            "fwd_varlen_template.fwd__sm_80.tir")
+    rep = check_text((CORPUS / "field_sizes" / name).read_text())
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    size_line = next(s for s in rep.kernels[0].scope if s.startswith("proved for every size"))
+    assert "proved for every seqlen - seq_start >= 0, max_seqlen >= 1 and every block bx < " \
+           "(max_seqlen + 63) // 64: the launches split by" in size_line
+    assert "which is 2 here" in size_line

@@ -449,17 +449,19 @@ def _inline(e, values: dict):
     return ir.rewrite(e, lambda x: values.get(x.name) if isinstance(x, ir.Var) else None)
 
 
-def _with_registers(e, views, steps: dict, stored: set, var: str):
-    """`e` with each counter read `r[i]` replaced by `R + d * var` (R: a name of its own, any
-    value: the register's value when `var` is 0, whatever it was on entry), and each read of a
-    register the loop does not store (not in `stored`) by a name of its own, any value."""
+def _with_registers(e, views, steps: dict, stored: set, var: str, entry: dict | None = None):
+    """`e` with each counter read `r[i]` replaced by `R + d * var` (R: the register's value when
+    `var` is 0: the constant `entry` gives (the loop starts from its first iteration, so that is
+    the value on entry), else a name of its own, any value), and each read of a register the loop
+    does not store (not in `stored`) by a name of its own, any value."""
     def replace(x):
         cell = register_cell(x, views) if isinstance(x, ir.Subscript) else None
         if cell is None:
             return None
         name = ir.Var(f"{cell[0]}[{cell[1]}]")
         if cell in steps:
-            return ir.BinOp("+", name, ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
+            first = ir.Const(entry[cell]) if entry and cell in entry else name
+            return ir.BinOp("+", first, ir.BinOp("*", ir.Const(steps[cell]), ir.Var(var)))
         return name if cell[0] not in stored else None
     return ir.rewrite(e, replace)
 
@@ -518,7 +520,13 @@ def period_of(exprs, var: str) -> int:
 
 
 def loop_period(loop, program) -> int:
-    """The period `period_of` finds for the loop's shared/sync expressions (0: too long)."""
+    """The period `period_of` finds for the loop's shared/sync expressions (0: too long); where
+    the body steps counters (`r = r + 1`, a warp-specialized loop's phase counter), read as
+    `R + d * k` as `plan` reads them, so that `stage % 2` and `phase % 4 // 2` count."""
+    steps, step_ids, why, nested = counters(loop.body, program.views, loop.var)
+    if why is None and steps:
+        parts, _ = _proof_exprs(loop, program, (steps, step_ids, nested))
+        return period_of(parts, loop.var)
     exprs: list = []
     collect(loop.body, program.views, exprs, {})
     parts: list = []
@@ -600,7 +608,7 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
                 rewrite=rewrite)
         if lets:
             exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
-        exprs = [_with_registers(e, views, steps, stored, loop.var) for e in exprs]
+        exprs = [_with_registers(e, views, steps, stored, loop.var, loop.entry) for e in exprs]
     parts: list = []
     for e in exprs:
         k_parts(_without_zero_or(e), loop.var, parts)

@@ -41,16 +41,19 @@ class Inputs:
         self.groups: dict = {}       # cell -> its count-loop root (searched by count)
         self.closed: set = set()     # count-loop roots with a false cell met in this run
         self.forced: set = set()     # cells false because an earlier cell of their group is
+        self.tied: set = set()       # cells of tied count roots (Program.tied_roots): always true
         # groups searched "monotone" (program.py `_iteration_choice`): the last outcome met, and
         # the groups whose outcome changed once already (every later cell keeps the new one)
         self.last: dict = {}
         self.turned: set = set()
 
-    def value(self, cell, text: str, both: bool, group=None) -> int:
+    def value(self, cell, text: str, both: bool, group=None, tied: bool = False) -> int:
         """The outcome of truth-valued cell `cell` in this run. `group`: the input root of a
         count loop (program.py `_count_loops`): its cells are met in loop order, and once one is
         false every later one is false too, so the runs of a group are its n + 1 counts."""
         new = cell not in self.names
+        if tied:
+            self.tied.add(cell)
         monotone = isinstance(group, tuple) and group[-1] == "monotone"
         if new:
             self.order.append(cell)
@@ -123,6 +126,12 @@ class InputSearch:
         self.names: dict = {}        # every cell met, over all runs
         self.both: set = set()
         self.counted: dict = {}      # cells of count loops (searched by count) -> their root
+        self.tied: set = set()       # cells of tied count roots (always true; the size plan covers the rest)
+
+    def searched(self) -> bool:
+        """Whether a run met a cell whose value it searched (both outcomes, a number, a count):
+        cells only ever read as true (taken, tied) decide nothing that differs between runs."""
+        return bool(self.both or self.numeric or self.counted)
 
     def __iter__(self):
         for numbers in self.numbers:
@@ -138,6 +147,7 @@ class InputSearch:
                 self.names.update(inputs.names)
                 self.both |= inputs.both
                 self.counted.update(inputs.groups)
+                self.tied |= inputs.tied
                 self.numeric |= set(numbers) & set(inputs.names)
                 todo.extend(reversed(inputs.alternatives()))
 
@@ -151,7 +161,8 @@ def scope_line(searches: list, choices: list = ()) -> str | None:
     buffers = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.names if c not in s.numeric})
     numeric = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.numeric})
     cells = sum(len(s.names) for s in met)
-    taken = sum(len(set(s.names) - s.both - s.numeric - set(s.counted)) for s in met)
+    taken = sum(len(set(s.names) - s.both - s.numeric - set(s.counted) - s.tied) for s in met)
+    tied = sorted({s.names[c].split("[", 1)[0] for s in met for c in s.tied})
     counted = sorted({s.names[c].split("[", 1)[0] for s in met for c, g in s.counted.items()
                       if not isinstance(g, tuple)})
     chosen = sorted({g for s in met for g in s.counted.values() if isinstance(g, tuple)})
@@ -174,6 +185,10 @@ def scope_line(searches: list, choices: list = ()) -> str | None:
                  "nothing, and the loop variable only addresses global memory), so a pattern runs "
                  "like the one with as many true cells, all first: one run per count covers every "
                  "pattern")
+    if tied:
+        text += (f"; {', '.join(tied)} only decide whole iterations of loops that run d times "
+                 "(the size line): a pattern with c true cells runs like the launch with d = c and "
+                 "every cell true, so each d was run with every cell true")
     for _, root, mode in chosen:
         where = [(loop, list(lines)) for loop, lines, r, _, _ in choices if r == root]
         everywhere = all(e for _, _, r, _, e in choices if r == root)
@@ -339,7 +354,7 @@ def numbers_enumerated(program) -> bool:
         return False
     return bool(numeric.conditions or numeric.cells or numeric.lengths or numeric.length_cells
                 or numeric.trip_cells or numeric.pair_cells or program.iteration_choices
-                or program.count_roots)
+                or set(program.count_roots) - program.tied_roots)
 
 
 def launch_numbers(numeric, env: dict) -> tuple[dict | None, str | None]:

@@ -71,6 +71,9 @@ class PLoop:
     # the search varies the values of the iterations a run makes, so none may be skipped
     per_iteration_inputs: bool = False
     syncs: bool | None = None   # synchronizes(body), once asked (loop_synchronizes)
+    # register cells the statements just before the loop set to a constant, nothing between
+    # changing them ({(region, element): value}, `_entry_constants`): a counter's first value
+    entry: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -251,6 +254,10 @@ class Program:
     # truth-valued inputs whose every load is the whole condition of a loop iteration that does
     # nothing when it is false (_count_loops): root -> (loop lines, iterations), for the scope line
     count_roots: dict = field(default_factory=dict)
+    # count roots whose loops' trip count is a derived size d (prover.behaviours._tied_count_roots):
+    # run with every cell true, the runs at smaller d standing for fewer true cells; set by the
+    # size plan (analyze), read by the loads (one set, shared with the elaborator's closures)
+    tied_roots: set = field(default_factory=set)
     size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
     # registers computed from data whose stores were not run because nothing the machine
@@ -318,6 +325,8 @@ class Elaborator:
         self._register_site = None   # (load, region) while a truth copy into a register compiles
         self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.count_roots: dict = {}   # set by _count_loops: inputs searched by their count
+        self.tied_roots: set = set()   # Program.tied_roots (the same set once elaborated)
+        self.taken_guards: set = set()   # ids of the loads of input cells taken as true (_taken_site)
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         # control names outside the addresses of global loads, and those addresses per parameter:
         # blocks that differ only in which input cells they read behave alike (elaborate())
@@ -560,6 +569,8 @@ class Elaborator:
                     raise NotConcrete(f"a value loaded from {root} used as a number "
                                       f"(data-dependent: {why})", span)
                 return v
+            if root in self.tied_roots:
+                return inputs.value((root, offset + flat * esize), f"{name}[{flat}]", False, tied=True)
             return inputs.value((root, offset + flat * esize), f"{name}[{flat}]",
                                 both() if callable(both) else both,
                                 group=root if root in self.count_roots else None)
@@ -999,9 +1010,14 @@ class Elaborator:
     def _op_stmt(self, call: ir.Call, span) -> list:
         call = self._with_pointers(call)
         name = call.name
-        if name in PURE:
-            return []
         out: list = []
+        if name in PURE:
+            if name.startswith("T.atomic_"):
+                # a global atomic's operands: its value may be read from shared memory
+                # (`atomic_addx4_elem_op(&dKV[...], &acc_shared[...])`), a read like any other
+                for a in call.args:
+                    self._expr_effects(a, out)
+            return out
         if name == "T.call_extern":
             self._expr_effects(call, out)
             return out
@@ -1072,9 +1088,11 @@ class Elaborator:
             self._expr_effects(s.cond, cond_effects)
             self._control(s.cond)
             then, other = self.block(s.then), self.block(s.other)
-            bare = _bare_load(s.cond)
+            bare = _guarding_load(s.cond)
             taken = bare is not None and not other and _access_only(then)
             self._taken_site = bare if taken else None
+            if taken:
+                self.taken_guards.add(id(bare))
             for region in _register_regions(self, s.cond):
                 reg = self.register_of(self.view_of(bare.value)) if taken else None
                 if reg is not None and reg[0] == region:
@@ -1268,7 +1286,10 @@ def _access_only(stmts) -> bool:
 
 def _bare_load(cond):
     """The load a condition consists of (`M[i]`, `T.Cast("bool", M[i])`, `T.bool(M[i])`,
-    `0 < T.Cast("int32", T.Cast("bool", M[i]))`, how TileLang tests an int8 mask), or None."""
+    `0 < T.Cast("int32", T.Cast("bool", M[i]))`, how TileLang tests an int8 mask, and
+    `T.Cast("int32", M[i]) != 0`, how it tests a mask copied into a register), or None."""
+    if isinstance(cond, ir.BinOp) and cond.op == "!=" and ir.Const(0) in (cond.left, cond.right):
+        cond = cond.left if cond.right == ir.Const(0) else cond.right
     if isinstance(cond, ir.BinOp) and cond.op == "<" and cond.left == ir.Const(0) and \
             isinstance(cond.right, ir.Call) and cond.right.name == "T.Cast" and \
             len(cond.right.args) == 2 and isinstance(cond.right.args[1], ir.Call) and \
@@ -1279,6 +1300,29 @@ def _bare_load(cond):
                                          cond.name == "T.Cast" and len(cond.args) == 2):
         cond = cond.args[-1]
     return cond if isinstance(cond, ir.Subscript) else None
+
+
+def _guarding_load(cond):
+    """The load a branch condition consists of (`_bare_load`), or the one it is conjoined with
+    (`T.if_then_else(k < n, M[i], T.bool(False))`, `k < n and M[i]`, how TileLang guards a mask
+    read by its bounds): where the rest of the condition is false the branch is skipped whatever
+    the cell holds, so the cell decides only whether an access-only body runs (taken as true)."""
+    bare = _bare_load(cond)
+    if bare is not None:
+        return bare
+    if isinstance(cond, ir.Call) and cond.name in ("T.if_then_else", "T.Select") and len(cond.args) == 3 and \
+            _false(cond.args[2]):
+        return _bare_load(cond.args[1])
+    if isinstance(cond, ir.BinOp) and cond.op == "and":
+        return _bare_load(cond.right) or _bare_load(cond.left)
+    return None
+
+
+def _false(e) -> bool:
+    """`False` or `T.bool(False)`."""
+    if isinstance(e, ir.Call) and e.name == "T.bool" and len(e.args) == 1:
+        e = e.args[0]
+    return isinstance(e, ir.Const) and e.value is False
 
 
 def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
@@ -1478,12 +1522,107 @@ def elaborate(func: ir.Function) -> Program:
                        symbolic_block_vars=_symbolic_block_vars(el, body),
                        read_only_globals=frozenset(n for n, root in el.roots.items()
                                                    if root not in el.written_roots))
+    el.tied_roots = program.tied_roots
     el.body = body   # same_value_per_address reads where registers and lets are defined,
     _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
     _drop_dead_registers(el, program)
     _numeric_pass(el, program)
     _count_loops(el, program, func)
+    _read_taken_guards(el, program)
+    _entry_constants(program.body, el.escaped_registers)
     return program
+
+
+def _entry_constants(body, escaped: set) -> None:
+    """Set each loop's `entry`: the register cells a store of a constant earlier in the same
+    statement list sets, with no statement between (at any depth) storing that register. Every
+    thread that reaches the loop ran that list in order, so the cell holds the constant when the
+    loop starts (engine/accelerate.py reads a counter `r = r + d` as `entry + d * k`). Not for a
+    register an operation writes through a pointer (`escaped`): no store shows that write."""
+    known: dict = {}
+    for st in body:
+        if isinstance(st, PStore) and st.region not in escaped:
+            index, value = (st.src + (None, None))[:2]
+            for cell in [c for c in known if c[0] == st.region]:
+                del known[cell]
+            if isinstance(index, ir.Const) and isinstance(value, ir.Const) and \
+                    isinstance(value.value, int) and not isinstance(value.value, bool) and \
+                    isinstance(index.value, int):
+                known[(st.region, index.value)] = value.value
+            continue
+        if isinstance(st, PLoop):
+            st.entry = dict(known)
+            _entry_constants(st.body, escaped)
+        elif isinstance(st, PIf):
+            _entry_constants(st.then, escaped)
+            _entry_constants(st.other, escaped)
+        if isinstance(st, (PLoop, PIf)):
+            written = {x.region for x in statements((st,)) if isinstance(x, PStore)}
+            for cell in [c for c in known if c[0] in written]:
+                del known[cell]
+
+
+def _read_taken_guards(el: Elaborator, program: Program) -> None:
+    """For the provers, a branch guarded by an input cell taken as true (`_guarding_load`: the
+    condition is the load, or the load and a bound) reads as the rest of its condition, when every
+    load of that input buffer the machine evaluates is such a guard: no cell of the buffer is then
+    ever searched both ways (engine/inputs.py), so every run reads 1 there and the condition the
+    machine evaluates is the bound alone. Without it the provers meet a load they cannot encode
+    (prover/sizes.py, engine/accelerate.py) and prove nothing about the loops around it."""
+    guards: list = []       # (PIf, the load)
+    loads: dict = {}        # input root -> every load of it the machine evaluates
+
+    def root_of(sub):
+        view = el.view_of(sub.value) if isinstance(sub, ir.Subscript) else None
+        root = el.roots.get(view.name) if view is not None else None
+        return root if root is not None and el.truth_only.get(root) and root not in el.written_roots else None
+
+    def note(e):
+        for x in ir.nodes(e):
+            root = root_of(x)
+            if root is not None:
+                loads.setdefault(root, []).append(x)
+
+    def walk(stmts) -> bool:
+        for st in stmts:
+            if isinstance(st, PNote):
+                return False
+            if isinstance(st, PIf):
+                if st.relevant:
+                    if st.src is None:
+                        return False
+                    note(st.src)
+                    sub = _guarding_load(st.src)
+                    if sub is not None and id(sub) in el.taken_guards and root_of(sub) is not None:
+                        guards.append((st, sub))
+                if not (walk(st.then) and walk(st.other)):
+                    return False
+            elif isinstance(st, PLoop):
+                if st.relevant:
+                    note(st.src)
+                if not walk(st.body):
+                    return False
+            elif isinstance(st, (POp, PLet)):
+                note(st.src)
+            elif isinstance(st, PStore):
+                note(st.src)
+        return True
+    if not walk(program.body):
+        return
+    for st, sub in guards:
+        root = root_of(sub)
+        if any(not any(x is g for _, g in guards) for x in loads[root]):
+            continue   # a load of the buffer outside a guard: its cells may be searched both ways
+        st.src = _without_load(st.src, sub)
+
+
+def _without_load(cond, sub):
+    """`cond` (a `_guarding_load` form around `sub`) read with the load true."""
+    if _bare_load(cond) is sub:
+        return ir.Const(True, getattr(cond, "span", ir.NO_SPAN))
+    if isinstance(cond, ir.Call):      # T.if_then_else(c, load, False)
+        return cond.args[0]
+    return cond.left if _bare_load(cond.right) is sub else cond.right   # c and load
 
 
 def truth_from_copies(el: Elaborator, func: ir.Function) -> None:
@@ -1996,6 +2135,36 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                for x in exprs):
             problems.append(why)
 
+    # branches around shared accesses only whose condition also reads a symbolic size (`bos +
+    # max_kv_i < S`): enumerating their cells would tie the size to loaded numbers, which no size
+    # proof follows, so they are taken by every thread instead, with every other branch on the
+    # same cells (all of them around shared accesses only: a branch on one of those cells around
+    # a barrier must see the same outcome as they do), where no bound or use reads the cells
+    def cell_texts(e) -> set:
+        return {expr_text(x) for x in _subscripts(expand(e), []) if is_cell(x)}
+    owner: dict = {}     # cell text -> the ids of the branches reading it
+    for st, _ in conds:
+        for c in cell_texts(st.src):
+            owner.setdefault(c, set()).add(id(st))
+    by_id = {id(st): st for st, _ in conds}
+    used = set()
+    for x in [x for lp in loops for x in lp.src] + [x for exprs, _ in uses for x in exprs]:
+        used |= cell_texts(x)
+    takes: set = set()
+    for st, _ in conds:
+        if id(st) in takes or not cell_texts(st.src) or not free_names(expand(st.src)) & set(program.symbols):
+            continue   # (a condition of length symbols alone is the size provers' to decide)
+        group, todo = set(), [id(st)]
+        while todo:   # the branches linked to this one by a shared cell
+            i = todo.pop()
+            if i not in group:
+                group.add(i)
+                todo += [j for c in cell_texts(by_id[i].src) for j in owner[c]]
+        members = [by_id[i] for i in group]
+        if all(not m.other and _access_only(m.then) and _may_hold(expand(m.src), is_data) and
+               not cell_texts(m.src) & used for m in members):
+            takes |= group
+
     for st, loop_vars in conds:
         cond = expand(st.src)
         cells = [x for x in _subscripts(cond, []) if is_cell(x)]
@@ -2005,7 +2174,13 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         # `T` only names TVMScript's namespace (`T.int8(1)`), never a value
         names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)} - {"T"}
         uniform = names <= block_vars | set(program.symbols)
-        if uniform and cells and not held:
+        if id(st) in takes:
+            # it only guards shared accesses: taken by every thread, every pattern of outcomes
+            # runs a subset of its accesses, and no condition of it is left to enumerate or for
+            # the size provers (`bos + max_kv_i < S` would tie S to loaded numbers)
+            st.cond, st.src = (lambda env: True), ir.Const(True)
+            info.reduced.append((st.span.line, "taken"))
+        elif uniform and cells and not held:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
             info.conditions.append((cond, st.span.line))
@@ -2214,6 +2389,30 @@ def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> 
             for b, fn in originals:
                 b.cond = fn
         program.iteration_choices[:] = [c for c in program.iteration_choices if c[2] != root]
+
+
+def _may_hold(cond, is_data) -> bool:
+    """z3: `cond` is true for some values of its names, every loaded value (`is_data`) a name of
+    its own: a branch checked taken is one some input takes, so what is found inside is real.
+    True where z3 cannot tell (an unencodable condition: the taken run still covers every race)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
+    loads: dict = {}
+
+    def name_load(x):
+        if isinstance(x, ir.Subscript) and is_data(x):
+            return loads.setdefault(x, ir.Var(f"%load{len(loads)}"))
+        return None
+    plain = ir.rewrite(cond, name_load)
+    env = {n: z3.Int(n) for n in free_names(plain)}
+    try:
+        term, side = encode(plain, env)
+    except (Unencodable, z3.Z3Exception):
+        return True
+    truth = term if z3.is_bool(term) else term != 0
+    return Query(*side, truth).check() != z3.unsat
 
 
 def _possible_everywhere(cond, cell: str, bits: int, ranges: dict, signed: bool) -> bool:
@@ -3152,7 +3351,7 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
             if isinstance(st, PLoop):
                 found = _skipping_loop(el, program, st)
                 if found is not None:
-                    candidates.setdefault(found[0], []).append((st, found[1]))
+                    candidates.setdefault(found[0], []).append((st, found[1], found[2]))
                 walk(st.body)
             elif isinstance(st, PIf):
                 walk(st.then)
@@ -3169,43 +3368,51 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
                 loads.setdefault(root, set()).add(id(x))
     uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
     for root, sites in candidates.items():
-        if loads.get(root, set()) != {id(sub) for _, subs in sites for sub in subs}:
+        if loads.get(root, set()) != {id(sub) for _, subs, _ in sites for sub in subs}:
             continue
-        loop0, (sub0, *_) = sites[0]
+        loop0, (sub0, *_), guard0 = sites[0]
         canon = ir.Var("%k")
         index0 = _rewrite(sub0.indices, {loop0.var: canon})
+        guard0 = _rewrite(guard0, {loop0.var: canon})
         same = all(lp.src == loop0.src and _rewrite(sub.indices, {lp.var: canon}) == index0
-                   and sub.value == sub0.value for lp, subs in sites for sub in subs)
+                   and sub.value == sub0.value and _rewrite(guard, {lp.var: canon}) == guard0
+                   for lp, subs, guard in sites for sub in subs)
         if not same or free_names(index0) - {canon.name} - uniform or \
                 free_names(loop0.src) - uniform or not _injective(index0, canon.name, loop0.src):
             continue
         el.count_roots[root] = program.count_roots[root] = (
-            sorted({lp.span.line for lp, _ in sites}), expr_text(loop0.src[1]))
+            sorted({lp.span.line for lp, _, _ in sites}), expr_text(loop0.src[1]))
 
 
 def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):
-    """(root, [subscripts]) when every statement of `loop`'s body is `if M[...]:` (no else) on one
-    truth-valued, read-only input cell and nothing the machine evaluates inside reads the loop
-    variable; else None."""
+    """(root, [subscripts], guard) when every statement of `loop`'s body is `if M[...]:` (no else)
+    on one truth-valued, read-only input cell, or `if g and M[...]:` with one bound `g` of the
+    loop variable, block indices and sizes (`_guarding_load`; `guard` is g, or True), and nothing
+    the machine evaluates inside reads the loop variable; else None. A false g skips the whole
+    iteration as a false cell does, so the run still depends only on how many iterations ran."""
     if not loop.relevant or not loop.body:
         return None
-    sub, subs = None, []
+    sub, subs, guard = None, [], None
+    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T", loop.var}
     for st in loop.body:
         if not isinstance(st, PIf) or st.other or st.src is None:
             return None
-        bare = _bare_load(st.src)
+        bare = _guarding_load(st.src)
         view = el.view_of(bare.value) if bare is not None else None
         root = el.roots.get(view.name) if view is not None else None
         if root is None or not el.truth_only.get(root) or root in el.written_roots:
             return None
-        if sub is not None and (bare != sub or bare.value != sub.value):
+        rest = _without_load(st.src, bare)
+        if sub is not None and (bare != sub or bare.value != sub.value or rest != guard):
             return None
-        sub = bare
+        if free_names(rest) - uniform:
+            return None
+        sub, guard = bare, rest
         subs.append(bare)
         names = _evaluated_names(el, st.then)
         if names is None or loop.var in names:
             return None
-    return (el.roots[el.view_of(sub.value).name], subs) if sub is not None else None
+    return (el.roots[el.view_of(sub.value).name], subs, guard) if sub is not None else None
 
 
 def _evaluated_names(el: Elaborator, stmts):

@@ -439,6 +439,15 @@ class Derived:
     d1: int = 0                # ... for every d >= d1
     witnesses: dict = field(default_factory=dict)   # lo <= d < d1 -> a launch with D = d
     case: tuple = ()           # conditions of the names this holds under (Cases)
+    # count roots whose every loop runs d times and d nothing else (_tied_count_roots): run with
+    # every cell true, since the runs at the smaller d stand for the patterns with fewer true cells
+    tied: frozenset = frozenset()
+    tied_body: tuple = None    # `program`'s body with those loops' guards read true (`tie`)
+
+    def tie(self) -> None:
+        """Adopt `tied`: the provers read the tied loops' guards with the cell true, as the runs do."""
+        if self.tied:
+            self.program.body = self.tied_body
 
     def realize(self, d: int) -> dict:
         """A launch (values of the group's names) whose D is d."""
@@ -711,7 +720,7 @@ def derived_size(program, group: list, blocks: list, extent_of: dict, site_list,
             if isinstance(x, ir.BinOp) and x.op in _COMPARE and _names(x) and _names(x) <= names \
                     and x not in atoms:
                 atoms.append(x)
-    if not atoms or len(atoms) > 3:
+    if not atoms or len(atoms) > 5:
         return whole
     env = {n: z3.Int(n) for n in group}
     try:
@@ -753,6 +762,81 @@ class Cases:
     reason: str
     cases: list = field(default_factory=list)
 
+
+def plain_ints(e):
+    """`e` with integer widenings dropped (`T.Cast("int64", x)` -> x, `T.int64(8)` -> 8): the
+    provers read integers as integers (prover/encode.py), so the int32 and int64 spellings of one
+    quantity become one expression."""
+    def one(x):
+        if isinstance(x, ir.Call) and x.name == "T.Cast" and len(x.args) == 2 and \
+                isinstance(x.args[0], ir.Const) and x.args[0].value in ("int32", "int64"):
+            return plain_ints(x.args[1])
+        if isinstance(x, ir.Call) and x.name in ("T.int32", "T.int64") and len(x.args) == 1 and \
+                isinstance(x.args[0], ir.Const):
+            return x.args[0]
+        return None
+    return ir.rewrite(e, one)
+
+
+def _input_rebase(exprs: list, names: set, read_only: frozenset):
+    """(fn, reason): fn(e) is `e` with every load of a read-only global buffer whose index mentions
+    `names` moved by the part of the index that all such loads share (`mask[bid * nb + sid * q + k]`
+    -> `mask[k]`, `mask[bid * nb + sid * q + D - 1]` -> `mask[D - 1]`), or None with the reason it
+    cannot be. Every load of the buffer (at that index position) in `exprs` must have that part:
+    then all of them move by one offset, and once the caller has proved that what is left reads the
+    names only through the derived size, which loads of a run read one cell is the same in every
+    launch of one derived size, so the runs' outcome patterns (engine/inputs.py, keyed by cell) are
+    the same set for all of them. The machine still runs each launch at its real addresses; only
+    the provers read the moved ones."""
+    from collections import Counter
+
+    from ..engine.program import expr_text
+
+    def loads(e):
+        return [x for x in ir.nodes(e) if isinstance(x, ir.Subscript) and isinstance(x.value, ir.Var)
+                and x.value.name in read_only and not any(isinstance(i, ir.Slice) for i in x.indices)]
+
+    def moving(index) -> Counter:
+        terms: list = []
+        _terms(index, 1, terms)
+        return Counter((s, expr_text(t)) for s, t in terms if _names(t) & names)
+    shared: dict = {}    # (buffer, position) -> the moving terms every load there has
+    for e in exprs:
+        for x in loads(e):
+            for pos, index in enumerate(x.indices):
+                key = (x.value.name, pos)
+                here = moving(index)
+                shared[key] = shared[key] & here if key in shared else here
+    shared = {k: c for k, c in shared.items() if c}
+    if not shared:
+        return (lambda e: e), ""
+
+    def rebased(index, common: Counter, span):
+        terms: list = []
+        _terms(index, 1, terms)
+        drop = Counter(common)
+        acc = None
+        for s, t in terms:
+            key = (s, expr_text(t))
+            if drop[key] > 0:
+                drop[key] -= 1
+                continue
+            t = fn(t)
+            acc = (t if s > 0 else ir.UnaryOp("-", t, span)) if acc is None else \
+                ir.BinOp("+" if s > 0 else "-", acc, t, span)
+        return acc if acc is not None else ir.Const(0, span)
+
+    def one(x):
+        if not (isinstance(x, ir.Subscript) and isinstance(x.value, ir.Var) and
+                any((x.value.name, pos) in shared for pos in range(len(x.indices)))):
+            return None
+        return ir.Subscript(x.value, tuple(rebased(i, shared[(x.value.name, pos)], x.span)
+                                           if (x.value.name, pos) in shared else fn(i)
+                                           for pos, i in enumerate(x.indices)), x.span)
+
+    def fn(e):
+        return ir.rewrite(e, one)
+    return fn, ""
 
 def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derived:
     """For the launches of the domain `dom_exprs` where `case` holds: one expression D of `group`
@@ -798,7 +882,12 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
             return Derived(False, "no launch found")
         return Derived(True, "no branch, bound, shared address or barrier reads them here", None, "",
                        program, 0, {}, 1, {0: one}, case)
-    regrouped = [regroup(st.expr, names) for st in mine]
+    moved, _ = _input_rebase([plain_ints(st.expr) for st in sites(program)], names,
+                             frozenset(getattr(program, "read_only_globals", ())))
+
+    def rebase(e):
+        return moved(plain_ints(e))
+    regrouped = [regroup(rebase(st.expr), names) for st in mine]
     cands, seen = [], set()
     for e in regrouped:
         for x in _subexprs(e, []):
@@ -863,6 +952,14 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
             return Derived(False, f"{dname} has no smallest value")
     if Query(*dom, dterm < lo).check() != z3.unsat:
         return Derived(False, f"z3 could not prove {dname} >= {lo} for every launch")
+    if Query(*dom, dterm != lo).check() == z3.unsat:
+        # D is lo in every launch of the case: every site reads the same, one launch stands for all
+        one = launch_where([dterm == lo])
+        if one is None:
+            return Derived(False, f"no launch with {dname} = {lo} found")
+        return Derived(True, f"every branch, bound, shared address and barrier reads {', '.join(group)} "
+                             f"only through {dname}, which is {lo} here", None, "", program, 0, {}, 1,
+                       {0: one}, case)
     fam, d1 = _family(group, D, conds, enc, value, lo)
     if fam is None:
         return Derived(False, f"no launch family with {dname} = d found")
@@ -877,11 +974,85 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
     dname = next(n for n in ("d", "d_1", "d_2", "d_3") if n not in program.symbols and
                  n not in program.control_names and n not in program.launch.block_vars)
     repl = ir.Var(dname)
-    abstract = _map_program(program, lambda e: replace_expr(regroup(e, names), D, repl))
+    abstract = _map_program(program, lambda e: replace_expr(regroup(rebase(e), names), D, repl))
     abstract.size_lowest = dict(getattr(program, "size_lowest", {}), **{dname: lo})
+    tied, tied_body = _tied_count_roots(abstract, dname) if lo == 0 else (frozenset(), None)
     return Derived(True, f"every branch, bound, shared address and barrier reads "
                          f"{', '.join(group)} only through {dname} = {text}", D, dname, abstract, lo, fam,
-                   d1, witnesses, case)
+                   d1, witnesses, case, tied, tied_body)
+
+
+def _tied_count_roots(program, dname: str) -> tuple:
+    """The count roots (engine/program.py `_count_loops`: every load of the root is the guard of a
+    whole iteration of a loop, a false one does nothing, and the loop variable only addresses
+    global memory) whose loops all run `dname` times, whose guards' bounds were proved true in
+    their loops (`_decided_in_loops`: the guard is the cell alone), and where nothing else the
+    machine evaluates reads `dname`. A run with c true cells then runs like one with the true cells first (the
+    count search), whose false iterations do nothing: like the launch with d = c and every cell
+    true. Every d >= 0 being a launch (the caller's lo == 0), the runs with every cell true stand
+    for every pattern. The guards of those loops in `program` are read with the cell true (the
+    machine's runs read 1 there), so the provers see the loops' bounds alone: (roots, the body
+    so read), or (empty, None) when any condition fails."""
+    import dataclasses
+
+    from ..engine.program import PIf, PLet, PLoop, POp, PStore, _guarding_load, _without_load
+    roots = getattr(program, "count_roots", {}) or {}
+    lines = {line for loop_lines, _ in roots.values() for line in loop_lines}
+    if not lines:
+        return frozenset(), None
+    var = ir.Var(dname)
+    mentions = []
+
+    def read(e):
+        if e is not None and dname in _names(e):
+            mentions.append(e)
+
+    def guards(body):
+        out = []
+        for st in body:
+            if isinstance(st, PIf) and st.relevant:
+                sub = _guarding_load(st.src) if st.src is not None else None
+                if sub is None or st.other or _without_load(st.src, sub) != ir.Const(True):
+                    # a bound not proved true in the loop (_decided_in_loops) would decide which
+                    # iterations run by the launch, not by the count alone
+                    mentions.append(st.src)
+                    continue
+                # the cell reads 1 and the bound holds: every run takes it, so its statements are
+                # the iteration's own (a counter stepped there is stepped once per iteration,
+                # engine/accelerate.py)
+                out.extend(st.then)
+                continue
+            out.append(st)
+        return tuple(out)
+
+    def walk(body):
+        out = []
+        for st in body:
+            if isinstance(st, PLoop):
+                if st.span.line in lines:
+                    if len(st.src) < 2 or st.src[1] != var:
+                        mentions.append(st.src)
+                    for x in st.src[:1] + st.src[2:]:
+                        read(x)
+                    st = dataclasses.replace(st, body=walk(guards(st.body)), plan=None)
+                else:
+                    if st.relevant:
+                        for x in st.src:
+                            read(x)
+                    st = dataclasses.replace(st, body=walk(st.body))
+            elif isinstance(st, PIf):
+                if st.relevant:
+                    read(st.src)
+                st = dataclasses.replace(st, then=walk(st.then), other=walk(st.other))
+            elif isinstance(st, (POp, PLet)):
+                read(st.src)
+            elif isinstance(st, PStore):
+                for x in st.src:
+                    read(x)
+            out.append(st)
+        return tuple(out)
+    body = walk(program.body)
+    return (frozenset(), None) if mentions else (frozenset(roots), body)
 
 
 def _family(group, D, conds, enc, value, lo) -> tuple:

@@ -40,6 +40,9 @@ class SizePlan:
     # independent groups read one after the other (prover/sizes_cut.py): the runs of each with
     # the other's first values may stand for the product
     cut: object = None
+    # count roots run with every cell true (behaviours._tied_count_roots): analyze sets them on
+    # the program before its runs
+    tied_roots: frozenset = frozenset()
 
     def program_for(self, size: dict):
         """The kernel to run for `size` (None: the kernel as written)."""
@@ -442,6 +445,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     spans = list(launch.symbolic_spans.values())
     span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
     parts, scopes, notes, sub_plans = [], [], [], []
+    tied = frozenset()
     part_names: list = []   # the names of each part's group
     all_groups = behaviours.groups(names, joins)
     programs: list = []   # (launch, the kernel read in its derived size) for derived groups
@@ -485,7 +489,14 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             low = ", ".join(f"{n} >= {lowest.get(n, 1)}" for n in gp)
             grid = "".join(f" and every block {b} < {expr_text(extent_of[b])}" for b in gb)
             part, case_scopes, case_inds, all_proved = [], [], [], True
-            for case in (der.cases if isinstance(der, behaviours.Cases) else [der]):
+            every_case = der.cases if isinstance(der, behaviours.Cases) else [der]
+            # tied count roots (behaviours._tied_count_roots) are run with every cell true in
+            # every run: only where every case ties the same roots
+            if every_case and all(c.tied and c.tied == every_case[0].tied for c in every_case):
+                tied = every_case[0].tied
+                for c in every_case:
+                    c.tie()
+            for case in every_case:
                 where = f"where {' and '.join(expr_text(c) for c in case.case)}: " if case.case else ""
                 if case.expr is None:    # nothing reads the names in this case: one launch
                     launch = case.realize(0)
@@ -523,6 +534,14 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             parts.append(part)
             part_names.append(group)
             head = f"{der.reason}: " if isinstance(der, behaviours.Cases) else ""
+            if tied:
+                lines = sorted({ln for r in tied for ln in program.count_roots[r][0]})
+                case_scopes.append(
+                    f"{', '.join(sorted(tied))} (loaded values, assumed read-only global memory and one "
+                    f"value per block) only decide whole iterations of the loops at lines {lines}, which "
+                    f"run {every_case[0].name} times: a false iteration does nothing and the loop variable "
+                    "only addresses global memory, so a pattern with c true cells runs like the launch "
+                    f"with {every_case[0].name} = c and every cell true; every run reads every cell true")
             scopes.append((f"proved for every {low}{grid}: " if all_proved else "") + head +
                           " | ".join(case_scopes))
             continue
@@ -592,7 +611,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
     inds = [sp.induction for sp in sub_plans if sp.induction is not None]
     plan = SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
-                    induction.merge(inds) if inds else None, programs=programs)
+                    induction.merge(inds) if inds else None, programs=programs, tied_roots=tied)
     if cut is not None:
         sides, found = cut
         found.composed = [v for v, ix in zip(values, indices) if _cut_rank(ix, sides)[0] == 2]
