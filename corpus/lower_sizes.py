@@ -174,48 +174,93 @@ VARIANTS = {
           "flashattn(1, 32, 8, 2048, 128, block_N=64, block_H=64, num_split=4, num_stages=1, threads=128)"),
         V("split1_n128_h64_s3_t128",
           "flashattn(1, 32, 8, 2048, 128, block_N=128, block_H=64, num_split=1, num_stages=3, threads=128)"),
+        V("split2_n128_h64_s2_t128_d64", "flashattn(2, 32, 8, 4096, 64, block_N=128, block_H=64, num_split=2, num_stages=2, "
+          "threads=128)"),
+        V("split8_n64_h64_s0_t128_g16", "flashattn(1, 64, 4, 4096, 128, block_N=64, block_H=64, num_split=8, num_stages=0, "
+          "threads=128)"),
     ],
     "flash_decoding/example_mha_inference.py": [
         V("q64kv2048_d64_causal", "main(1, 8, 64, 2048, 64, True)"),
+        V("q128kv4096_d128_b64x64_split2_s3_noncausal", "flashattn(1, 8, 128, 4096, 128, False, 64, 64)",
+          patch=[("\nnum_split = 4\n", "\nnum_split = 2\n", 1),
+                 ("T.Pipelined(loop_range, num_stages=2)", "T.Pipelined(loop_range, num_stages=3)", 1)]),
+        V("q128kv4096_d64_b128x128_split8_s1_causal", "flashattn(1, 8, 128, 4096, 64, True, 128, 128)",
+          patch=[("\nnum_split = 4\n", "\nnum_split = 8\n", 1),
+                 ("T.Pipelined(loop_range, num_stages=2)", "T.Pipelined(loop_range, num_stages=1)", 1)]),
     ],
     "deepseek_mla/example_mla_decode.py": [
         V("b4_h64_kv1024_n64_h64_split2",
           "flashattn(4, 64, 1, 1024, 512, 64, 64, 64, 2, (512 + 64) ** -0.5)"),
 
+        # widening session: other KV pipeline depths (sm_90a: a ReduceOp layout check fails, as for the one above;
+        # block_N = 32 fails a fragment layout on sm_80)
+        V("b2_h128_kv2048_n64_h64_split1_s1", "flashattn(2, 128, 1, 2048, 512, 64, 64, 64, 1, (512 + 64) ** -0.5)", archs=S80,
+          patch=[("T.Pipelined(loop_range, num_stages=2)", "T.Pipelined(loop_range, num_stages=1)", 2)]),
+        V("b4_h64_kv2048_n64_h64_split4_s3", "flashattn(4, 64, 1, 2048, 512, 64, 64, 64, 4, (512 + 64) ** -0.5)", archs=S80,
+          patch=[("T.Pipelined(loop_range, num_stages=2)", "T.Pipelined(loop_range, num_stages=3)", 2)]),
     ],
     "deepseek_mla/example_mla_decode_ws.py": [
         V("b4_h64_kv1024_n64_h64_split2",
           "flashattn(4, 64, 1, 1024, 512, 64, 64, 64, 2, (512 + 64) ** -0.5)", archs=S90),
+        V("b2_h128_kv2048_split1_s3", "flashattn(2, 128, 1, 2048, 512, 64, 64, 64, 1, (512 + 64) ** -0.5)", archs=S90,
+          patch=[("    num_stages = 2\n", "    num_stages = 3\n", 1)]),
+        V("b4_h64_kv4096_split4_s4", "flashattn(4, 64, 1, 4096, 512, 64, 64, 64, 4, (512 + 64) ** -0.5)", archs=S90,
+          patch=[("    num_stages = 2\n", "    num_stages = 4\n", 1)]),
     ],
     "deepseek_mla/example_mla_decode_paged.py": [
         V("b2_h128_kv2048_n64_h64_split1_bs128",
           "mla_decode_tilelang(2, 128, 1, 2048, 512, 64, 64, 64, 1, 128, (512 + 64) ** -0.5)"),
+        V("b2_h128_kv2048_n64_h64_split4_bs64", "mla_decode_tilelang(2, 128, 1, 2048, 512, 64, 64, 64, 4, 64, (512 + 64) ** -0.5)",
+          archs=S80),
+        V("b2_h64_kv2048_n64_h64_split1_bs128_s1", "mla_decode_tilelang(2, 64, 1, 2048, 512, 64, 64, 64, 1, 128, (512 + 64) ** -0.5)",
+          archs=S80, patch=[("T.Pipelined(loop_range, num_stages=2)", "T.Pipelined(loop_range, num_stages=1)", 2)]),
     ],
     "warp_specialize/example_warp_specialize_gemm_barrierpipe_stage2.py": [
         V("m512k1024_b128x128x64", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=128, block_K=64)", archs=S90),
         V("s3_m512k1024_b64x128x32", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=128, block_K=32)", archs=S90,
           patch=[("num_stages = 2", "num_stages = 3", 1)]),
+        V("s4_m1024k2048_b128x128x64", "matmul.compile(M=1024, N=1024, K=2048, block_M=128, block_N=128, block_K=64)",
+          archs=S90, patch=[("num_stages = 2", "num_stages = 4", 1)]),
+        V("s3_m512k1024_b128x256x32", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=256, block_K=32)",
+          archs=S90, patch=[("num_stages = 2", "num_stages = 3", 1)]),
     ],
     "warp_specialize/example_warp_specialize_gemm_softpipe_stage2.py": [
         V("s3_m512k1024_b128x128x64", "matmul.compile(M=512, N=512, K=1024, block_M=128, block_N=128, block_K=64)",
           archs=S90, patch=[("num_stages=2", "num_stages=3", 1)]),
         V("s1_m512k1024_b64x64x32", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=64, block_K=32)",
           archs=S90, patch=[("num_stages=2", "num_stages=1", 1)]),
+        V("s4_m1024k2048_b128x64x64", "matmul.compile(M=1024, N=1024, K=2048, block_M=128, block_N=64, block_K=64)",
+          archs=S90, patch=[("num_stages=2", "num_stages=4", 1)]),
+        V("m512k1024_b64x256x32", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=256, block_K=32)", archs=S90),
     ],
     "warp_specialize/example_warp_specialize_gemm_copy_1_gemm_0.py": [
         V("s3_m512k1024_b128x128x64", "matmul_warp_specialize_copy_1_gemm_0.compile(M=512, N=512, K=1024, "
           "block_M=128, block_N=128, block_K=64)", archs=S90, patch=[("num_stages=2", "num_stages=3", 1)]),
+        V("s1_m512k1024_b64x128x64", "matmul_warp_specialize_copy_1_gemm_0.compile(M=512, N=512, K=1024, "
+          "block_M=64, block_N=128, block_K=64)", archs=S90, patch=[("num_stages=2", "num_stages=1", 1)]),
+        V("s4_m1024k2048_b128x128x32", "matmul_warp_specialize_copy_1_gemm_0.compile(M=1024, N=1024, K=2048, "
+          "block_M=128, block_N=128, block_K=32)", archs=S90, patch=[("num_stages=2", "num_stages=4", 1)]),
     ],
     "warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py": [
         V("s2_m512k1024_b128x128x32", "matmul_warp_specialize_copy_0_gemm_1.compile(M=512, N=512, K=1024, "
           "block_M=128, block_N=128, block_K=32)", archs=S90, patch=[("num_stages=0", "num_stages=2", 1)]),
+        V("s3_m512k1024_b64x64x64", "matmul_warp_specialize_copy_0_gemm_1.compile(M=512, N=512, K=1024, "
+          "block_M=64, block_N=64, block_K=64)", archs=S90, patch=[("num_stages=0", "num_stages=3", 1)]),
+        V("m512k1024_b128x256x64", "matmul_warp_specialize_copy_0_gemm_1.compile(M=512, N=512, K=1024, "
+          "block_M=128, block_N=256, block_K=64)", archs=S90),
     ],
     "warp_specialize/example_warp_specialize_gemm_copy_gemm_0_1.py": [
         V("s2_m512k1024_b128x128x32", "matmul_warp_specialize_copy_gemm_0_1.compile(M=512, N=512, K=1024, "
           "block_M=128, block_N=128, block_K=32)", archs=S90, patch=[("num_stages=0", "num_stages=2", 1)]),
+        V("s3_m512k1024_b64x128x64", "matmul_warp_specialize_copy_gemm_0_1.compile(M=512, N=512, K=1024, "
+          "block_M=64, block_N=128, block_K=64)", archs=S90, patch=[("num_stages=0", "num_stages=3", 1)]),
+        V("m512k1024_b128x256x32", "matmul_warp_specialize_copy_gemm_0_1.compile(M=512, N=512, K=1024, "
+          "block_M=128, block_N=256, block_K=32)", archs=S90),
     ],
     "warp_specialize/example_warp_specialize_flashmla.py": [
         V("h64_kv2048", "main(batch=2, heads=64, kv_heads=1, kv_ctx=2048, dim=512, pe_dim=64)", archs=S90),
+        V("b4_h128_kv4096", "main(batch=4, heads=128, kv_heads=1, kv_ctx=4096, dim=512, pe_dim=64)", archs=S90),
+        V("b2_h64_kv2048_d256", "flashattn(2, 64, 1, 2048, 256, 64, 64, 64, 1)", archs=S90),
     ],
     "blocksparse_attention/example_tilelang_block_sparse_attn.py": [
         V("b128x64_s2_t256_causal", "blocksparse_flashattn(1, 4, 512, 64, 8, is_causal=True)",
@@ -247,6 +292,12 @@ VARIANTS = {
           "'float32', 'float32', 64, 0.088, block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
         V("s256_h2_dk64_dv64_bdk32_s3_t256", "tilelang_chunk_fwd_o(1, 256, 2, 64, 64, 'bfloat16', 'bfloat16', "
           "'float32', 'float32', 64, 0.125, block_S=64, block_DK=32, block_DV=64, threads=256, num_stages=3)"),
+        # widening session: fp16, DK = 256 split in 8 blocks with a 4-deep pipeline; an unpipelined 128-wide block
+        V("s512_h2_dk256_dv64_fp16_bdk32_s4_t128", "tilelang_chunk_fwd_o(1, 512, 2, 256, 64, 'float16', 'float16', "
+          "'float32', 'float32', 64, 0.0625, block_S=64, block_DK=32, block_DV=64, threads=128, num_stages=4)",
+          archs=S90),   # sm_80: pipeline planning refuses the pipelined Q_shared (as for the two above)
+        V("s512_h2_dk128_dv128_bdk128_bdv32_s0_t256", "tilelang_chunk_fwd_o(1, 512, 2, 128, 128, 'bfloat16', 'bfloat16', "
+          "'float32', 'float32', 64, 0.088, block_S=64, block_DK=128, block_DV=32, threads=256, num_stages=0)"),
     ],
     # eleventh session, a last batch away from the session's changes: sparse, fp8 two-level
     # accumulation, chunked linear attention
@@ -255,6 +306,10 @@ VARIANTS = {
           "T.GemmWarpPolicy.Square, True)"),
         V("s1_b128x256x64_t256", "matmul_sp_fp16(512, 512, 1024, T.float, T.int16, 128, 256, 64, 1, 256, "
           "T.GemmWarpPolicy.Square, False)"),
+        V("s2_b128x128x64_t128_fullrow", "matmul_sp_fp16(512, 512, 1024, T.float, T.int16, 128, 128, 64, 2, 128, "
+          "T.GemmWarpPolicy.FullRow, True)"),
+        V("s4_b64x128x128_t256_fullcol_f16acc", "matmul_sp_fp16(512, 512, 2048, T.float16, T.int16, 64, 128, 128, 4, 256, "
+          "T.GemmWarpPolicy.FullCol, False)"),
     ],
     "gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py": [
         V("e4m3_b64x128x128", "matmul.compile(M=512, N=512, K=1024, block_M=64, block_N=128, block_K=128, "
@@ -265,9 +320,18 @@ VARIANTS = {
     "gdn/example_wy_fast.py": [
         V("s256_h2_dk128_dv128_s2_t128", "tilelang_recompute_w_u_fwd(1, 256, 2, 128, 128, 'bfloat16', 'bfloat16', "
           "'float32', 'float32', 64, block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
+        V("s256_dk256_dv128_bdk32_bdv64_s3_t256", "tilelang_recompute_w_u_fwd(1, 256, 2, 256, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, 64, block_S=64, block_DK=32, block_DV=64, threads=256, num_stages=3)"),
+        V("s256_dk128_dv128_fp16_bdk128_bdv32_s1_t64", "tilelang_recompute_w_u_fwd(1, 256, 2, 128, 128, T.float16, "
+          "T.float16, T.float32, T.float32, 64, block_S=64, block_DK=128, block_DV=32, threads=64, num_stages=1)"),
     ],
     "linear_attention/example_retention_fwd.py": [
         V("b1_s512_h4_d64", "chunk_retention_fwd_kernel(1, 512, 4, 64, 64)"),
+        V("b1_s512_h4_d128_bk128_s2_t256", "chunk_retention_fwd_kernel(1, 512, 4, 128, 128)",
+          patch=[("BK = BV = 64", "BK = BV = 128", 1), ("T.Pipelined(0, NT)", "T.Pipelined(0, NT, num_stages=2)", 1),
+                 ("with T.Kernel(NV, NK, B * H) as", "with T.Kernel(NV, NK, B * H, threads=256) as", 1)]),
+        V("b2_s1024_h4_d128_s3", "chunk_retention_fwd_kernel(2, 1024, 4, 128, 128)",
+          patch=[("T.Pipelined(0, NT)", "T.Pipelined(0, NT, num_stages=3)", 1)]),
     ],
     "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_mask.py": [
         V("h32_hkv8_d128_n64_h64_s3_t128", "flashattn(2, 32, 8, 128, 128, 64, 64, 3, 128)"),
@@ -294,6 +358,8 @@ VARIANTS = {
     ],
     "deepseek_mla/example_mla_decode_persistent.py": [
         V("b4_h64_kv1024_n64_h64_split4", "flashattn(4, 64, 1, 1024, 512, 64, 64, 64, 4)"),
+        V("b8_h128_kv2048_n64_h64_split2_s1", "flashattn(8, 128, 1, 2048, 512, 64, 64, 64, 2)", archs=S80,
+          patch=[("T.Pipelined(loop_range, num_stages=2)", "T.Pipelined(loop_range, num_stages=1)", 1)]),
     ],
     "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_indice.py": [
         V("h32_hkv8_d128_n64_h64_s1_t128", "flashattn(2, 32, 8, 128, 128, 64, 64, 1, 128)"),
@@ -302,6 +368,10 @@ VARIANTS = {
     "flash_decoding/example_gqa_decode_varlen_logits.py": [
         V("h32_k8_d128_n64_h64_s2_t128_nosink",
           "flashattn(2, 32, 8, 1024, 2048, 128, False, block_N=64, block_H=64, num_split=1, num_stages=2, threads=128)"),
+        V("h32_k8_d128_n128_h64_s3_t128_sink",
+          "flashattn(2, 32, 8, 1024, 2048, 128, True, block_N=128, block_H=64, num_split=1, num_stages=3, threads=128)"),
+        V("h64_k4_d64_n64_h64_s1_t128_sink",
+          "flashattn(2, 64, 4, 1024, 2048, 64, True, block_N=64, block_H=64, num_split=1, num_stages=1, threads=128)"),
     ],
     "gemm/example_gemm_intrinsics.py": [
         V("m512n512k1024", "tl_matmul.compile(M=512, N=512, K=1024, in_dtype=T.float16, out_dtype=T.float16, "
@@ -323,21 +393,42 @@ VARIANTS = {
         V("s256_dk64_dv64_nog_noinit_s3_t128",
           "tilelang_chunk_gated_delta_rule_fwd_h(1, 256, 2, 64, 64, T.bfloat16, T.bfloat16, T.float32, T.float32, "
           "T.float32, 64, False, False, True, True, block_DK=64, block_DV=32, threads=128, num_stages=3)"),
+        V("s1024_dk128_dv128_fp16_noinit_bdv64_s4_t256",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 1024, 2, 128, 128, T.float16, T.float16, T.float32, T.float32, "
+          "T.float32, 64, True, False, True, False, block_DK=64, block_DV=64, threads=256, num_stages=4)"),
     ],
     "kda/chunk_delta_h_fwd.py": [
         V("s512_dk128_dv128_bdv64_s2_t256",
           "tilelang_chunk_gated_delta_rule_fwd_h(1, 512, 2, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, "
           "T.float32, 64, True, True, True, True, block_DK=64, block_DV=64, threads=256, num_stages=2)"),
+        V("s512_dk64_dv128_fp16_nogk_noinit_bdv32_s3_t128",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 512, 2, 64, 128, T.float16, T.float16, T.float32, T.float32, "
+          "T.float32, 64, False, False, False, True, block_DK=64, block_DV=32, threads=128, num_stages=3)"),
+        V("s1024_dk128_dv128_bdv128_s1_t256_nosave",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 1024, 2, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, "
+          "T.float32, 64, True, True, True, False, block_DK=64, block_DV=128, threads=256, num_stages=1)"),
     ],
     "gdn/example_chunk_o.py": [
         V("s512_dk128_dv128_b64_s2_t128",
           "tilelang_chunk_fwd_o(1, 512, 2, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, 64, 0.088, True, "
           "block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
+        V("s512_dk256_dv128_nog_bdk64_bdv128_s3_t256",
+          "tilelang_chunk_fwd_o(1, 512, 2, 256, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, 64, 0.0625, False, "
+          "block_S=64, block_DK=64, block_DV=128, threads=256, num_stages=3)"),
+        V("s512_dk128_dv64_fp16_bdk32_bdv32_s4_t128",
+          "tilelang_chunk_fwd_o(1, 512, 2, 128, 64, T.float16, T.float16, T.float32, T.float32, 64, 0.088, True, "
+          "block_S=64, block_DK=32, block_DV=32, threads=128, num_stages=4)"),
     ],
     "dequantize_gemm/example_dequant_gemm_fp4_hopper.py": [
         V("m256n256k512_b64x64x64_s3_t128",
           "matmul(256, 256, 512, T.float16, T.float16, T.float32, num_bits=4, block_M=64, block_N=64, block_K=64, "
           "num_stages=3, threads=128, split=1)", archs=S90),
+        V("m256n256k1024_split2_b128x128x128_s1_t256",
+          "matmul(256, 256, 1024, T.float16, T.float16, T.float32, num_bits=4, block_M=128, block_N=128, block_K=128, "
+          "num_stages=1, threads=256, split=2)", archs=S90),
+        V("m512n256k1024_b64x128x256_s2_t128",
+          "matmul(512, 256, 1024, T.float16, T.float16, T.float32, num_bits=4, block_M=64, block_N=128, block_K=256, "
+          "num_stages=2, threads=128, split=1)", archs=S90),
     ],
     "deepseek_v32/sparse_mla_fwd_pipelined.py": [
         V("s256_skv1024_h64_topk512",
@@ -478,6 +569,167 @@ VARIANTS = {
         V("g2_wasp_d128_s1", "flashattn_wasp(1, 8, 512, 128, False, groups=2, num_stages=1)", archs=S100),
         V("g2_ts_d128_noncausal", "flashattn(1, 8, 512, 128, False, groups=2, block_M=128, block_N=128, variant='ts')",
           archs=S100),
+    ],
+    # widening session: the rest of the KDA chunked kernels at block sizes, depths and thread counts other
+    # than the field corpus's (the builders' own autotuning spaces)
+    "kda/wy_fast.py": [
+        V("s256_dk128_dv128_kg_bdk32_bdv64_s2_t128", "tilelang_recompute_w_u_fwd(1, 256, 2, 128, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, 64, False, True, block_S=64, block_DK=32, block_DV=64, threads=128, num_stages=2)"),
+        V("s256_dk256_dv128_qgkg_bdk64_bdv32_s4_t256", "tilelang_recompute_w_u_fwd(1, 256, 2, 256, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, 64, True, True, block_S=64, block_DK=64, block_DV=32, threads=256, num_stages=4)"),
+        V("s256_dk128_dv128_nogate_bdk64_bdv64_s1_t64", "tilelang_recompute_w_u_fwd(1, 256, 2, 128, 128, T.float16, "
+          "T.float16, T.float32, T.float32, 64, False, False, block_S=64, block_DK=64, block_DV=64, threads=64, num_stages=1)"),
+    ],
+    "kda/chunk_bwd_dv.py": [
+        V("s512_dv256_bdv64_s3_t128", "tilelang_chunk_bwd_kernel_dv_local(1, 512, 2, 256, 'bfloat16', 'bfloat16', "
+          "'float32', 64, block_DV=64, threads=128, num_stages=3)"),
+        V("s512_dv128_bf16do_bdv32_s2_t64", "tilelang_chunk_bwd_kernel_dv_local(1, 512, 2, 128, 'bfloat16', 'bfloat16', "
+          "'bfloat16', 64, block_DV=32, threads=64, num_stages=2)"),
+    ],
+    "kda/chunk_bwd_gla_dA.py": [
+        V("s512_dv256_bdv64_s2_t256", "tilelang_chunk_bwd_kernel_dv_local(1, 512, 2, 256, 1.0, 'bfloat16', 'float32', "
+          "'bfloat16', 64, block_DV=64, threads=256, num_stages=2)"),
+        V("s512_dv128_bdv32_s4_t64", "tilelang_chunk_bwd_kernel_dv_local(1, 512, 2, 128, 1.0, 'bfloat16', 'float32', "
+          "'bfloat16', 64, block_DV=32, threads=64, num_stages=4)"),
+    ],
+    "kda/chunk_delta_bwd.py": [
+        V("s512_dk128_dv128_bdv32_s2_t128", "tilelang_chunk_gated_delta_rule_bwd_dhu(1, 512, 2, 128, 128, 'bfloat16', "
+          "'bfloat16', 'float32', 'float32', 'float32', 64, 128 ** -0.5, True, True, True, block_DV=32, threads=128, "
+          "num_stages=2)", archs=S90),   # sm_80: pipeline planning refuses dv_shared when pipelined
+        V("s512_dk64_dv128_nogk_nofinal_bdv64_s3_t256", "tilelang_chunk_gated_delta_rule_bwd_dhu(1, 512, 2, 64, 128, "
+          "'bfloat16', 'bfloat16', 'float32', 'float32', 'float32', 64, 0.125, False, True, False, block_DV=64, "
+          "threads=256, num_stages=3)", archs=S90),
+        V("s512_dk128_dv64_bdv32_s0_t128", "tilelang_chunk_gated_delta_rule_bwd_dhu(1, 512, 2, 128, 64, 'bfloat16', "
+          "'bfloat16', 'float32', 'float32', 'float32', 64, 128 ** -0.5, True, False, True, block_DV=32, threads=128, "
+          "num_stages=0)"),
+    ],
+    "kda/wy_fast_bwd.py": [
+        V("s256_dk128_dv128_bdk32_bdv32_s2_t128", "tilelang_wy_fast_bwd(1, 256, 2, 128, 128, T.float32, T.float32, "
+          "T.float32, T.float32, T.float32, 64, block_DK=32, block_DV=32, threads=128, num_stages=2)"),
+        V("s256_dk128_dv256_bdk64_bdv64_s3_t256", "tilelang_wy_fast_bwd(1, 256, 2, 128, 256, T.float32, T.float32, "
+          "T.float32, T.float32, T.float32, 64, block_DK=64, block_DV=64, threads=256, num_stages=3)"),
+    ],
+    "kda/chunk_bwd_dqkwg.py": [
+        V("s512_dk128_dv128_bdk64_bdv32_s2_t128", "chunk_bwd_dqkwg(1, 512, 2, 128, 128, 1.0, 64, T.float32, T.float32, "
+          "block_DK=64, block_DV=32, threads=128, num_stages=2)"),
+        V("s512_dk128_dv256_bdk32_bdv64_s3_t256", "chunk_bwd_dqkwg(1, 512, 2, 128, 256, 1.0, 64, T.float32, T.float32, "
+          "block_DK=32, block_DV=64, threads=256, num_stages=3)"),
+    ],
+    "kda/chunk_bwd_intra.py": [
+        V("s512_dk128_bdk32_s2_t128", "tilelang_chunk_bwd_intra(1, 512, 2, 128, T.float32, T.float32, T.float32, "
+          "T.float32, T.float32, 64, block_DK=32, threads=128, num_stages=2)"),
+        V("s512_dk64_bdk64_s1_t256", "tilelang_chunk_bwd_intra(1, 512, 2, 64, T.float32, T.float32, T.float32, "
+          "T.float32, T.float32, 64, block_DK=64, threads=256, num_stages=1)"),
+    ],
+    "kda/chunk_intra_token_parallel.py": [
+        V("s256_h8_dk128_bh4_s2_t128", "tilelang_chunk_kda_fwd_intra_token_parallel(1, 256, 8, 128, 'bfloat16', "
+          "'bfloat16', 'float32', 'float32', 64, 16, block_H=4, threads=128, num_stages=2)"),
+        V("s256_h8_dk64_bh2_s0_t256", "tilelang_chunk_kda_fwd_intra_token_parallel(1, 256, 8, 64, 'bfloat16', "
+          "'bfloat16', 'float32', 'float32', 64, 16, block_H=2, threads=256, num_stages=0)"),
+    ],
+    # not in the field corpus: pipeline planning refuses it when pipelined (a_00_shared), so unpipelined;
+    # its 16 x 16 sub-chunk GEMMs take at most 64 threads
+    "kda/chunk_inter_solve_fused.py": [
+        V("s256_dk128_bdk32_s0_t32", "tilelang_chunk_kda_fwd_inter_fused(1, 256, 2, 128, 'bfloat16', 'bfloat16', "
+          "'float32', 'float32', 64, 16, 0.088, block_DK=32, threads=32, num_stages=0)"),
+        V("s256_dk64_bdk64_s0_t64", "tilelang_chunk_kda_fwd_inter_fused(1, 256, 2, 64, 'bfloat16', 'bfloat16', "
+          "'float32', 'float32', 64, 16, 0.125, block_DK=64, threads=64, num_stages=0)"),
+    ],
+    # widening session: the GDN kernels the sizes corpus had none of
+    "gdn/example_chunk_scaled_dot_kkt.py": [
+        V("s512_dk256_g_bdk32_s4_t128", "tilelang_chunk_scaled_dot_kkt_fwd(1, 512, 2, 256, 64, T.bfloat16, T.bfloat16, "
+          "T.float32, True, block_S=64, block_DK=32, threads=128, num_stages=4)"),
+        V("s512_dk128_fp16_nog_bdk64_s1_t256", "tilelang_chunk_scaled_dot_kkt_fwd(1, 512, 2, 128, 64, T.float16, "
+          "T.float32, T.float32, False, block_S=64, block_DK=64, threads=256, num_stages=1)"),
+    ],
+    "gdn/example_chunk_delta_bwd.py": [   # sm_80: pipeline planning refuses it when pipelined (as in corpus/field/)
+        V("s512_dk128_dv128_bdv64_s2_t256", "tilelang_chunk_gated_delta_rule_bwd_dhu(1, 512, 2, 128, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, T.float32, 64, 128 ** -0.5, True, True, True, block_DV=64, threads=256, "
+          "num_stages=2)", archs=S90),
+        V("s512_dk128_dv64_nog_bdv32_s3_t128", "tilelang_chunk_gated_delta_rule_bwd_dhu(1, 512, 2, 128, 64, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, T.float32, 64, 128 ** -0.5, False, True, False, block_DV=32, threads=128, "
+          "num_stages=3)", archs=S90),
+        V("s512_dk64_dv128_bdv32_s0_t128", "tilelang_chunk_gated_delta_rule_bwd_dhu(1, 512, 2, 64, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, T.float32, 64, 0.125, True, False, True, block_DV=32, threads=128, "
+          "num_stages=0)"),
+    ],
+    "gdn/example_wy_fast_bwd_split.py": [   # sm_80: a reduce layout check fails (as in corpus/field/)
+        V("bwd_s256_dk128_dv128_bdk64_bdv32_s2_t128", "tilelang_wy_fast_bwd(1, 256, 2, 128, 128, T.bfloat16, T.bfloat16, "
+          "T.float32, T.float32, T.float32, 64, block_DK=64, block_DV=32, threads=128, num_stages=2)", archs=S90),
+        V("split_s256_dk128_dv128_bdk64_bdv64_s2_t256", "tilelang_wy_fast_bwd_split(1, 256, 2, 128, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, T.float32, 64, block_DK=64, block_DV=64, threads=256, num_stages=2)",
+          archs=S90),
+    ],
+    "gdn/example_chunk_o_bwd.py": [   # not in the field corpus (a reduce layout check fails at its defaults,
+        # block_DK = 64; block_DK = 128 lowers; use_g=False and use_dw=False each failed with a script error)
+        V("s256_dk128_dv128_bdk128_bdv64_s2_t128", "tilelang_chunk_o_bwd_dqkwg(1, 256, 2, 128, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, T.float32, 64, 128 ** -0.5, True, True, block_DK=128, block_DV=64, "
+          "threads=128, num_stages=2)"),
+        V("s256_dk128_dv128_g_bdk128_bdv32_s3_t256", "tilelang_chunk_o_bwd_dqkwg(1, 256, 2, 128, 128, T.bfloat16, "
+          "T.bfloat16, T.float32, T.float32, T.float32, 64, 128 ** -0.5, True, True, block_DK=128, block_DV=32, "
+          "threads=256, num_stages=3)"),
+    ],
+    "gdn/example_cumsum.py": [
+        V("s512_h4_c32_headfirst_fwd_frag_t64", "tilelang_chunk_local_cumsum_scalar(1, 512, 4, 32, False, True, False, "
+          "T.float16, T.float32, block_S=32, threads=64, use_fragment=True)"),
+    ],
+    # widening session: the weight-dequantizing GEMMs at tiles and depths of their autotuning spaces
+    "dequantize_gemm/example_dequant_gemm_bf16_fp4_hopper.py": [
+        V("m256n256k1024_twiddle_b128x128x128_s0_t128", "matmul(256, 256, 1024, T.bfloat16, T.bfloat16, T.float32, "
+          "num_bits=4, fast_dequant=True, block_M=128, block_N=128, block_K=128, num_stages=0, threads=128, split=1)",
+          archs=S90),
+        V("m256n512k1024_simple_b64x256x128_s2_t512", "matmul(256, 512, 1024, T.bfloat16, T.bfloat16, T.float32, "
+          "num_bits=4, fast_dequant=False, block_M=64, block_N=256, block_K=128, num_stages=2, threads=512, split=1)",
+          archs=S90),
+    ],
+    "dequantize_gemm/example_dequant_gemm_bf16_mxfp4_hopper.py": [
+        V("m256n256k1024_twiddle_bias_b128x128x128_s2_t256", "matmul(256, 256, 1024, T.bfloat16, T.bfloat16, T.float32, "
+          "num_bits=4, scale_size=32, fast_dequant=True, with_bias=True, block_M=128, block_N=128, block_K=128, "
+          "num_stages=2, threads=256, split=1)", archs=S90),
+        V("m256n512k1024_simple_b64x128x64_s0_t128", "matmul(256, 512, 1024, T.bfloat16, T.bfloat16, T.float32, "
+          "num_bits=4, scale_size=32, fast_dequant=False, with_bias=False, block_M=64, block_N=128, block_K=64, "
+          "num_stages=0, threads=128, split=1)", archs=S90),
+    ],
+    "dequantize_gemm/example_dequant_gemm_fine_grained.py": [
+        V("fp16_m512n512k1024_b64x64x64_s2_t128", "matmul(512, 512, 1024, 64, 64, 64, T.float16, T.float16, T.float32, 2, 128)"),
+        V("int8_m512n512k1024_b128x128x64_s4_t256", "matmul(512, 512, 1024, 128, 128, 64, T.int8, T.int32, T.int32, 4, 256)"),
+    ],
+    "dequantize_gemm/example_dequant_gemm_w4a8.py": [
+        V("m512n512k1024_b64x64x128_s2_t128", "matmul_int8xint4(512, 512, 1024, T.int8, T.int32, T.int32, num_bits=4, "
+          "block_M=64, block_N=64, block_K=128, num_stages=2, threads=128)"),
+        V("m512n512k2048_b128x128x256_s3_t256", "matmul_int8xint4(512, 512, 2048, T.int8, T.int32, T.int32, num_bits=4, "
+          "block_M=128, block_N=128, block_K=256, num_stages=3, threads=256)"),
+    ],
+    # widening session: the fused chunked linear attention (not in corpus/field/: its inputs pass through a
+    # stand-in l2norm there) and the Mamba-2 chunk kernels, at other tiles and depths
+    "linear_attention/example_linear_attn_fwd.py": [
+        V("b1_s512_h4_d128", "tl_fused_chunk_fwd_kernel(1, 512, 4, 128, 128)"),
+        V("b1_s512_h4_d128_bk128_s2", "tl_fused_chunk_fwd_kernel(1, 512, 4, 128, 128)",
+          patch=[("BK = BV = 64", "BK = BV = 128", 1), ("T.Pipelined(0, NT)", "T.Pipelined(0, NT, num_stages=2)", 1)]),
+        V("b2_s1024_h4_d64_s3_t256", "tl_fused_chunk_fwd_kernel(2, 1024, 4, 64, 64)",
+          patch=[("T.Pipelined(0, NT)", "T.Pipelined(0, NT, num_stages=3)", 1),
+                 ("with T.Kernel(NV, NK, B * H) as", "with T.Kernel(NV, NK, B * H, threads=256) as", 1)]),
+    ],
+    "linear_attention/example_linear_attn_bwd.py": [
+        V("b1_s512_h4_d128", "tl_fused_chunk_bwd_kernel(1, 512, 4, 128, 128)"),
+        V("b1_s512_h4_d64_s2_t256", "tl_fused_chunk_bwd_kernel(1, 512, 4, 64, 64)",
+          patch=[("T.Pipelined(0, NT)", "T.Pipelined(0, NT, num_stages=2)", 1),
+                 ("T.Pipelined(1, NT + 1)", "T.Pipelined(1, NT + 1, num_stages=2)", 1),
+                 ("with T.Kernel(NV, NK, B * H) as", "with T.Kernel(NV, NK, B * H, threads=256) as", 1)]),
+    ],
+    "linear_attention/example_mamba_chunk_scan.py": [
+        V("b2_s1024_c128_h8_d64_b128x32x64_s3_t128", "chunk_scan_fwd.compile(batch=2, seqlen=1024, chunk_size=128, "
+          "ngroups=1, nheads=8, headdim=64, dstate=128, block_M=128, block_N=32, block_K=64, block_Dstate=128, "
+          "num_stages=3, threads=128)"),
+        V("b2_s1024_c256_h8_d128_b64x64x128_s4_t256", "chunk_scan_fwd.compile(batch=2, seqlen=1024, chunk_size=256, "
+          "ngroups=2, nheads=8, headdim=128, dstate=128, block_M=64, block_N=64, block_K=128, block_Dstate=128, "
+          "num_stages=4, threads=256)"),
+    ],
+    "linear_attention/example_mamba_chunk_state.py": [
+        V("b2_s1024_c256_h8_d128_b128x64x32_s3_t128", "chunk_state_fwd.compile(batch=2, seqlen=1024, chunk_size=256, "
+          "ngroups=1, nheads=8, headdim=128, dstate=128, block_M=128, block_N=64, block_K=32, num_stages=3, threads=128)"),
+        V("b2_s1024_c128_h8_d64_b64x32x64_s1_t256", "chunk_state_fwd.compile(batch=2, seqlen=1024, chunk_size=128, "
+          "ngroups=2, nheads=8, headdim=64, dstate=64, block_M=64, block_N=32, block_K=64, num_stages=1, threads=256)"),
     ],
 }
 

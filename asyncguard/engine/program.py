@@ -1264,7 +1264,9 @@ class Elaborator:
 _UNIFORM_SAFE_CALLS = {"T.Cast", "T.Broadcast", "T.reinterpret", "T.bitwise_and", "T.bitwise_or",
                        "T.bitwise_xor", "T.bitwise_not", "T.shift_left", "T.shift_right", "T.max",
                        "T.min", "T.abs", "T.truncdiv", "T.truncmod", "T.floordiv", "T.floormod",
-                       "T.type_annotation"}
+                       "T.type_annotation",
+                       # pure math: one result for one argument in every thread
+                       "T.exp", "T.exp2", "T.log", "T.log2", "T.sqrt", "T.rsqrt", "T.tanh", "T.fabs"}
 _UNIFORM_SAFE_PREFIXES = ("T.float", "T.int", "T.uint", "T.bfloat", "T.bool")
 
 
@@ -3512,9 +3514,10 @@ def _same_tree(a, b) -> bool:
 def same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool:
     """Whether two threads that store `value` to the same shared element in one statement
     instance store the same value, where the value differs between threads only through loaded
-    data: `is_kv_valid[tx // 8] = Cast(int8, idx[0] <= q)` with `idx[0] = Indices[.. + tx // 8]`.
-    The value is a pure function of read-only global cells, uniform names and thread-free lets
-    and registers; expanded through the lets and registers it reads (every definition), each
+    data: `is_kv_valid[tx // 8] = Cast(int8, idx[0] <= q)` with `idx[0] = Indices[.. + tx // 8]`,
+    or `A[tx % 128] = q[0] * k[0]` with `k[0] = K_shared[tx % 128] * ...` (two threads per element).
+    The value is a pure function of read-only global cells, shared elements, uniform names and
+    thread-free lets and registers; expanded through the lets and registers it reads (every definition), each
     leaf's address, each definition's register index, and every branch condition and loop bound
     around the store and the definitions takes one value for two threads whose store addresses
     are equal (z3, thread indices the only names that differ). Then the two threads ran the same
@@ -3589,8 +3592,16 @@ def _same_value_per_address(el: Elaborator, target: ir.Subscript, value) -> bool
                     must_agree.extend(x.indices)
                     continue
                 reg = el.register_of(view)
+                if reg is None and view is not None and view.is_shared and \
+                        not any(isinstance(i, ir.Slice) for i in x.indices):
+                    # a shared element read at one address by both threads: the same statement
+                    # instances of two threads lie in one barrier interval, so a write to the
+                    # element between their reads would race with one of them (and is reported as
+                    # such); with none, both read one value
+                    must_agree.extend(x.indices)
+                    continue
                 if reg is None:
-                    raise _NotShown()   # shared memory, an opaque buffer: not followed
+                    raise _NotShown()   # an opaque buffer: not followed
                 definition(("reg", reg[0]), depth)
                 must_agree.extend(x.indices)
             elif isinstance(x, ir.Var):
