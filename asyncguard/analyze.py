@@ -200,10 +200,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 # be that one's (prover/block_alike.py). Not where a run met data-dependent
                 # values: which cells two loads share may differ between blocks.
                 run_program = _run_program(program, sizes, size)
-                if id(run_program) not in same_runs:
+                if id(run_program) not in same_runs:   # (BlockAlike keeps the program alive)
                     from .prover.block_alike import BlockAlike
-                    same_runs[id(run_program)] = (run_program, BlockAlike(run_program))
-                prover = same_runs[id(run_program)][1]
+                    same_runs[id(run_program)] = BlockAlike(run_program)
+                prover = same_runs[id(run_program)]
                 ref = next((b for b, s in ran_blocks if not s.searched() and not s.truncated
                             and prover.runs_as(block, b)), None)
             entry = stood_for.setdefault(str(block), [block, [], 0])

@@ -779,15 +779,14 @@ def plain_ints(e):
 
 
 def _input_rebase(exprs: list, names: set, read_only: frozenset):
-    """(fn, reason): fn(e) is `e` with every load of a read-only global buffer whose index mentions
-    `names` moved by the part of the index that all such loads share (`mask[bid * nb + sid * q + k]`
-    -> `mask[k]`, `mask[bid * nb + sid * q + D - 1]` -> `mask[D - 1]`), or None with the reason it
-    cannot be. Every load of the buffer (at that index position) in `exprs` must have that part:
-    then all of them move by one offset, and once the caller has proved that what is left reads the
-    names only through the derived size, which loads of a run read one cell is the same in every
-    launch of one derived size, so the runs' outcome patterns (engine/inputs.py, keyed by cell) are
-    the same set for all of them. The machine still runs each launch at its real addresses; only
-    the provers read the moved ones."""
+    """A function reading an expression with every load of a read-only global buffer whose index
+    mentions `names` moved by the part of the index that all of that buffer's loads in `exprs`
+    share (`mask[bid * nb + sid * q + k]` -> `mask[k]`, `mask[bid * nb + sid * q + D - 1]` ->
+    `mask[D - 1]`; identity where nothing is shared). All of them move by one offset, so once the
+    caller has proved that what is left reads the names only through the derived size, which loads
+    of a run read one cell is the same in every launch of one derived size, and the runs' outcome
+    patterns (engine/inputs.py, keyed by cell) are the same set for all of them. The machine still
+    runs each launch at its real addresses; only the provers read the moved ones."""
     from collections import Counter
 
     from ..engine.program import expr_text
@@ -809,7 +808,7 @@ def _input_rebase(exprs: list, names: set, read_only: frozenset):
                 shared[key] = shared[key] & here if key in shared else here
     shared = {k: c for k, c in shared.items() if c}
     if not shared:
-        return (lambda e: e), ""
+        return lambda e: e
 
     def rebased(index, common: Counter, span):
         terms: list = []
@@ -836,7 +835,7 @@ def _input_rebase(exprs: list, names: set, read_only: frozenset):
 
     def fn(e):
         return ir.rewrite(e, one)
-    return fn, ""
+    return fn
 
 def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derived:
     """For the launches of the domain `dom_exprs` where `case` holds: one expression D of `group`
@@ -882,7 +881,7 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
             return Derived(False, "no launch found")
         return Derived(True, "no branch, bound, shared address or barrier reads them here", None, "",
                        program, 0, {}, 1, {0: one}, case)
-    moved, _ = _input_rebase([plain_ints(st.expr) for st in sites(program)], names,
+    moved = _input_rebase([plain_ints(st.expr) for st in sites(program)], names,
                              frozenset(getattr(program, "read_only_globals", ())))
 
     def rebase(e):
