@@ -55,3 +55,21 @@ def test_one_value_into_overlapping_but_different_ranges_is_still_a_race():
         "for i in range(128):\n            S[i] = A_1[0:4]", "S[tx * 2:tx * 2 + 4] = A_1[0:4]")
     r = check_text(text, "k.tir")
     assert "AG201" in {f.rule.code for f in r.findings}
+
+
+@pytest.mark.parametrize("value,clean", [
+    ("T.exp2(Sh[i])", True),        # a shared element at one address, through pure math
+    ("Sh[i] + T.Cast(\"float16\", tx)", False),   # the thread index in the value itself
+])
+def test_a_value_read_from_one_shared_element_is_one_value(value, clean):
+    # every thread stores exp2(Sh[i]) into S[i]: both read one element in one barrier interval
+    text = KERNEL.format(value=value, let="j = k", tail="").replace(
+        '    S = T.alloc_buffer((128,), "float16", scope="shared")\n',
+        '    S = T.alloc_buffer((128,), "float16", scope="shared")\n'
+        '    Sh = T.alloc_buffer((128,), "float16", scope="shared")\n'
+        '    Sh[tx] = A_1[tx]\n    Sh[tx + 64] = A_1[tx + 64]\n    T.tvm_storage_sync("shared")\n')
+    r = check_text(text, "k.tir")
+    if clean:
+        assert r.verdict == "clean", [f.message for f in r.findings]
+    else:
+        assert "AG201" in {f.rule.code for f in r.findings}
