@@ -131,6 +131,11 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     stop = limits.stop_when
     run_first = [b for b in limits.first_blocks if b in blocks] if stop is not None else []
     run_order = run_first + [b for b in blocks if b not in run_first]
+    # more blocks, spread over the grid, while their runs stay cheap (EXTRA_BLOCK_STEPS): the
+    # sampled ones may all miss a block's own path (models/launch.py `more_blocks`)
+    extra = program.launch.more_blocks(blocks, deciding) \
+        if program.block_dependent and not alike and not program.symbols and len(blocks) > 1 else []
+    extra_from = None   # the steps run when the first extra block started
 
     def size_cases():
         """Each size to run; with stop_when, the smallest first, before the probe run and the
@@ -190,9 +195,18 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             break
         machine_class = _machine_for(sizes)   # `sizes` is set once size_cases made the plan
         ran_blocks: list = []   # (block, its input search) run at this size
-        for block in run_order:
+        for block in run_order + extra:
             if stop is not None and stop(findings):
                 break
+            if block in extra:
+                # a run costs about what the sampled ones did: run another only while the
+                # budget has room for it (steps, not seconds: the same blocks on every machine)
+                if extra_from is None:
+                    extra_from = steps
+                per_run = extra_from / max(sum(1 for b in stood_for.values() if b[2]), 1)
+                if steps - extra_from + per_run > EXTRA_BLOCK_STEPS:
+                    break
+                blocks.append(block)
             ref = None
             if ran_blocks and (program.numeric is None or program.numeric.problem is None
                                and not numbers_enumerated(program)):
@@ -387,7 +401,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                 checked_text(sizes.symbol, ran, [trips[str(v)] for v in ran]), 1)
         scope.insert(0, text)
     if len(blocks) > 1:
-        scope.insert(0, f"blocks checked: {blocks}" + _blocks_run_as(stood_for))
+        scope.insert(0, f"blocks checked: {_blocks_text(blocks)}" + _blocks_run_as(stood_for))
     grid_line = symbolic_grid_scope(program, getattr(sizes, "blocks", None))
     if grid_line:
         scope.insert(0, grid_line)
@@ -424,6 +438,15 @@ def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):
             return True
         return False
     return ask
+
+
+def _blocks_text(blocks: list) -> str:
+    """The blocks checked, for the scope line: of one axis, its sorted indices."""
+    axes = {axis for b in blocks for axis in b}
+    if len(axes) == 1 and len(blocks) > 4 and all(len(b) == 1 for b in blocks):
+        axis = axes.pop()
+        return f"{axis} in {sorted(b[axis] for b in blocks)}"
+    return str(blocks)
 
 
 def _blocks_run_as(stood_for: dict) -> str:
@@ -520,6 +543,9 @@ def _cell_of(key_fn, env):
 
 
 MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)
+# statement instances the blocks run beyond the sampled ones may take, in all (analyze.py, the
+# block loop): sixteen blocks of a small kernel; none of a kernel whose one run costs more
+EXTRA_BLOCK_STEPS = 4_000
 
 # the longest trip count an unproved size plan runs (prover.sizes.plan_sizes' max_trips)
 UNPROVED_MAX_TRIPS = 12

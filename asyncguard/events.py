@@ -42,6 +42,7 @@ class Access:
     mbarrier_cta: int | None = None  # cluster rank of the completion mbarrier (None: `cta`'s)
     tx_bytes: int | None = None    # TMA load: transaction bytes per thread's copy (None: hi - lo;
                                    # unpacked fp4 counts its packed payload, models/tma.py)
+    atomic: bool = False           # an atomic read-modify-write (models/atomics.py): no race with another
 
 
 @dataclass

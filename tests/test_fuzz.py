@@ -48,3 +48,32 @@ def test_cli_bad_input_exits_2_with_position(tmp_path, name, data):
     res = fuzz.run_cli(data, str(tmp_path))
     assert res["failure"] is None, res["failure"]
     assert res["rc"] in (0, 1, 2)
+
+
+# Numbers the fuzz run (`python bench/fuzz.py`, `huge` mutations) put into a real kernel that
+# raised inside the engine (AG003) or took gigabytes: each is now a note or an engine limit
+COPY = ROOT / "corpus/variants/copy_pipelined_sm90a_s2__drop-arrive_L44.tir"
+
+
+@pytest.mark.parametrize("old,new,code,words", [
+    # no thread: not run (an mbarrier event of no thread had no barrier to name)
+    ('tx = T.launch_thread("threadIdx.x", 256)', 'tx = T.launch_thread("threadIdx.x", 0)',
+     "AG002", "nothing to run"),
+    # a float where a parity is computed: not an integer bit pattern
+    ("T.bitwise_xor(k % 4 // 2, 1)", "T.bitwise_xor(k % 1.5 // 2, 1)", "AG001", "non-integer"),
+    # a TMA box of -1 elements, and one of 2e9 (its bytes were marked one by one: 4 GiB)
+    ("k % 2 * 4096 + i * 2048, 2048, 2)", "k % 2 * 4096 + i * 2048, -1, 2)", "AG001", "negative length"),
+    ("k % 2 * 4096 + i * 2048, 2048, 2)", "k % 2 * 4096 + i * 2048, 2000000000, 2)", "AG001",
+     "outside the kernel's shared memory"),
+    # 10^9 mbarriers declared: their clocks alone would take terabytes
+    ('T.alloc_buffer((4,), "uint64", scope="shared.barrier")',
+     'T.alloc_buffer((1000000000,), "uint64", scope="shared.barrier")', "AG002", "mbarriers declared"),
+])
+def test_absurd_numbers_are_notes_not_internal_errors(old, new, code, words):
+    from asyncguard.analyze import check_text
+    text = COPY.read_text()
+    assert text.count(old) >= 1, old
+    r = check_text(text.replace(old, new, 1), str(COPY))
+    assert not any(f.rule.code == "AG003" for f in r.findings), [f.message for f in r.findings]
+    assert any(f.rule.code == code and words in f.message for f in r.findings), \
+        [(f.rule.code, f.message) for f in r.findings]

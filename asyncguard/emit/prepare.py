@@ -389,7 +389,7 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         c.skip = f"not launched: {why}"
         return
     launch = program.launch
-    blocks = traced_blocks(program) if witness is None else [witness[0]]
+    blocks = traced_blocks(program, c.findings or ()) if witness is None else [witness[0]]
     numbers, blocks, why = launch_numbers(program, blocks, size)
     if why:
         c.skip = f"not launched: {why}"
@@ -497,12 +497,27 @@ def launch_limit(plan: dict, default: float) -> float:
     return max(float(default), min(MAX_LAUNCH_SECONDS, SECONDS_PER_WAIT * int(plan.get("waits") or 0)))
 
 
-def traced_blocks(program) -> list[dict]:
+def traced_blocks(program, findings: list = ()) -> list[dict]:
     """The blocks the checker runs (analyze._check_function): block 0 unless control flow depends
     on blockIdx, then the sampled blocks, or block 0 alone when blocks differ only in which
     data-dependent inputs they read (under the reference's all-taken inputs they run alike).
     Of more than GATE_BLOCKS sampled blocks (a 2-D grid samples 16, a 3-D one 64, each a full
-    reference without loop acceleration) the gate runs the first, second, middle and last."""
+    reference without loop acceleration) the gate runs the first, second, middle and last.
+    The block of each static finding's witness is run too: the checker runs more blocks than it
+    samples when their runs are cheap (analyze.py, EXTRA_BLOCK_STEPS), and a race it found in
+    one of those shows only there."""
+    out = _sampled_traced_blocks(program)
+    for f in findings:
+        block = (f.get("witness") or {}).get("block") if isinstance(f, dict) else None
+        if block and f.get("severity") == "error":
+            block = {k: int(v) for k, v in block.items()}
+            if block not in out:
+                out.append(block)
+    return out
+
+
+def _sampled_traced_blocks(program) -> list[dict]:
+    """traced_blocks without the findings' blocks."""
     if not program.block_dependent:
         return [{}]
     blocks = program.launch.sample_blocks()

@@ -70,6 +70,17 @@ def _shift(op):
     return f
 
 
+def _bitwise(op):
+    """`op` on integers (or truth values); a float operand (a corrupted constant, `1.5`) has no
+    bit pattern the kernel's integer arithmetic would give: not concrete, not a TypeError."""
+    def f(a, b):
+        try:
+            return op(a, b)
+        except TypeError:
+            raise NotConcrete("a bitwise operation on a non-integer value") from None
+    return f
+
+
 def _left(a, b):
     return a << b
 
@@ -113,7 +124,7 @@ BINOPS: dict[str, Callable] = {
     "/": lambda a, b: a / b if isinstance(a, float) or isinstance(b, float) else _floordiv(a, b),
     "//": _floordiv, "%": _floormod,
     "<<": _shift(_left), ">>": _shift(lambda a, b: a >> b),
-    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "&": _bitwise(lambda a, b: a & b), "|": _bitwise(lambda a, b: a | b), "^": _bitwise(lambda a, b: a ^ b),
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
     "and": _logical(lambda a, b: a & b), "or": _logical(lambda a, b: a | b),

@@ -64,6 +64,10 @@ SETTLING_THROWN_AWAY = "settling thrown away"   # the plans that compare from th
 # The most threads one machine runs (every CTA of a cluster together): its vector clocks are a
 # square matrix of that many rows (2048: 32 MiB per clock matrix)
 MAX_MACHINE_THREADS = 2048
+# The most mbarriers one machine tracks: each is a clock column and per-thread state. A CTA's
+# shared memory (at most 228 KiB) holds fewer than 32,768; a kernel declaring more (a corrupted
+# or mistyped extent) is not run, rather than exhausting the memory of the checking machine
+MAX_MBARRIERS = 1 << 15
 
 
 # ---------------------------------------------------------------- results the checks read
@@ -211,6 +215,10 @@ class Machine:
         self.result = RunResult(num_threads=self.T, cta_threads=self.Tc)
         self.features: list = []
         self.handlers: dict = {}    # event class -> the handler of the feature that owns it
+        self.seen_notes: set = set()    # (before any early return: the caller adds notes)
+        if self.Tc < 1:   # (an extent of 0 is reported as an invalid launch: engine/program.py)
+            self.result.limit_hit = f"{self.Tc} threads per block: nothing to run"
+            return
         if self.Tc > max_threads:
             self.result.limit_hit = (f"{self.Tc} threads per block: more than the {max_threads} "
                                      "the concrete engine (and CUDA) allow")
@@ -221,6 +229,11 @@ class Machine:
                                      "runs together")
             return
         T = self.T
+        barriers = sum(r.nbytes // 8 for r in program.barrier_regions) * program.launch.cluster_size
+        if barriers > MAX_MBARRIERS:
+            self.result.limit_hit = (f"{barriers:,} mbarriers declared: more than the {MAX_MBARRIERS:,} that "
+                                     "fit in shared memory; not run")
+            return
         self.NB = len(mbarrier_names(program))
         # columns T.. are the mbarriers' phase clocks: reading TMA bytes needs the phase acquired;
         # the last column is the taint (engine/taint.py): progress resting on an unmodelled op
@@ -233,7 +246,6 @@ class Machine:
         self.alive = np.ones(T, dtype=bool)
         self.tasks: list[_Task] = []
         self.seen_pairs: set = set()    # (statement, statement, ...) pairs reported already
-        self.seen_notes: set = set()
         self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported,
                               LoopBreak: self._loop_break})   # SCHEDULER_EVENTS
         for attr, cls in self.FEATURES:

@@ -14,6 +14,7 @@ import numpy as np
 from .. import ir
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
+from ..models.atomics import shared_atomic, shared_destination
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
@@ -750,6 +751,15 @@ class Elaborator:
                     self.roots[name] = self.roots[base.name]
                 return True
             scope = scope or "global"
+            earlier = self.views.get(name)
+            if cname == "T.Buffer" and data is None and earlier is not None and earlier.region is not None \
+                    and earlier.scope == scope and earlier.dtype == str(dtype) and isinstance(shape, list) \
+                    and tuple(shape) == earlier.shape:
+                # TVMScript prints a buffer used outside the block that allocated it (a reduction's
+                # `red_buf0`, read after its `reduce_scope`) as `name = T.Buffer(...)` with no data:
+                # the same allocation, not a new one (the CUDA has one `__shared__ red_buf0`)
+                self.views[name] = View(name, str(dtype), earlier.region, earlier.byte_offset, tuple(shape), scope)
+                return True
             if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
                 if scope in SHARED_SCOPES:
                     self.notes.append(("shared buffer with a non-constant shape", call.span))
@@ -1011,6 +1021,15 @@ class Elaborator:
         call = self._with_pointers(call)
         name = call.name
         out: list = []
+        ptr = shared_destination(self, call) if name.startswith("T.atomic_") else None
+        if ptr is not None:   # an atomic read-modify-write of shared bytes (models/atomics.py)
+            for a in call.args[1:]:
+                self._expr_effects(a, out)
+            try:
+                run = shared_atomic(self, call, ptr)
+            except NotModelled as err:
+                return out + [self._opaque(str(err), call)]
+            return out + [POp(name.removeprefix("T."), call.span, run, call)]
         if name in PURE:
             if name.startswith("T.atomic_"):
                 # a global atomic's operands: its value may be read from shared memory

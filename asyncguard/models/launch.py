@@ -114,6 +114,34 @@ class Launch:
         return out
 
 
+    def more_blocks(self, sampled: list, deciding: set | None = None, count: int = 16) -> list[dict]:
+        """Up to `count` blocks beyond `sampled` (sample_blocks' pick), spread over the grid of
+        the deciding axes: the flat block index steps by the golden ratio, so every stretch of the
+        grid gets a block before any gets two (a stream-K kernel's blocks differ in where their
+        share of the iterations meets a tile boundary, which the first, second, middle and last
+        block may all miss). In a cluster, its first block stands for it, as in sample_blocks."""
+        axes = [(f"blockIdx.{a}", n, self.cluster["xyz".index(a)]) for a, n in zip("xyz", self.blocks)
+                if n > 1 and (deciding is None or f"blockIdx.{a}" in deciding)]
+        total = 1
+        for _, n, _ in axes:
+            total *= n
+        seen = {tuple(sorted(b.items())) for b in sampled}
+        out: list = []
+        step = (5 ** 0.5 - 1) / 2
+        for k in range(1, min(total, 64 * count) + 1):
+            flat, block = int((k * step) % 1 * total), {}
+            for axis, n, c in reversed(axes):
+                flat, v = divmod(flat, n)
+                block[axis] = v // c * c
+            key = tuple(sorted(block.items()))
+            if key not in seen:
+                seen.add(key)
+                out.append(dict(sorted(block.items())))
+                if len(out) == count:
+                    break
+        return out
+
+
 def shuffle_elect(num_threads: int, n: int, ctas: int = 1) -> np.ndarray:
     """`T.tl_shuffle_elect(n)`: lane 0 of each warp whose warp id is a multiple of ceil(n/32);
     n == 0 means lane 0 of warp 0 only (tilelang src/tl_templates/cuda/intrin.h). Thread ids are

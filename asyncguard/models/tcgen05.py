@@ -123,8 +123,9 @@ def _leader(env, what: str) -> int:
 
 
 def _word_access(kind, view, tids, via):
-    lo = np.full(len(tids), view.flat_base, dtype=np.int64)
-    return Access(kind, tids, lo, lo + 4, view.name, view.flat_base, 4, via)
+    # read-only, one array per content (models.frozen): every MMA of a K loop reads the same word
+    lo = frozen(np.full(len(tids), view.flat_base, dtype=np.int64))
+    return Access(kind, tids, lo, frozen(lo + 4), view.name, view.flat_base, 4, via)
 
 
 @op("T.ptx_init_tensor_memory")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..events import Access, AccessKind, Proxy, WarpSync
-from . import NotModelled, constant, op, per_thread
+from . import NotModelled, constant, frozen, op, per_thread
 from .launch import WARP, leader_rank
 from .tcgen05 import (LANES, _leader, _mma, _smem_operand, _tmem, _word, _word_access, converge,
                       elected, pair_form, tmem_base)
@@ -67,12 +67,12 @@ def sf_warp_transpose(ctx, call):
         base = per_thread(at(env), tids)
         lane = lane_of[tids]
         rows = np.arange(4, dtype=np.int64)
-        r_lo = (base[:, None] + (rows[None, :] * WARP + lane[:, None]) * 4).ravel()
-        w_lo = base + lane * 16
-        return [Access(AccessKind.READ, np.repeat(tids, 4), r_lo, r_lo + 4, view.name,
+        r_lo = frozen((base[:, None] + (rows[None, :] * WARP + lane[:, None]) * 4).ravel())
+        w_lo = frozen(base + lane * 16)   # (models.frozen: the same words each K iteration)
+        return [Access(AccessKind.READ, frozen(np.repeat(tids, 4)), r_lo, frozen(r_lo + 4), view.name,
                        view.flat_base, 4, "tcgen05_sf_warp_transpose"),
                 WarpSync(tids),
-                Access(AccessKind.WRITE, tids, w_lo, w_lo + 16, view.name, view.flat_base, 4,
+                Access(AccessKind.WRITE, tids, w_lo, frozen(w_lo + 16), view.name, view.flat_base, 4,
                        "tcgen05_sf_warp_transpose")]
     return run
 
@@ -112,10 +112,13 @@ def tcgen05_cp(ctx, call):
         lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
         lo = t0 + lanes * ncols * 4 + np.repeat(col, LANES) * 4
         out = [_word_access(AccessKind.READ, word, tids, via), converge(tids)]
+        issuer, start = frozen(issuer), frozen(start)   # (models.frozen, as for the MMA's reads)
+        who, lo = frozen(np.repeat(issuer, LANES)), frozen(lo)
+        src_hi, dst_hi = frozen(start + SF_COPY_BYTES), frozen(lo + SF_COPY_BYTES // SF_ROWS)
         for r in _pair_ctas(env, pair):
-            out.append(Access(AccessKind.ASYNC_READ, issuer, start, start + SF_COPY_BYTES, view.name,
+            out.append(Access(AccessKind.ASYNC_READ, issuer, start, src_hi, view.name,
                               view.flat_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r))
-            out.append(Access(AccessKind.ASYNC_WRITE, np.repeat(issuer, LANES), lo, lo + SF_COPY_BYTES // SF_ROWS,
+            out.append(Access(AccessKind.ASYNC_WRITE, who, lo, dst_hi,
                               "tensor memory", t0, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r))
         return out
     return run
@@ -177,7 +180,10 @@ def mma_blockscaled_ss(ctx, call):
                                   f"{ncols}-column allocation")
             lo = t_at + base + lanes * ncols * 4 + np.repeat(col, LANES) * 4
             out.append(_word_access(AccessKind.READ, word, tids, via))
-            out += [Access(AccessKind.ASYNC_READ, np.repeat(issuer, LANES), lo, lo + cols * 4,
+            # read-only, one array per content (models.frozen): the K loop reads the same columns
+            # again, and the race check remembers what it learnt of them by identity
+            who, lo = frozen(np.repeat(issuer, LANES)), frozen(lo)
+            out += [Access(AccessKind.ASYNC_READ, who, lo, frozen(lo + cols * 4),
                            "tensor memory", t_at + base, 4, via, group_kind="tcgen05",
                            proxy=Proxy.ASYNC, cta=r) for r in ctas]
         return out

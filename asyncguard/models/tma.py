@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..events import Access, AccessKind, CommitGroup, Proxy, WaitGroup
-from . import NotModelled, constant, op, per_thread
+from . import NotModelled, constant, frozen, op, per_thread
 from .launch import leader_rank, two_cta_leader
 
 
@@ -76,8 +76,9 @@ def tma_load(ctx, call):
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA box size") * unit
-        lo = ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size
-        return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
+        # read-only, one array per content (models.frozen): a ring's stages come round again
+        lo = frozen(ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size)
+        return [Access(AccessKind.ASYNC_WRITE, tids, lo, frozen(lo + nbytes), ptr.view.name, ptr.view.flat_base,
                        ptr.elem_size, name, group_kind="mbarrier",
                        mbarrier=invalid if invalid is not None else per_thread(bar(env), tids),
                        proxy=Proxy.ASYNC, mbarrier_cta=leader_rank(env) if pair else None,
@@ -117,8 +118,8 @@ def tma_store(ctx, call):
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA store size") * unit
-        lo = ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size
-        return [Access(AccessKind.ASYNC_READ, tids, lo, lo + nbytes, ptr.view.name, ptr.view.flat_base,
+        lo = frozen(ptr.view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size)
+        return [Access(AccessKind.ASYNC_READ, tids, lo, frozen(lo + nbytes), ptr.view.name, ptr.view.flat_base,
                        ptr.elem_size, "tma_store", group_kind="bulk", proxy=Proxy.ASYNC)]
     return run
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import ir
 from ...events import Access, AccessKind, Proxy
+from .cluster import cta_stride
 
 PENDING = -1
 
@@ -88,6 +89,7 @@ class Record:
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it
     tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
     same_value: bool = False           # a store of one value in every thread (program.same_in_every_thread)
+    atomic: bool = False               # an atomic read-modify-write (models/atomics.py)
     # state/proxy.py: thread sets (Memory.thread_key) no later access of which this record can
     # be reported against, whatever the bytes
     quiet_for: set | None = field(default=None, compare=False, repr=False)
@@ -289,6 +291,15 @@ def _interval_keys(rec: Record) -> np.ndarray | None:
     return key
 
 
+def _known_past(known: np.ndarray, r: Record) -> bool:
+    """Every access of plain record `r` happens-before threads that know `known` of each clock
+    column (`(known[r.owner] >= r.clk).all()`; one owner, an elected thread's, as scalars)."""
+    owner = r.owner
+    if len(owner) == 1:
+        return known.item(owner.item(0)) >= r.clk.item(0)
+    return bool((known[owner] >= r.clk).all())
+
+
 def _take_out(recs: list, rids: list, gone: set) -> list:
     """Take the records `rids` (`gone` as a set) out of `recs`, a list in id order, in place;
     the records taken. One id (a superseded record, at every access of a loop) by bisection."""
@@ -322,7 +333,7 @@ class _Group:
     warp-specialized kernel's softmax warp keeps a dozen records of each statement live
     between its barriers)."""
     __slots__ = ("kind", "span_start", "via", "recs", "small", "runs", "seen", "kept",
-                 "lo_min", "hi_max", "pending", "ordered_upto", "last")
+                 "lo_min", "hi_max", "pending", "ordered_upto", "last", "atomic")
     few = 2
 
     # `small` 256: an mma.sync flash attention's K and V ldmatrix statements keep 128 records
@@ -331,6 +342,7 @@ class _Group:
     # cost the sm_100a GQA varlen forward half its 16 s
     def __init__(self, kind, span_start: int, via: str, small: int = 256):
         self.kind, self.span_start, self.via, self.small = kind, span_start, via, small
+        self.atomic = False
         self.recs: list = []     # the live records, by id
         self.lo_min, self.hi_max = 0, 0   # bounds of their bytes
         self.runs: list = []     # [lo, hi, tid, clk, rid, maxlen]
@@ -373,8 +385,7 @@ class _Group:
                 moved = start
                 while start < len(recs):
                     r = recs[start]
-                    if not (r.ordered_for is not None and threads in r.ordered_for
-                            or (known[r.owner] >= r.clk).all()):
+                    if not (r.ordered_for is not None and threads in r.ordered_for or _known_past(known, r)):
                         break
                     start += 1
                 if start > moved:
@@ -394,7 +405,7 @@ class _Group:
             # those ordered before every thread of `rec` cannot race with it (_check_pair's
             # first test): when they are most, the rest is checked one by one
             known = floor(rec)
-            near = [r for r in near if not (known[r.owner] >= r.clk).all()]
+            near = [r for r in near if not _known_past(known, r)]
             if len(near) <= self.few or recs is not self.recs:
                 # (past the ordered records, checked one by one: the index holds them all)
                 return near
@@ -536,6 +547,11 @@ class Memory:
         self._alive_key, self._alive_rows = None, None   # retire's: machine.alive, its rows
         self._unblocked: dict = {}
         self._stale = 0
+        # bytes past every CTA's shared memory and tensor memory (state/cluster.py), with room to
+        # spare: an access beyond them (an index off by orders of magnitude, in a corrupted or
+        # mistyped kernel) is not tracked byte by byte, which would take gigabytes
+        self.flat_bytes = cta_stride(machine.p.layout) * machine.p.launch.cluster_size
+        self.byte_cap = 4 * self.flat_bytes + (1 << 20)
 
     def signature(self):
         return tuple(sorted((r.kind.value, r.span.start, r.lo_min, r.hi_max) for r in self.live.values()))
@@ -689,6 +705,17 @@ class Memory:
                                           mbarrier=bars[sel]), s)
             return
         tids = ev.tids.astype(np.int64, copy=False)
+        known = self._known_ranges(ev.lo, ev.hi)
+        lo_min, hi_max = (int(ev.lo.min()), int(ev.hi.max())) if known is None else (known[2], known[3])
+        if known is None or "in bounds" not in known[4]:
+            if lo_min < 0 or hi_max > self.byte_cap or (ev.hi < ev.lo).any():
+                machine.note(f"{ev.via or 'an access'} to {ev.buffer} at flat shared bytes [{lo_min:,}, "
+                             f"{hi_max:,}): outside the kernel's shared memory ({self.flat_bytes:,} "
+                             "bytes), or of a negative length; not tracked", s.span)
+                machine.taint.threads(machine, tids)
+                return
+            if known is not None:
+                known[4].add("in bounds")
         vc = machine.vc
         machine.mbarrier.acts(tids)
         _, tmin, tmax, threads, rows = self._thread_facts(tids)
@@ -697,15 +724,13 @@ class Memory:
                      vc.diagonal()[tids], s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
                      collective=ev.collective, tainted=bool(vc[rows, machine.taint.column].any()),
-                     same_value=ev.same_value)
+                     same_value=ev.same_value, atomic=ev.atomic)
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
-        known = self._known_ranges(rec.lo, rec.hi)
-        if known is None:
-            rec.lo_min, rec.hi_max = int(rec.lo.min()), int(rec.hi.max())
-        else:
-            rec.lo_min, rec.hi_max = known[2], known[3]
+        if known is not None and (known[0] is not rec.lo or known[1] is not rec.hi):
+            known = None   # (astype made int64 copies: nothing is remembered of those)
+        rec.lo_min, rec.hi_max = lo_min, hi_max
         if self.fenced is not None:
             self._fenced_bytes(rec)
         rec.tmin, rec.tmax, rec.tkey = tmin, tmax, threads
@@ -732,6 +757,8 @@ class Memory:
                 continue
             if (g.span_start, rec.span.start, g.via, rec.via) in seen_pairs:
                 continue
+            if rec.atomic and g.atomic:
+                continue   # two atomic read-modify-writes never race (models/atomics.py)
             first.extend(g.candidates(rec, vc, self.floor, threads))
         if len(first) > 1:
             first.sort(key=lambda r: r.id)
@@ -740,8 +767,12 @@ class Memory:
         machine.proxy.check_access(rec, ev, writes)
         self._floor_of = -1   # the clocks may move from here on
         facts = known[4] if known is not None else set()
+        if rec.atomic and "read ok" not in facts and self._check_written(rec):
+            facts.add("read ok")   # (a read-modify-write reads the bytes first)
         if writes:
-            if ("no self clash", rec.same_value) not in facts and self._check_self(rec):
+            if rec.atomic:
+                pass   # threads of one atomic statement meeting on an element: serialized, no clash
+            elif ("no self clash", rec.same_value) not in facts and self._check_self(rec):
                 facts.add(("no self clash", rec.same_value))
             if "marked" not in facts:
                 self._mark_written(rec)
@@ -765,6 +796,7 @@ class Memory:
             g = self.groups.get(gk)
             if g is None:
                 g = self.groups[gk] = _Group(rec.kind, rec.span.start, rec.via)
+                g.atomic = rec.atomic   # (a statement's records are all atomic or none)
             g.add(rec)
             self.plain[rec.id] = g
             self._supersede_plain(g, rec)
@@ -838,7 +870,12 @@ class Memory:
         every thread of `rec`, so the pair checks can leave its intervals out without looking at
         their bytes. Computed once per new access (the clocks do not move during its checks)."""
         if self._floor_of != rec.id:
-            self._floor_of, self._floor = rec.id, self.machine.vc[self._thread_facts(rec.tids)[4]].min(axis=0)
+            rows = self._thread_facts(rec.tids)[4]
+            vc = self.machine.vc
+            # one thread (an elected issuer): its row, without a reduction over it
+            self._floor = vc[rows.start].copy() if isinstance(rows, slice) and rows.stop - rows.start == 1 \
+                else vc[rows].min(axis=0)
+            self._floor_of = rec.id
         return self._floor
 
     def floor_at(self, rec: Record, cols: np.ndarray) -> np.ndarray:
@@ -873,6 +910,8 @@ class Memory:
         key = (old.span.start, new.span.start, old.via, new.via)
         if key in self.machine.seen_pairs:
             return   # reported already: nothing below has another effect
+        if old.atomic and new.atomic:
+            return   # two atomic read-modify-writes never race (models/atomics.py)
         if tcgen05_pipeline(old.via) and tcgen05_pipeline(new.via) \
                 and old.tmin == old.tmax == new.tmin == new.tmax:
             return   # one thread's tcgen05.mma / .cp run in issue order (below): every pair is ordered
