@@ -53,6 +53,7 @@ class KernelReport:
     blocks: list = field(default_factory=lambda: [{}])   # block indices checked
     resources: dict = field(default_factory=dict)   # shared-memory budget (checks/resources.py)
     scope: list = field(default_factory=list)        # what the verdict covers, in words
+    run_blocks: list = field(default_factory=list)   # of `blocks`, those run (not proved to run as another)
 
 
 @dataclass
@@ -416,7 +417,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         "data-dependent values they read, and every outcome pattern is checked")
     findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
     return KernelReport(func.name, findings, program.launch.num_threads, steps,
-                        blocks, kernel.row(), scope or ["the launch as written"])
+                        blocks, kernel.row(), scope or ["the launch as written"],
+                        run_blocks=[entry[0] for entry in stood_for.values() if entry[2]])
 
 
 def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):

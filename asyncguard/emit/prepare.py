@@ -44,6 +44,7 @@ class Case:
     static: str = ""
     static_rules: list = field(default_factory=list)
     findings: list = field(default_factory=list)    # the static findings (dicts) of this function
+    checked_blocks: list = field(default_factory=list)   # the blocks the static check ran (KernelReport.run_blocks)
     emitted: object = None
     skip: str | None = None          # why the gate cannot run this kernel (reported SKIP)
     refs: list = field(default_factory=list)
@@ -291,25 +292,26 @@ def _prepare_file(index: int, path: str, seconds: float, replay: bool, strict: t
         report = check_text(text, path, Limits(max_seconds=seconds, strict=tuple(strict)), module=module)
         for k in report.kernels:
             statics[k.name] = (verdict(k.findings), sorted({f.rule.code for f in k.findings}),
-                               [f.as_dict() for f in k.findings])
+                               [f.as_dict() for f in k.findings], list(k.run_blocks))
     except Exception as err:  # noqa: BLE001 -- an engine failure is this file's static "?", never a crash
         static_err = f"check failed: {type(err).__name__}: {err}"
     cases: list[Case] = []
     functions = module.functions
     for k, func in enumerate(functions):
-        static, rules, findings = statics.get(func.name, (static_err, [], []))
+        static, rules, findings, checked = statics.get(func.name, (static_err, [], [], []))
         cases += _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays,
-                                   ordinal=k)
+                                   ordinal=k, checked_blocks=checked)
     return cases
 
 
 def _prepare_function(index, path, func, static, rules, findings, seconds, replay, delays=(),
-                      ordinal: int = 0) -> list[Case]:
+                      ordinal: int = 0, checked_blocks: list = ()) -> list[Case]:
     from ..engine.program import elaborate
     out: list[Case] = []
 
     def new(label: str) -> Case:
-        c = Case(path, label, static=static, static_rules=rules, findings=findings)
+        c = Case(path, label, static=static, static_rules=rules, findings=findings,
+                 checked_blocks=list(checked_blocks))
         out.append(c)
         return c
 
@@ -389,7 +391,7 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         c.skip = f"not launched: {why}"
         return
     launch = program.launch
-    blocks = traced_blocks(program, c.findings or ()) if witness is None else [witness[0]]
+    blocks = traced_blocks(program, c.findings or (), c.checked_blocks) if witness is None else [witness[0]]
     numbers, blocks, why = launch_numbers(program, blocks, size)
     if why:
         c.skip = f"not launched: {why}"
@@ -497,7 +499,7 @@ def launch_limit(plan: dict, default: float) -> float:
     return max(float(default), min(MAX_LAUNCH_SECONDS, SECONDS_PER_WAIT * int(plan.get("waits") or 0)))
 
 
-def traced_blocks(program, findings: list = ()) -> list[dict]:
+def traced_blocks(program, findings: list = (), checked: list = ()) -> list[dict]:
     """The blocks the checker runs (analyze._check_function): block 0 unless control flow depends
     on blockIdx, then the sampled blocks, or block 0 alone when blocks differ only in which
     data-dependent inputs they read (under the reference's all-taken inputs they run alike).
@@ -505,8 +507,13 @@ def traced_blocks(program, findings: list = ()) -> list[dict]:
     reference without loop acceleration) the gate runs the first, second, middle and last.
     The block of each static finding's witness is run too: the checker runs more blocks than it
     samples when their runs are cheap (analyze.py, EXTRA_BLOCK_STEPS), and a race it found in
-    one of those shows only there."""
+    one of those shows only there. So are those blocks (`checked`: the static check's
+    KernelReport.run_blocks) beyond the sample: cheap to trace by the same measure, and a clean verdict
+    rests on them too (a repaired stream-K GEMM is clean because its tile-crossing blocks are)."""
     out = _sampled_traced_blocks(program)
+    if program.block_dependent and not program.blocks_alike:
+        sampled = program.launch.sample_blocks()
+        out += [dict(b) for b in checked if b and b not in sampled and b not in out]
     for f in findings:
         block = (f.get("witness") or {}).get("block") if isinstance(f, dict) else None
         if block and f.get("severity") == "error":
