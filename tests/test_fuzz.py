@@ -56,9 +56,9 @@ COPY = ROOT / "corpus/variants/copy_pipelined_sm90a_s2__drop-arrive_L44.tir"
 
 
 @pytest.mark.parametrize("old,new,code,words", [
-    # no thread: not run (an mbarrier event of no thread had no barrier to name)
+    # no thread: the invalid launch's note (an mbarrier event of no thread had no barrier to name)
     ('tx = T.launch_thread("threadIdx.x", 256)', 'tx = T.launch_thread("threadIdx.x", 0)',
-     "AG002", "nothing to run"),
+     "AG001", "invalid launch"),
     # a float where a parity is computed: not an integer bit pattern
     ("T.bitwise_xor(k % 4 // 2, 1)", "T.bitwise_xor(k % 1.5 // 2, 1)", "AG001", "non-integer"),
     # a TMA box of -1 elements, and one of 2e9 (its bytes were marked one by one: 4 GiB)

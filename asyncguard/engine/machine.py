@@ -216,9 +216,6 @@ class Machine:
         self.features: list = []
         self.handlers: dict = {}    # event class -> the handler of the feature that owns it
         self.seen_notes: set = set()    # (before any early return: the caller adds notes)
-        if self.Tc < 1:   # (an extent of 0 is reported as an invalid launch: engine/program.py)
-            self.result.limit_hit = f"{self.Tc} threads per block: nothing to run"
-            return
         if self.Tc > max_threads:
             self.result.limit_hit = (f"{self.Tc} threads per block: more than the {max_threads} "
                                      "the concrete engine (and CUDA) allow")

@@ -193,6 +193,8 @@ class Mbarriers:
         if len(parts) > 1:
             self._mbarrier_split(task, ev, s, parts)
             return
+        if not parts:
+            return   # no thread names a barrier (a launch of no thread: an invalid launch, noted)
         b = parts[0][0]
         m = self.mbars[b]
         if isinstance(ev, MbarInit):
