@@ -204,8 +204,11 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 # budget has room for it (steps, not seconds: the same blocks on every machine)
                 if extra_from is None:
                     extra_from = steps
+                # (statement instances weighed by the threads the machine runs: one instance of a
+                # 2-CTA cluster's 512 threads costs several of a 64-thread block's)
+                weight = program.launch.machine_threads / 128
                 per_run = extra_from / max(sum(1 for b in stood_for.values() if b[2]), 1)
-                if steps - extra_from + per_run > EXTRA_BLOCK_STEPS:
+                if (steps - extra_from + per_run) * weight > EXTRA_BLOCK_STEPS:
                     break
                 blocks.append(block)
             ref = None
@@ -545,8 +548,9 @@ def _cell_of(key_fn, env):
 
 
 MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)
-# statement instances the blocks run beyond the sampled ones may take, in all (analyze.py, the
-# block loop): sixteen blocks of a small kernel; none of a kernel whose one run costs more
+# statement instances the blocks run beyond the sampled ones may take, in all, counted as
+# instances of 128 threads (analyze.py, the block loop): sixteen blocks of a small kernel; none of
+# a kernel whose one run costs more
 EXTRA_BLOCK_STEPS = 4_000
 
 # the longest trip count an unproved size plan runs (prover.sizes.plan_sizes' max_trips)
