@@ -262,3 +262,87 @@ def test_a_length_bounded_through_a_tvmscript_call_in_the_shared_address():
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert any("at most 512: the largest for which the shared access at line 19" in s
                for s in rep.kernels[0].scope), rep.kernels[0].scope
+
+
+# A tile count kept in a one-element register (MInference's `block_count[0] = BlockCount[...]`):
+# stored once at the top of the kernel from a block-uniform cell, it is a let written as a store
+# (engine/program.py `_register_lets`), so the count is a symbolic size like a loaded length.
+COUNTED_TILES = textwrap.dedent('''\
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def counted_tiles_kernel(A: T.handle("float16", "global"), TileCount: T.handle("int32", "global"), Out: T.handle("float16", "global")):
+        T.func_attr({"calling_conv": 2, "target": T.target({"arch": "sm_80", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}), "tir.is_global_func": T.bool(True), "tir.noalias": T.bool(True)})
+        A_1 = T.decl_buffer((1048576,), "float16", data=A)
+        TileCount_1 = T.decl_buffer((16,), "int32", data=TileCount)
+        Out_1 = T.decl_buffer((2048,), "float16", data=Out)
+        bx = T.launch_thread("blockIdx.x", 16)
+        A_shared = T.alloc_buffer((1024,), "float16", scope="shared")
+        n_tiles = T.alloc_buffer((1,), "int32", scope="local.var")
+        acc = T.alloc_buffer((8,), "float16", scope="local")
+        tx = T.launch_thread("threadIdx.x", 128)
+        n_tiles_1 = T.decl_buffer((1,), "int32", data=n_tiles.data, scope="local.var")
+        n_tiles_1[0] = TileCount_1[15 - bx]
+        for i in range(8):
+            acc[i] = T.float16(0.0)
+        for k in range(n_tiles_1[0]):
+            T.ptx_cp_async(T.tvm_access_ptr(T.type_annotation("float16"), A_shared.data, tx * 8, 8, 2), T.tvm_access_ptr(T.type_annotation("float16"), A, bx * 65536 + k * 1024 + tx * 8, 8, 1), 8)
+            T.ptx_commit_group()
+            T.ptx_wait_group(0)
+            T.tvm_storage_sync("shared")
+            for i in range(8):
+                acc[i] = acc[i] + A_shared[1023 - tx * 8 - i]
+            T.tvm_storage_sync("shared")
+        for i in range(8):
+            Out_1[bx * 128 + tx * 8 + i] = acc[i]
+''')
+STORE = "        n_tiles_1[0] = TileCount_1[15 - bx]\n"
+MINFERENCE = FIELD.parent / "field_sizes" / (
+    "minference__example_vertical_slash_sparse_attn__b1_h2_s1024_d64_v128_s32__"
+    "tl_vs_sparse_flashattn.vs_sparse_flashattn_ws__sm_90a.tir")
+
+
+def test_a_count_held_in_a_register_is_proved_for_every_value():
+    rep = check_text(COUNTED_TILES)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert rep.kernels[0].scope[0].startswith("proved for every TileCount_1[15 - bx] >= 0")
+
+
+def test_a_count_held_in_a_register_still_finds_the_refill_race():
+    lines = COUNTED_TILES.splitlines(keepends=True)
+    last = max(i for i, x in enumerate(lines) if x.strip() == 'T.tvm_storage_sync("shared")')
+    rep = check_text("".join(lines[:last] + lines[last + 1:]))
+    assert rep.verdict == "buggy"
+    assert {(f.rule.code, f.line) for f in rep.findings} == {("AG103", 22)}
+
+
+def _unknown_reason(text: str) -> str:
+    rep = check_text(text)
+    assert rep.verdict == "unknown", [f.message for f in rep.findings]
+    return rep.findings[0].message
+
+
+def test_a_register_that_is_not_one_block_uniform_store_stays_unknown():
+    # stored again under a thread condition, read before its store, loaded at a thread-dependent
+    # address, stored inside a loop: the register may differ between threads or over time
+    variants = [
+        STORE + "        if tx < 64:\n            n_tiles_1[0] = TileCount_1[bx]\n",
+        '        Out_1[bx] = T.Cast("float16", n_tiles_1[0])\n' + STORE,
+        "        n_tiles_1[0] = TileCount_1[tx % 16]\n",
+        "        for j in range(1):\n            n_tiles_1[0] = TileCount_1[15 - bx]\n",
+    ]
+    for v in variants:
+        assert STORE in COUNTED_TILES
+        assert "register n_tiles[0] has no known value" in _unknown_reason(COUNTED_TILES.replace(STORE, v))
+
+
+def test_minference_vertical_slash_attention_gets_a_verdict():
+    # two counts in registers (block_count, column_count) bound its loops; it was unknown
+    rep = check_text(MINFERENCE.read_text(), str(MINFERENCE))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "(a length loaded from BlockCount_1[by * 16 + 15 - bx]) is a symbolic size" in scope
+    assert "(a length loaded from ColumnCount_1[by * 16 + 15 - bx]) is a symbolic size" in scope

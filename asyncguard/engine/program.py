@@ -2094,6 +2094,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     def mentions(e) -> bool:
         return bool(free_names(e) & set(lets)) or any(is_data(x) for x in _subscripts(e, []))
 
+    _register_lets(el, program, is_cell)
     _taint_registers(el, program.body, el.func.body, lets, data_registers, data_shared, mentions)
 
     def walk(stmts, loop_vars: frozenset, loop=None) -> None:
@@ -2541,6 +2542,91 @@ def _taint_registers(el: Elaborator, body, func_body, lets: dict, data_registers
                 changed = True
 
 
+def _register_lets(el: Elaborator, program: Program, is_cell) -> None:
+    """A one-element register stored exactly once, in the kernel body's top statement list, with
+    a value of loaded numbers at block-uniform addresses (`block_count[0] = BlockCount[15 - bx]`)
+    holds that value in every thread from the store on: it is a let written as a register store.
+    Every load of it (all after the store: a top-level statement runs before every later line)
+    reads, for the provers, as the stored expression, so the loaded numbers it carries are
+    enumerated or become sizes like any other. The machine still runs the store and the loads;
+    the run's store loads the value the plan chose for those cells (Inputs.number), so both
+    agree. A register also written elsewhere, read before its store, or handed out by pointer
+    stays data (`_taint_registers`), judged where it decides something."""
+    stores: dict = {}     # region -> [(PStore, at the top level)]
+
+    def collect(stmts, top: bool) -> None:
+        for st in stmts:
+            if isinstance(st, PStore):
+                stores.setdefault(st.region, []).append((st, top))
+            elif isinstance(st, PIf):
+                collect(st.then, False)
+                collect(st.other, False)
+            elif isinstance(st, PLoop):
+                collect(st.body, False)
+    collect(program.body, True)
+    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    lets: dict = {}       # region -> the stored expression
+    for region, found in stores.items():
+        if len(found) != 1 or not found[0][1] or region in el.escaped_registers:
+            continue
+        st = found[0][0]
+        if len(st.src) != 2 or st.src[0] != ir.Const(0) or st.src[1] is None or st.size != 1:
+            continue
+        value = st.src[1]
+        subs = _subscripts(value, [])
+        if not subs or not all(is_cell(x) for x in subs) or not free_names(value) - \
+                {x.value.name for x in subs if isinstance(x.value, ir.Var)} <= uniform:
+            continue
+        if any(free_names(x.indices) - uniform for x in subs):
+            continue
+        lets[region] = (value, st.span.line)
+    if not lets:
+        return
+
+    def region_of(x):
+        if not isinstance(x, ir.Subscript):
+            return None
+        reg = el.register_of(el.view_of(x.value))
+        return reg[0] if reg is not None and reg[0] in lets else None
+    # every load after the store: a load on an earlier line (or the store's own) reads the
+    # register before it holds the value
+    targets = set()
+    for x in ir.nodes(el.func.body):
+        if isinstance(x, ir.Assign) and region_of(x.target) is not None:
+            targets.add(id(x.target))
+            if x.target.span.line != lets[region_of(x.target)][1]:
+                lets.pop(region_of(x.target))   # another store the elaborated program dropped
+    for x in ir.nodes(el.func.body):
+        region = region_of(x)
+        if region is not None and id(x) not in targets and x.span.line <= lets[region][1]:
+            lets.pop(region)
+    if not lets:
+        return
+
+    def fix(e):
+        if e is None:
+            return None
+        return ir.rewrite(e, lambda x: lets[region_of(x)][0] if region_of(x) is not None else None)
+
+    def walk(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, (PLet, POp)):
+                st.src = fix(st.src)
+            elif isinstance(st, PIf):
+                st.src = fix(st.src)
+                if st.src is not None:
+                    st.names = frozenset(free_names(st.src))
+                walk(st.then)
+                walk(st.other)
+            elif isinstance(st, PLoop):
+                st.src = tuple(fix(x) for x in st.src)
+                walk(st.body)
+            elif isinstance(st, PStore):
+                st.src = tuple(fix(x) for x in st.src)
+    walk(program.body)
+    el.register_lets = {r: v for r, (v, _) in lets.items()}
+
+
 def _drop_let_sources(body, names: set) -> None:
     for st in body:
         if isinstance(st, PLet) and st.name in names:
@@ -2682,7 +2768,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                 view = el.view_of(sub.value)
                 if view is None or el.roots.get(view.name) not in numeric_roots or sub in singles:
                     continue
-                if free_names(sub.indices) <= block_vars | set(el.symbols) and len(singles) < 1:
+                if free_names(sub.indices) <= block_vars | set(el.symbols) and len(singles) < 2:
                     singles.append(sub)
     sub_map = []
     for sub in singles:
