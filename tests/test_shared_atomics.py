@@ -35,3 +35,14 @@ def test_a_missing_barrier_or_initialization_is_flagged(drop, expect):
     assert all("tvm_storage_sync" in lines[k - 1] for k in drop if k in (31, 33))
     verdict, found = _check(drop)
     assert verdict == "buggy" and expect <= found, found
+
+
+def test_an_atomic_store_reads_nothing_so_needs_no_earlier_write():
+    # no zeroing and the add made an atomic store: every thread tk stores C_shared[tn] atomically
+    # (no race among them), and nothing reads unwritten bytes; the same kernel with the add is AG417
+    lines = KERNEL.read_text().split("\n")
+    assert "T.atomic_add_elem_op(" in lines[31]
+    lines[31] = lines[31].replace("T.atomic_add_elem_op(", "T.atomic_store_elem_op(")
+    text = "\n".join(line for k, line in enumerate(lines, 1) if k not in (22, 23))
+    r = check_text(text, str(KERNEL))
+    assert r.verdict == "clean", [(f.rule.code, f.line, f.message) for f in r.findings]

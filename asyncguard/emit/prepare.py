@@ -510,9 +510,9 @@ def traced_blocks(program, findings: list = (), checked: list = ()) -> list[dict
     one of those shows only there. So are those blocks (`checked`: the static check's
     KernelReport.run_blocks) beyond the sample: cheap to trace by the same measure, and a clean verdict
     rests on them too (a repaired stream-K GEMM is clean because its tile-crossing blocks are)."""
-    out = _sampled_traced_blocks(program)
+    sampled = program.launch.sample_blocks() if program.block_dependent else [{}]
+    out = _sampled_traced_blocks(program, sampled)
     if program.block_dependent and not program.blocks_alike:
-        sampled = program.launch.sample_blocks()
         out += [dict(b) for b in checked if b and b not in sampled and b not in out]
     for f in findings:
         block = (f.get("witness") or {}).get("block") if isinstance(f, dict) else None
@@ -523,11 +523,10 @@ def traced_blocks(program, findings: list = (), checked: list = ()) -> list[dict
     return out
 
 
-def _sampled_traced_blocks(program) -> list[dict]:
-    """traced_blocks without the findings' blocks."""
+def _sampled_traced_blocks(program, blocks: list) -> list[dict]:
+    """traced_blocks without the findings' blocks (`blocks`: the launch's sampled blocks)."""
     if not program.block_dependent:
         return [{}]
-    blocks = program.launch.sample_blocks()
     if program.blocks_alike:
         return blocks[:1]
     if len(blocks) > GATE_BLOCKS:   # 2-D / 3-D grids sample up to 64: a few of them, spread out

@@ -7,7 +7,8 @@ performs each read-modify-write whole, in some order (PTX ISA, "Memory Consisten
 atomic operations on the same location are morally strong and never form a data race). Against a
 plain load or store, or an async copy, it is a write like any other (engine/state/memory.py
 `_check_pair` leaves out only atomic-atomic pairs), and the bytes it adds to must have been
-written first (a read of unwritten bytes otherwise). Atomics on global memory touch no shared
+written first (a read of unwritten bytes otherwise), except for an atomic store, which reads
+nothing. Atomics on global memory touch no shared
 byte (models/pure.py): those are not handled here.
 """
 from __future__ import annotations
@@ -18,6 +19,13 @@ from . import NotModelled, frozen, per_thread
 # the forms whose first operand is the destination; the count of elements each updates
 SHARED_ATOMICS = {"T.atomic_add_elem_op": 1, "T.atomic_addx2_elem_op": 2, "T.atomic_addx4_elem_op": 4,
                   "T.atomic_max_elem_op": 1, "T.atomic_min_elem_op": 1, "T.atomic_store_elem_op": 1}
+# the one form that only writes: an atomic store reads nothing, so its bytes need no earlier write
+STORE_ONLY = {"atomic_store_elem_op"}
+
+
+def reads_destination(via: str) -> bool:
+    """Whether the atomic named `via` (an Access's `via`) reads its bytes before writing them."""
+    return via not in STORE_ONLY
 
 
 def shared_destination(ctx, call):

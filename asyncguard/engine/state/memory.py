@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import ir
 from ...events import Access, AccessKind, Proxy
+from ...models.atomics import reads_destination
 from .cluster import cta_stride
 
 PENDING = -1
@@ -340,9 +341,9 @@ class _Group:
     # live each (two stages of 64), and the TMA load refilling a stage meets 32 of them, all
     # ordered before it: filtered one by one in microseconds, where indexing each new record
     # cost the sm_100a GQA varlen forward half its 16 s
-    def __init__(self, kind, span_start: int, via: str, small: int = 256):
+    def __init__(self, kind, span_start: int, via: str, small: int = 256, atomic: bool = False):
         self.kind, self.span_start, self.via, self.small = kind, span_start, via, small
-        self.atomic = False
+        self.atomic = atomic
         self.recs: list = []     # the live records, by id
         self.lo_min, self.hi_max = 0, 0   # bounds of their bytes
         self.runs: list = []     # [lo, hi, tid, clk, rid, maxlen]
@@ -767,7 +768,8 @@ class Memory:
         machine.proxy.check_access(rec, ev, writes)
         self._floor_of = -1   # the clocks may move from here on
         facts = known[4] if known is not None else set()
-        if rec.atomic and "read ok" not in facts and self._check_written(rec):
+        if rec.atomic and reads_destination(rec.via) and "read ok" not in facts and \
+                self._check_written(rec):
             facts.add("read ok")   # (a read-modify-write reads the bytes first)
         if writes:
             if rec.atomic:
@@ -795,8 +797,8 @@ class Memory:
             gk = (rec.span.start, rec.via, rec.kind)
             g = self.groups.get(gk)
             if g is None:
-                g = self.groups[gk] = _Group(rec.kind, rec.span.start, rec.via)
-                g.atomic = rec.atomic   # (a statement's records are all atomic or none)
+                # (a statement's records are all atomic or none)
+                g = self.groups[gk] = _Group(rec.kind, rec.span.start, rec.via, atomic=rec.atomic)
             g.add(rec)
             self.plain[rec.id] = g
             self._supersede_plain(g, rec)
