@@ -426,16 +426,20 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
 
 def _race_stop(stop, findings: list, at_race: list, path: str, strict: tuple):
     """Machine.on_race for Limits.stop_at_race: stop the run when the findings of the races it
-    recorded so far settle `stop`. They are the full run's findings too while nothing can take
-    them back: no loop has skipped periods (a thrown-away skip keeps only what came before it),
-    no task waited at a compared boundary (the run is, so far, the plain run a thrown-away skip
-    is run again as), no branch went unevaluated (control_lost keeps only AG001-AG003) and no
-    unmodelled operation was met (its taint drops the races resting on it; a later one, or lost
-    control later, is itself a note: a problem to the callers that set stop_at_race). A race's
-    finding reads the race alone (checks/shared_race.py, cp_async.py, mbarrier.py)."""
+    recorded so far settle `stop`. Its one caller is the redundant lint (repair/redundant.py),
+    which asks only whether an edited kernel is clean, so a race certain to be reported means
+    "not clean" and the run may end there. Certain while nothing can take it back: no loop has
+    skipped periods (a thrown-away skip keeps only what came before it), no branch went
+    unevaluated (control_lost keeps only AG001-AG003) and no unmodelled operation was met (its
+    taint drops the races resting on it; a later one, or lost control later, is itself a note: a
+    problem to the callers that set stop_at_race). A task that waited at a compared boundary
+    (Machine._quiesce_first) changes only the schedule, and the race check follows happens-before,
+    not the schedule: the race stands (a persistent GEMM's stop-early check ran 25,000 statement
+    instances past its race for want of this). A race's finding reads the race alone
+    (checks/shared_race.py, cp_async.py, mbarrier.py)."""
     def ask(machine) -> bool:
         res = machine.result
-        if machine.skips_taken or machine.quiesced_any or res.control_lost or res.notes or res.assumed:
+        if machine.skips_taken or res.control_lost or res.notes or res.assumed:
             return False
         certain = checks.run_all(RunResult(races=list(res.races)), path, strict=strict)
         if certain and stop(findings + certain):

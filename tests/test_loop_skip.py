@@ -477,3 +477,20 @@ def test_the_planned_mla_decode_loops_keep_the_finding():
     # witness as when every iteration ran
     (f,) = [f for f in r.findings if f.rule.code == "AG201"]
     assert f.line == 230 and "thread 0 at line 182 (i=0) and thread 128 at line 230 (i=0)" in f.message
+
+
+FLASHMLA = (Path(__file__).resolve().parent.parent / "corpus" / "field" /
+            "warp_specialize__example_warp_specialize_flashmla__flashattn.main_no_split__sm_90a.tir")
+
+
+def test_a_thread_that_stopped_arriving_does_not_keep_the_state_from_repeating():
+    # TileLang's warp-specialized flashmla: threads whose last arrival on a barrier was before the
+    # consumer loops fall one period further behind its phase every period. Only "behind or not"
+    # decides anything (Mbarriers._check_run_ahead), so the state signature reads a lag of 2 or
+    # more as 2; with the exact lag neither 64-trip loop ever skipped (42,574 statement instances)
+    rep = check_text(FLASHMLA.read_text(), str(FLASHMLA))
+    assert rep.verdict == "clean"
+    scope = rep.kernels[0].scope
+    for line in (202, 442):
+        assert f"loop at line {line} (64 iterations): iterations 4..59 skipped, proved periodic with period 2" in scope
+    assert rep.kernels[0].steps < 10000

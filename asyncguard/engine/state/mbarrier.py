@@ -103,8 +103,13 @@ class Mbarriers:
         self._acted: dict = {}   # id(tids) -> (tids, guard_version)
 
     def signature(self):
+        # how many phases each thread's last arrival lies behind: only "not behind" / "behind"
+        # decides anything (_check_run_ahead: prev < phase), so a lag of 2 or more reads as 2. A
+        # thread that stopped arriving (a prologue arrival, the other warpgroup's barrier) falls
+        # one period further behind each period; its exact lag kept the state from ever repeating
         return tuple((m.pending, m.tx, m.phase % 2, len(m.waiters),
-                      tuple(np.unique(m.phase - m.last_phase[m.last_phase >= 0]))) for m in self.mbars)
+                      tuple(np.unique(np.minimum(m.phase - m.last_phase[m.last_phase >= 0], 2))))
+                     for m in self.mbars)
 
     def finish(self, result) -> None:
         blocked = [t for t in self.machine.tasks if t.state in ("mbar", "barrier")]
