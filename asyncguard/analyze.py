@@ -237,7 +237,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 if why is not None and why != "truncated":
                     program.numeric.problem = why
                     numbers = [{}]
-            search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers)
+            # past MAX_INPUT_PATTERNS, runs while the kernel's pattern runs stay under the budget
+            search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers, more_runs=MORE_INPUT_PATTERNS,
+                                 more_steps=INPUT_PATTERN_STEPS - sum(s.spent for s in searches))
             if program.numeric is not None and numbers:
                 search.sized = {k for k, v in numbers[0].items()
                                 if any(k == _cell_of(fn, env) for _, fn in program.numeric.length_cells)}
@@ -314,6 +316,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         f"accelerated): more than --max-steps {limits.max_steps:,}, too large for the "
                         f"concrete engine; only the first {budget:,} were checked")
                 steps += result.steps
+                search.spent += result.steps * program.launch.machine_threads / 128
                 for span, n, a, b, how in result.accelerated:
                     if size:   # symbolic sizes: the induction needs every long run to skip
                         ind = getattr(sizes, "induction", None)
@@ -385,8 +388,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             scope.append("; ".join(parts))
     if any(s.truncated for s in searches):
         from .checks.unsupported import ENGINE_LIMIT
-        msg = (f"data-dependent branches: more than {MAX_INPUT_PATTERNS} outcome patterns for one "
-               "block; the rest were not checked")
+        runs = max(s.runs for s in searches if s.truncated)
+        msg = (f"data-dependent branches: more than {runs} outcome patterns for one block (past "
+               f"{MAX_INPUT_PATTERNS}, more run only while their runs stay under "
+               f"{INPUT_PATTERN_STEPS:,} statement instances of 128 threads in all); the rest were not checked")
         span = getattr(func, "span", None)
         findings.append(Finding(ENGINE_LIMIT, max(getattr(span, "line", 1) or 1, 1), 1, msg,
                                 {"reason": msg}, path))
@@ -552,6 +557,12 @@ def _cell_of(key_fn, env):
 
 
 MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)
+# ... and more, up to MORE_INPUT_PATTERNS, while the runs of every (size, block) of the kernel
+# together stay under INPUT_PATTERN_STEPS statement instances of 128 threads (a step count, the
+# same on every machine): a pipelined block-sparse GEMM's 256 patterns of ~160 instances, not a
+# block-sparse attention's hundreds of patterns of ~200 instances of 256 threads in each block
+MORE_INPUT_PATTERNS = 1024
+INPUT_PATTERN_STEPS = 60_000
 # statement instances the blocks run beyond the sampled ones may take, in all, counted as
 # instances of 128 threads (analyze.py, the block loop): sixteen blocks of a small kernel; none of
 # a kernel whose one run costs more

@@ -32,6 +32,31 @@ def test_search_stops_at_its_limit_and_says_so():
     assert search.runs == 4 and search.truncated
 
 
+def test_past_its_limit_a_search_runs_on_while_the_runs_stay_cheap():
+    def run(search, cost):
+        for inputs in search:
+            for c in range(8):
+                inputs.value(c, f"M[{c}]", both=True)
+            search.spent += cost   # what analyze.py adds after each run
+        return search
+    cheap = run(InputSearch(limit=64, more_runs=1024, more_steps=60_000), 100)
+    assert cheap.runs == 256 and not cheap.truncated
+    dear = run(InputSearch(limit=64, more_runs=1024, more_steps=60_000), 1000)
+    assert dear.runs == 64 and dear.truncated   # 64 runs already spent more than the budget
+    capped = run(InputSearch(limit=64, more_runs=100, more_steps=60_000), 1)
+    assert capped.runs == 100 and capped.truncated
+
+
+def test_a_pipelined_block_sparse_gemm_with_its_mask_in_a_register_gets_every_pattern():
+    # TileLang's test_blocksparse_matmul (testing/python/language, sm_90a): the mask of the next
+    # k-block is loaded into a register in iteration k and decides iteration k + 1's wgmma, so
+    # its 8 cells make 2^8 patterns, past the 64 a search runs first (it was unknown, AG002)
+    path = CORPUS.parent / "unseen" / "language__language_pipeline__test_blocksparse_matmul__sm_90a.tir"
+    rep = check_text(path.read_text(), str(path))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("every outcome pattern checked (256 run(s))" in s for s in rep.kernels[0].scope)
+
+
 def test_cells_that_only_guard_accesses_are_taken_not_enumerated():
     search = InputSearch()
     for inputs in search:

@@ -114,8 +114,15 @@ class Inputs:
 class InputSearch:
     """Iterate the Inputs of every outcome pattern, learning new cells from each finished run."""
 
-    def __init__(self, limit: int = 64, numbers: list | None = None):
+    def __init__(self, limit: int = 64, numbers: list | None = None, more_runs: int = 0,
+                 more_steps: int = 0):
+        """`limit` runs, then more (up to `more_runs` in all) while the runs' statement
+        instances, added to `spent` by the caller after each run, stay under `more_steps`: a
+        pipelined block-sparse GEMM whose mask register is read one iteration later has 2^8
+        patterns of a short run each."""
         self.limit = limit
+        self.more_runs, self.more_steps = more_runs, more_steps
+        self.spent = 0   # statement instances of the runs made so far (the caller adds them)
         # the values of the numeric cells, one dict per satisfiable outcome combination of the
         # branches they decide (NumericInputs.assignments): the truth patterns are searched for each
         self.numbers = numbers if numbers is not None else [{}]
@@ -137,7 +144,8 @@ class InputSearch:
         for numbers in self.numbers:
             todo = [{}]
             while todo:
-                if self.runs >= self.limit:
+                if self.runs >= self.limit and (self.runs >= self.more_runs or
+                                                self.spent >= self.more_steps):
                     self.truncated = True
                     return
                 inputs = Inputs(todo.pop(), numbers)
