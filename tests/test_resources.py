@@ -194,3 +194,16 @@ def test_cli_resources_table(capsys):
     main(["check", "--resources", "--arch", "sm_89", str(RES / "static16_dyn_fits_sm90.tir")])
     out = capsys.readouterr().out
     assert "AG503" in out and "101376" in out
+
+
+def test_sub_byte_elements_take_half_a_byte_in_the_dynamic_budget():
+    # TileLang's own test (testing/python/components, test_single_dynamic_fp4_allocation_uses_packed_size):
+    # 127 float4_e2m1fn elements take 64 bytes, which is what the kernel asks for; counted as one
+    # byte each they made a false AG501 ("127 bytes are needed"), on int4 / uint4 kernels too
+    path = (Path(__file__).resolve().parent.parent / "corpus" / "unseen_wide" /
+            "components__cuda_shared_memory_alias_codegen__test_single_dynamic_fp4_allocation_uses_packed_size__sm_80.tir")
+    text = path.read_text()
+    assert '"dyn_shared_memory_buf": 64,' in text
+    assert check_text(text, str(path)).verdict == "clean"
+    small = check_text(text.replace('"dyn_shared_memory_buf": 64,', '"dyn_shared_memory_buf": 63,'), str(path))
+    assert {f.rule.code for f in small.findings} == {"AG501"}

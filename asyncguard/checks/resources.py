@@ -532,7 +532,8 @@ class KernelContext:
             if v.region is None or v.region.scope != "shared.dyn" or not v.shape:
                 continue
             if all(isinstance(s, int) for s in v.shape):
-                end = v.flat_base + int(np.prod(v.shape)) * v.elem_size
+                # in bits: a sub-byte element (int4, fp4) is half a byte, not one
+                end = v.flat_base + -(-int(np.prod(v.shape)) * v.elem_bits // 8)
                 if end > need:
                     need, what = end, f"view {v.name}"
         if self.dyn_hi > need:
@@ -595,24 +596,28 @@ class KernelContext:
             view = self._view(data)
             if view is None or view.region is None:
                 return None
-            from ..models.memory import dtype_bytes
+            from ..models.memory import dtype_bits
             dt = ann.args[0].value if isinstance(ann, ir.Call) and ann.args and isinstance(ann.args[0], ir.Const) else None
-            es = (dtype_bytes(str(dt)) if dt else None) or view.elem_size
-            return self._combine(view, congruence(off), es)
+            bits = (dtype_bits(str(dt)) if dt else None) or view.elem_bits
+            return self._combine(view, congruence(off), bits)
         if isinstance(e, ir.Subscript) and len(e.indices) == 1 and not isinstance(e.indices[0], ir.Slice):
             view = self._view(e.value)
             if view is None or view.region is None:
                 return None
-            return self._combine(view, congruence(e.indices[0]), view.elem_size)
+            return self._combine(view, congruence(e.indices[0]), view.elem_bits)
         view = self._view(e)
         if view is not None and view.region is not None:
-            return self._combine(view, (0, 0), 1)
+            return self._combine(view, (0, 0), 8)
         return None
 
-    def _combine(self, view, idx: tuple, es: int) -> tuple:
+    def _combine(self, view, idx: tuple, bits: int):
+        """The byte address `r (mod m)` of element index `idx` (a congruence) of `bits`-bit
+        elements; None where a sub-byte element's address is not a whole byte in every case."""
         br, bm = self._base(view)
         r, m = idx
-        return br + r * es, _gcd(bm, m * es), view.name
+        if (r * bits) % 8 or (m * bits) % 8:
+            return None
+        return br + r * bits // 8, _gcd(bm, m * bits // 8), view.name
 
 
 TMA_OPS = ("T.tma_load", "T.tma_load_multicast", "T.tma_load_im2col", "T.tma_store")
