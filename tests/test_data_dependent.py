@@ -257,3 +257,30 @@ def test_a_loop_whose_variable_decides_a_shared_address_is_not_searched_by_count
     scope = " ".join(rep.kernels[0].scope)
     assert "one run per count" not in scope
     assert "every outcome pattern checked (8 run(s))" in scope or rep.verdict != "clean"
+
+
+WIDE = CORPUS.parent / "unseen_wide"
+
+
+def test_all_of_and_any_of_over_a_global_mask_are_unknown_truth_values():
+    # TileLang's test_block_sparse_matmul_global (testing/python/language, sm_80): `if T.all_of(
+    # T.tvm_access_ptr(.., BlockMask, off, 2, 1), 2)` guards the copies and the MMAs of a k-block;
+    # each call is one truth value of the run (its range and reduction are the key), taken where it
+    # only guards shared accesses. It was unknown ("cannot evaluate value of T.all_of")
+    for kind in ("all_of", "any_of"):
+        path = WIDE / f"language__language_{kind}__test_block_sparse_matmul_global__sm_80.tir"
+        rep = check_text(path.read_text(), str(path))
+        assert rep.verdict == "clean", [f.message for f in rep.findings]
+        assert any("data-dependent branches on BlockMask" in s for s in rep.kernels[0].scope)
+    lines = path.read_text().splitlines(keepends=True)
+    assert lines[45].strip() == 'T.tvm_storage_sync("shared.dyn")'
+    rep = check_text("".join(lines[:45] + lines[46:]), str(path))
+    assert rep.verdict == "buggy" and {f.rule.code for f in rep.findings} == {"AG201"}
+
+
+def test_all_of_over_shared_memory_stays_unknown():
+    # the mask copied into shared memory first: its values are data the kernel writes
+    path = WIDE / "language__language_any_of__test_block_sparse_matmul_shared__sm_90a.tir"
+    rep = check_text(path.read_text(), str(path))
+    assert rep.verdict == "unknown"
+    assert "T.any_of" in rep.findings[0].message

@@ -541,6 +541,44 @@ class Elaborator:
         return self._input_cell(view, root, lambda env: sum(f(env) * st for f, st in zip(fns, strides)),
                                 sub.span, both=both)
 
+    def _range_truth(self, call: ir.Call):
+        """`T.all_of(T.tvm_access_ptr(.., Mask, off, n, 1), n)` / `T.any_of(...)` (TileLang's
+        block-sparse tests): whether all / any of n consecutive elements of a read-only global
+        buffer are non-zero. One unknown truth value of the run, like a mask cell (engine/
+        inputs.py), the same for the same range: its key is the range and the reduction, so it
+        is never tied to a plain load of the buffer or to another range (treating overlapping
+        ranges as independent runs every pattern they can make, and more). None (the call stays
+        unmodelled) where the pointer is not into such a buffer or n is not a constant."""
+        if len(call.args) != 2:
+            return None
+        ptr = self.access_ptr_or_none(call.args[0])
+        n = self.literal(call.args[1])
+        if ptr is None or not isinstance(n, int) or n <= 0 or ptr.view.is_shared:
+            return None
+        view = ptr.view
+        root = self.roots.get(view.name)
+        if root is None or root in self.written_roots:
+            return None
+        kind, span, name = call.name.removeprefix("T."), call.span, view.name
+        both = call is not self._taken_site
+        offset, esize = ptr.offset, ptr.elem_size
+
+        def load(env):
+            inputs = env.get(INPUTS)
+            if inputs is None:
+                raise NotConcrete(f"{kind} over a global buffer (data-dependent)", span)
+            flat = offset(env)
+            if isinstance(flat, np.ndarray):
+                vals = np.unique(flat)
+                if vals.size != 1:
+                    raise NotConcrete(f"{kind} over an address that differs between threads "
+                                      "(data-dependent)", span)
+                flat = vals[0]
+            flat = int(flat)
+            key = (root, view.byte_offset + flat * esize, kind, n)
+            return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both)
+        return load
+
     def _input_cell(self, view: View, root: str, flat_fn, span, both: bool):
         """fn(env) -> the run's outcome for the element `flat_fn(env)` of global view `view`."""
         esize, offset, name = view.elem_size, view.byte_offset, view.name
@@ -603,6 +641,8 @@ class Elaborator:
         return load
 
     def _call_hook(self, call: ir.Call):
+        if call.name in RANGE_TRUTHS:
+            return self._range_truth(call)
         if call.name == "T.tl_shuffle_elect" and len(call.args) == 1:
             n_fn, nthreads = self.compile(call.args[0]), self.launch.num_threads
             ctas = self.launch.cluster_size
@@ -1110,6 +1150,8 @@ class Elaborator:
             bare = _guarding_load(s.cond)
             taken = bare is not None and not other and _access_only(then)
             self._taken_site = bare if taken else None
+            if bare is None and not other and _access_only(then):
+                self._taken_site = _range_truth_guard(s.cond)   # an all_of / any_of cell
             if taken:
                 self.taken_guards.add(id(bare))
             for region in _register_regions(self, s.cond):
@@ -1291,6 +1333,8 @@ _UNIFORM_SAFE_PREFIXES = ("T.float", "T.int", "T.uint", "T.bfloat", "T.bool")
 
 # operations whose only events are shared accesses (no barrier, group, arrive or register)
 _ACCESS_ONLY_OPS = {"load", "store", "ptx_cp_async", "ptx_ldmatrix", "ptx_stmatrix"}
+# one truth value over a range of a global buffer's elements (Elaborator._range_truth)
+RANGE_TRUTHS = ("T.all_of", "T.any_of")
 
 
 def _access_only(stmts) -> bool:
@@ -1321,6 +1365,17 @@ def _bare_load(cond):
                                          cond.name == "T.Cast" and len(cond.args) == 2):
         cond = cond.args[-1]
     return cond if isinstance(cond, ir.Subscript) else None
+
+
+def _range_truth_guard(cond):
+    """The `T.all_of` / `T.any_of` call a branch condition consists of (through bool casts), or
+    is conjoined with, as `_guarding_load` finds a load; None otherwise."""
+    if isinstance(cond, ir.BinOp) and cond.op == "and":
+        return _range_truth_guard(cond.right) or _range_truth_guard(cond.left)
+    while isinstance(cond, ir.Call) and (cond.name == "T.bool" and len(cond.args) == 1 or
+                                         cond.name == "T.Cast" and len(cond.args) == 2):
+        cond = cond.args[-1]
+    return cond if isinstance(cond, ir.Call) and cond.name in RANGE_TRUTHS else None
 
 
 def _guarding_load(cond):
