@@ -406,19 +406,7 @@ def child(args):
                 results.write(json.dumps({"event": "test", "test": n, "outcome": "skipped: needs fixtures"}) + "\n")
                 continue
             current.update(test=n, done=False, archs=test_archs(fn, archs))
-            outcome = "finished"
-            try:
-                fn(**kwargs)
-            except Stop as e:
-                outcome = "stopped: " + str(e)
-            except BaseException as e:  # noqa: BLE001
-                outcome = f"error: {type(e).__name__}: {last_line(e)}"
-                results.write(json.dumps({"event": "traceback", "test": n,
-                                          "text": "".join(traceback.format_exception(e)[-4:])[-1500:]}) + "\n")
-            if current["done"]:
-                kept += 1
-            results.write(json.dumps({"event": "test", "test": n, "outcome": outcome,
-                                      "params": {k: repr(v) for k, v in kwargs.items()}}) + "\n")
+            kept += run_test(fn, n, kwargs, current, results, Stop, traceback)
         for label, call in BUILDERS.get(args.rel, []):
             current.update(test=label, done=False, archs=archs)
             outcome = "finished"
@@ -433,6 +421,23 @@ def child(args):
                                       "params": {"call": call}}) + "\n")
     results.close()
     os._exit(0)
+
+
+def run_test(fn, key, kwargs, current, results, Stop, traceback) -> int:
+    """Call test `fn` with `kwargs` (stopped by the interception once it compiled a kernel) and
+    record the outcome under `key`; 1 when it compiled (and so kept) a kernel, else 0."""
+    outcome = "finished"
+    try:
+        fn(**kwargs)
+    except Stop as e:
+        outcome = "stopped: " + str(e)
+    except BaseException as e:  # noqa: BLE001
+        outcome = f"error: {type(e).__name__}: {last_line(e)}"
+        results.write(json.dumps({"event": "traceback", "test": key,
+                                  "text": "".join(traceback.format_exception(e)[-4:])[-1500:]}) + "\n")
+    results.write(json.dumps({"event": "test", "test": key, "outcome": outcome,
+                              "params": {k: repr(v) for k, v in kwargs.items()}}) + "\n")
+    return 1 if current["done"] else 0
 
 
 def wide_child(mod, names, done, current, archs, results, Stop, traceback):
@@ -450,19 +455,7 @@ def wide_child(mod, names, done, current, archs, results, Stop, traceback):
             continue
         fn = getattr(mod, n)
         current.update(test=key, done=False, archs=test_archs(fn, archs))
-        outcome = "finished"
-        try:
-            fn(**kwargs)
-        except Stop as e:
-            outcome = "stopped: " + str(e)
-        except BaseException as e:  # noqa: BLE001
-            outcome = f"error: {type(e).__name__}: {last_line(e)}"
-            results.write(json.dumps({"event": "traceback", "test": key,
-                                      "text": "".join(traceback.format_exception(e)[-4:])[-1500:]}) + "\n")
-        if current["done"]:
-            kept += 1
-        results.write(json.dumps({"event": "test", "test": key, "outcome": outcome,
-                                  "params": {k: repr(v) for k, v in kwargs.items()}}) + "\n")
+        kept += run_test(fn, key, kwargs, current, results, Stop, traceback)
     results.close()
     os._exit(0)
 

@@ -567,14 +567,7 @@ class Elaborator:
             inputs = env.get(INPUTS)
             if inputs is None:
                 raise NotConcrete(f"{kind} over a global buffer (data-dependent)", span)
-            flat = offset(env)
-            if isinstance(flat, np.ndarray):
-                vals = np.unique(flat)
-                if vals.size != 1:
-                    raise NotConcrete(f"{kind} over an address that differs between threads "
-                                      "(data-dependent)", span)
-                flat = vals[0]
-            flat = int(flat)
+            flat = _one_address(offset(env), f"{kind} over an address", span)
             key = (root, view.byte_offset + flat * esize, kind, n)
             return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both)
         return load
@@ -590,14 +583,7 @@ class Elaborator:
             if root in self.written_roots:
                 raise NotConcrete(f"a value loaded from {root}, which the kernel also writes "
                                   "(data-dependent)", span)
-            flat = flat_fn(env)
-            if isinstance(flat, np.ndarray):
-                vals = np.unique(flat)
-                if vals.size != 1:
-                    raise NotConcrete(f"a value loaded from {root} at an address that differs "
-                                      "between threads (data-dependent)", span)
-                flat = vals[0]
-            flat = int(flat)
+            flat = _one_address(flat_fn(env), f"a value loaded from {root} at an address", span)
             if not self.truth_only.get(root, False):
                 # a number: the value the numeric plan chose for this run (engine/inputs.py)
                 v = inputs.number((root, offset + flat * esize), f"{name}[{flat}]")
@@ -1365,6 +1351,17 @@ def _bare_load(cond):
                                          cond.name == "T.Cast" and len(cond.args) == 2):
         cond = cond.args[-1]
     return cond if isinstance(cond, ir.Subscript) else None
+
+
+def _one_address(flat, what: str, span) -> int:
+    """The one element index every thread of the block reads (`flat`: an int or per-thread array);
+    NotConcrete where threads read different ones (a per-thread cell is no block input)."""
+    if isinstance(flat, np.ndarray):
+        vals = np.unique(flat)
+        if vals.size != 1:
+            raise NotConcrete(f"{what} that differs between threads (data-dependent)", span)
+        flat = vals[0]
+    return int(flat)
 
 
 def _range_truth_guard(cond):
