@@ -3,6 +3,7 @@ M[i]))`, or a vector copy of eight cells) whose every read is the whole conditio
 that only reads and writes shared memory: its cells are taken as true (skipping such a branch
 removes accesses, never synchronization), so a pipelined block-sparse kernel is one run, not
 2^n outcome patterns (engine/program.py `_register_reads_taken`)."""
+import re
 from pathlib import Path
 
 from asyncguard.analyze import check_text
@@ -37,7 +38,8 @@ def test_a_register_mask_read_as_a_number_too_keeps_both_outcomes():
     assert lines[33].strip().startswith("block_mask_1[0] = ")
     extra = "        C_local_2[0] = T.Cast(\"float32\", block_mask_1[0])\n"
     rep = check_text("".join(lines[:34] + [extra] + lines[34:]))
-    assert "only the first 64 outcome patterns checked" in scope(rep)
+    # past 64 patterns more run while cheap (analyze.INPUT_PATTERN_STEPS), not all of them
+    assert re.search(r"only the first \d+ outcome patterns checked", scope(rep))
     assert "only guard shared accesses" not in scope(rep)
 
 
