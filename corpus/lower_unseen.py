@@ -180,28 +180,8 @@ def short(rel):
 def first_params(fn):
     """Keyword arguments of the first @pytest.mark.parametrize set(s) of fn, or None when fn takes other
     arguments (fixtures) this driver cannot supply."""
-    kwargs = {}
-    for m in getattr(fn, "pytestmark", []):
-        if m.name != "parametrize" or len(m.args) < 2:
-            continue
-        names = [n.strip() for n in m.args[0].split(",")] if isinstance(m.args[0], str) else list(m.args[0])
-        vals = list(m.args[1])
-        if not vals:
-            return None
-        first = vals[0]
-        first = getattr(first, "values", first)  # pytest.param(...)
-        if len(names) == 1:
-            first = (first[0],) if isinstance(first, tuple) and getattr(vals[0], "values", None) else (first,)
-        kwargs.update(dict(zip(names, first)))
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return kwargs
-    for p in sig.parameters.values():
-        if p.name not in kwargs and p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL,
-                                                                                            p.VAR_KEYWORD):
-            return None
-    return kwargs
+    sets = all_params(fn)
+    return None if sets is None else sets[0]
 
 
 def all_params(fn):
