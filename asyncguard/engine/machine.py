@@ -272,7 +272,6 @@ class Machine:
     on_race = None
     stopped_at_race = False
     _races_asked = 0
-    quiesced_any = False   # a task waited at a compared boundary: the schedule is no longer a plain run's
     # the redundant lint's shared prefix (repair/prefix.py): `at_stmt(machine, task, s)` is asked
     # before a task runs a statement whose id is in `watched`; True skips it (not run, no step
     # counted: the statement is not in the program)
@@ -608,7 +607,6 @@ class Machine:
         if not any(t.state == "run" for t in self.tasks if t is not task):
             return False
         task.quiesced = (f, nxt)   # the frame itself: a later frame may reuse a freed one's id
-        self.quiesced_any = True
         task.state = self.QUIESCING
         self.quiescing.append(task)
         return True

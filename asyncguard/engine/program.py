@@ -2655,28 +2655,14 @@ def _register_lets(el: Elaborator, program: Program, is_cell) -> None:
     if not lets:
         return
 
-    def fix(e):
-        if e is None:
-            return None
-        return ir.rewrite(e, lambda x: lets[region_of(x)][0] if region_of(x) is not None else None)
-
-    def walk(stmts) -> None:
-        for st in stmts:
-            if isinstance(st, (PLet, POp)):
-                st.src = fix(st.src)
-            elif isinstance(st, PIf):
-                st.src = fix(st.src)
-                if st.src is not None:
-                    st.names = frozenset(free_names(st.src))
-                walk(st.then)
-                walk(st.other)
-            elif isinstance(st, PLoop):
-                st.src = tuple(fix(x) for x in st.src)
-                walk(st.body)
-            elif isinstance(st, PStore):
-                st.src = tuple(fix(x) for x in st.src)
-    walk(program.body)
-    el.register_lets = {r: v for r, (v, _) in lets.items()}
+    # every load of such a register, through whichever view names it, reads as the stored value
+    # in what the provers read (the rewrite the loaded lengths use too)
+    sub_map: list = []
+    for x in ir.nodes(el.func.body):
+        region = region_of(x)
+        if region is not None and id(x) not in targets and all(x != sub for sub, _ in sub_map):
+            sub_map.append((x, lets[region][0]))
+    _rewrite_program(program.body, {}, sub_map)
 
 
 def _drop_let_sources(body, names: set) -> None:
