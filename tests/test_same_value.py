@@ -37,6 +37,16 @@ def test_one_value_in_every_thread_is_not_a_race(value):
     assert verdict_and_rules(value) == ("clean", [])
 
 
+@pytest.mark.parametrize("let,clean", [
+    ("v: T.float16 = A_1[bx * 256 + k]", True),    # a let assigned once from a uniform load
+    ("v: T.float16 = A_1[bx * 256 + tx]", False),  # its address depends on the thread
+    ("v: T.float16 = A_1[k]\n        v = A_1[tx]", False),   # assigned twice: no one expression
+])
+def test_a_let_of_a_loaded_value_is_one_value_when_its_definition_is(let, clean):
+    verdict, rules = verdict_and_rules("v", let)
+    assert (verdict, rules) == ("clean", []) if clean else "AG201" in rules
+
+
 @pytest.mark.parametrize("value,let,tail", [
     ("A_1[bx * 256 + i + tx]", "j = k", ""),              # the address depends on the thread
     ("A_1[j * 128 + i]", "j = k + tx", ""),                # through a let that depends on it

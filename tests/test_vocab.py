@@ -226,6 +226,55 @@ def test_st_bulk_is_a_store():
     assert "AG201" in codes(text)
 
 
+# ---------------------------------------------------------------- lds / sts / ldg / stg (copy.h)
+def _ptr(buf: str, off: str, ext: int, rw: int, dtype: str = "float16") -> str:
+    return f'T.tvm_access_ptr(T.type_annotation("{dtype}"), {buf}, {off}, {ext}, {rw})'
+
+
+@pytest.mark.parametrize("width,elems", [("32", 2), ("64", 4), ("128", 8)])
+def test_sts_lds_are_shared_stores_and_loads_of_their_width(width, elems):
+    # thread t stores width/8 bytes at element elems*t; its neighbour reads them after a barrier
+    store = f'T.sts{width}({_ptr("S", f"tx * {elems}", elems, 2)}, T.uint32(tx))'
+    load = f'v: T.uint32 = T.lds{width}({_ptr("S", f"(tx + 1) % 64 * {elems}", elems, 1)})\n' \
+           f'T.stg32({_ptr("C", "tx * 2", 2, 2)}, v)'
+    assert verdict(kernel(f'{store}\nT.tvm_storage_sync("shared")\n{load}')) == "clean"
+    # without the barrier the neighbour's read races with the store
+    assert "AG201" in codes(kernel(f"{store}\n{load}"))
+    # the bytes are the instruction's width: a store at elems*t + elems/2 overlaps the next
+    # thread's range only when the width reaches past it
+    half = f'T.sts{width}({_ptr("S", f"tx * {elems} + {elems // 2}", elems, 2)}, T.uint32(tx))'
+    assert "AG201" in codes(kernel(f"{store}\n{half}"))
+
+
+@pytest.mark.parametrize("value,clean", [
+    ('T.ldg64(' + _ptr("A", "0", 4, 1) + ')', True),     # a read-only parameter, one address
+    ('T.ldg64(' + _ptr("A", "tx * 4", 4, 1) + ')', False),  # an address that depends on the thread
+])
+def test_sts_of_one_loaded_value_in_every_thread(value, clean):
+    # every thread stores the same 8 bytes into S[0:4] (TileLang's lds/sts codegen test does)
+    text = kernel(f'v: T.uint32x2 = {value}\nT.sts64({_ptr("S", "0", 4, 2)}, v)\n'
+                  f'T.tvm_storage_sync("shared")\nC[tx] = S[tx % 4]')
+    assert (verdict(text) == "clean") == clean
+    if not clean:
+        assert "AG201" in codes(text)
+
+
+def test_stg_into_shared_memory_is_named():
+    report = check_text(kernel(f'T.stg32({_ptr("S", "tx * 2", 2, 2)}, T.uint32(0))'))
+    assert report.verdict == "unknown"
+    assert any("T.stg32" in f.message for f in report.findings if f.rule.code == "AG001")
+
+
+def test_debug_print_reads_only_the_element_it_prints():
+    printed = ('T.call_extern("handle", "debug_print_buffer_value", "buffer<S, float16>", "S", tx, '
+               'S[(tx + 1) % 64])')
+    assert verdict(kernel(f'S[tx] = T.float16(0)\nT.tvm_storage_sync("shared")\n{printed}')) == "clean"
+    assert "AG201" in codes(kernel(f"S[tx] = T.float16(0)\n{printed}"))
+    # a pointer argument is printed as an address (%p): nothing is read
+    pointer = f'T.call_extern("handle", "debug_print_var", "p", {_ptr("S", "0", 64, 1)})'
+    assert verdict(kernel(f"S[tx] = T.float16(0)\n{pointer}")) == "clean"
+
+
 @pytest.mark.parametrize("call,named", [
     ("T.ptx_tcgen05_cp_warpx4()", "shared-to-tensor-memory copy"),
     ("T.ptx_tcgen05_sf_warp_transpose()", "scale-factor transpose"),

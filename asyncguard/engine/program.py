@@ -338,6 +338,7 @@ class Elaborator:
         # parameters, loop variables and lets built from them): a store of a value built only
         # from these and read-only global memory writes the same value in every thread
         self.uniform_names: set = set()
+        self.let_values: dict = {}   # let name -> its expression, None when assigned more than once
         for p in func.params:
             ann = p.annotation
             if isinstance(ann, ir.Call) and ann.name == "T.handle":
@@ -860,7 +861,7 @@ class Elaborator:
         built from uniform names, constants, pure arithmetic and casts, and loads at uniform
         addresses of global parameters the kernel never writes. Asked at run time, after
         elaboration has collected the written parameters."""
-        stack = [e]
+        stack, seen = [e], set()
         while stack:
             x = stack.pop()
             if isinstance(x, ir.Subscript):
@@ -870,12 +871,28 @@ class Elaborator:
                     return False
                 stack.extend(x.indices)
             elif isinstance(x, ir.Call):
+                if x.name in _GLOBAL_LOADS and x.args:   # ldg*: a load like a subscript's
+                    ptr = x.args[0]
+                    if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5):
+                        return False
+                    view = self.view_of(ptr.args[1])
+                    if view is None or view.name not in self.roots or \
+                            self.roots[view.name] in self.written_roots:
+                        return False
+                    stack.append(ptr.args[2])
+                    stack.extend(x.args[1:])
+                    continue
                 if not (x.name in _UNIFORM_SAFE_CALLS or x.name.startswith(_UNIFORM_SAFE_PREFIXES)):
                     return False
                 stack.extend(a for a in x.args if not isinstance(a, ir.Const))
             elif isinstance(x, ir.Var):
-                if x.name not in self.uniform_names:
+                if x.name in self.uniform_names:
+                    continue
+                value = self.let_values.get(x.name)
+                if value is None or x.name in seen:
                     return False
+                seen.add(x.name)   # a let assigned once: one value where its definition has one
+                stack.append(value)
             elif isinstance(x, ir.Slice):
                 stack.extend(p for p in (x.lo, x.hi, x.step) if p is not None)
             elif isinstance(x, (ir.BinOp,)):
@@ -1186,7 +1203,7 @@ class Elaborator:
     def _global_in(self, e):
         """The name of a buffer outside shared memory and per-thread registers the expression
         loads from, or None."""
-        stack = [e]
+        stack, seen = [e], set()
         while stack:
             x = stack.pop()
             if isinstance(x, ir.Subscript):
@@ -1270,6 +1287,8 @@ class Elaborator:
             self._control(val)
             if self._uniform_names_only(val):
                 self.uniform_names.add(tgt.name)
+            # a name assigned once keeps its expression (same_in_every_thread); twice, none
+            self.let_values[tgt.name] = None if tgt.name in self.let_values else val
             return out + [PLet(tgt.name, s.span, self.compile(val), val)]
         return out + [PNote("assignment to an unsupported target", s.span)]
 
@@ -1315,6 +1334,8 @@ _UNIFORM_SAFE_CALLS = {"T.Cast", "T.Broadcast", "T.reinterpret", "T.bitwise_and"
                        # pure math: one result for one argument in every thread
                        "T.exp", "T.exp2", "T.log", "T.log2", "T.sqrt", "T.rsqrt", "T.tanh", "T.fabs"}
 _UNIFORM_SAFE_PREFIXES = ("T.float", "T.int", "T.uint", "T.bfloat", "T.bool")
+# TileLang's explicit-width global loads (tl::load_global_N): a load at their pointer
+_GLOBAL_LOADS = ("T.ldg32", "T.ldg64", "T.ldg128", "T.ldg256")
 
 
 # operations whose only events are shared accesses (no barrier, group, arrive or register)

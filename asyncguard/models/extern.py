@@ -29,7 +29,13 @@ lies in the block's system-reserved shared memory (`%reserved_smem_offset_begin/
 region belongs to system software; CUDA reserves 1 KB per block from sm_80 and places the
 kernel's own shared memory after it), so no kernel buffer, barrier or async state is touched; the
 payload `value` is an ordinary argument (a shared load there is a read like any other). The
-"memory" clobber orders the compiler only. Other externs are `unsupported`.
+"memory" clobber orders the compiler only.
+
+`debug_print_var(msg, v)`, `debug_print_buffer_value(msg, buf_name, index, v)` and
+`debug_print_msg(msg)` (debug.h, what `T.print` lowers to): a `printf` of arguments passed
+by value (a pointer argument is printed as an address, `%p`). The element printed is read
+where the argument is evaluated, as any load; the call itself touches no shared memory and
+has no barrier. Other externs are `unsupported`.
 """
 from __future__ import annotations
 
@@ -51,6 +57,7 @@ _SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
 # memory of their own, no barrier, no shuffle.
 _IKET_EVENT = re.compile(r"TL_IKET_EVENT(?:_PAYLOAD_(?:U32|F32))?$")
 _DECODE = re.compile(r"decode_(?:i[124][sub]|fp4)_to_(?:f16|bf16|i8s|i4s)\w*$")
+_PRINTS = {"debug_print_var", "debug_print_buffer_value", "debug_print_msg"}
 SEG = 32              # InclusiveScanLine's segment: one warp
 MAX_STEPS = 1 << 14   # scan steps one call may take before the model gives up (AG001)
 
@@ -70,6 +77,8 @@ def extern_effect(ctx, call):
         return _scan(ctx, call, name, m)
     if _IKET_EVENT.match(name):
         return None   # a profiler's marker in the reserved shared window (module doc)
+    if name in _PRINTS:
+        return None   # printf of by-value arguments (module doc)
     if name == "DP4A":
         return _dp4a(ctx, call)
     if _DECODE.match(name):

@@ -1,15 +1,22 @@
-"""Shared-memory loads and stores by explicit instructions: ldmatrix / stmatrix.
+"""Shared-memory loads and stores by explicit instructions: ldmatrix / stmatrix, lds / sts.
 
 `ldmatrix.x{1,2,4}`: lanes 0..8n-1 each supply the address of one 16-byte row (PTX ISA,
 "ldmatrix"); the warp reads those rows. `stmatrix` writes them. Each lane's row is attributed
 to the lane that named it.
+
+`T.lds32/64/128(ptr)` and `T.sts32/64/128(ptr, value)`: TileLang's explicit-width shared
+accesses, printed as `tl::load_shared_N(ptr)` / `tl::store_shared_N(ptr, value)`
+(tl_templates/cuda/copy.h: one `*reinterpret_cast<const uintN_t *>(ptr)` dereference), an
+ordinary generic-proxy load or store of N/8 bytes at the pointer, by each executing thread. A
+store whose value is one value in every thread (as a plain store's, engine/program.py
+`same_in_every_thread`) is a same-value store. `ldg*`/`stg*` address global memory only.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..events import Access, AccessKind
-from . import NotModelled, constant, op, per_thread
+from . import NotModelled, ThreadRanges, constant, op, per_thread, value_op
 from .launch import WARP
 
 ROW_BYTES = 16
@@ -65,3 +72,46 @@ def ldmatrix(ctx, call):
 @op("T.ptx_stmatrix")
 def stmatrix(ctx, call):
     return _matrix_op(ctx, call, AccessKind.WRITE, 2)
+
+
+_WIDTH_BYTES = {"32": 4, "64": 8, "128": 16}
+
+
+def _explicit_width(ctx, call, kind: AccessKind, nargs: int):
+    if len(call.args) != nargs:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    ptr = ctx.access_ptr(call.args[0])
+    if ptr is None:
+        raise NotModelled(f"{call.name}: shared pointer is not a T.tvm_access_ptr")
+    if not ptr.view.is_shared:
+        return None  # not shared memory: no effect we track
+    width = _WIDTH_BYTES[call.name[-3:].lstrip("sd")]
+    base = ptr.view.flat_base
+    ranges = ThreadRanges()
+    same = kind == AccessKind.WRITE and ctx.same_in_every_thread(call.args[1])
+    label = call.name.removeprefix("T.")
+
+    def run(env, tids):
+        lo, hi = ranges.get(ptr.offset(env), tids, base, ptr.elem_size, width)
+        return [Access(kind, tids, lo, hi, ptr.view.name, base, ptr.elem_size, label,
+                       same_value=same)]
+    return run
+
+
+@value_op("T.lds32", "T.lds64", "T.lds128")
+def lds(ctx, call):
+    return _explicit_width(ctx, call, AccessKind.READ, 1)
+
+
+@op("T.sts32", "T.sts64", "T.sts128")
+def sts(ctx, call):
+    return _explicit_width(ctx, call, AccessKind.WRITE, 2)
+
+
+@op("T.stg32", "T.stg64", "T.stg128", "T.stg256")
+def stg(ctx, call):
+    """`tl::store_global_N[_conditional](ptr, value[, pred])`: global memory only."""
+    ptr = ctx.access_ptr(call.args[0]) if call.args else None
+    if ptr is None or ptr.view.is_shared or ptr.view.is_barrier:
+        raise NotModelled(f"{call.name} whose pointer is not a global T.tvm_access_ptr")
+    return None
