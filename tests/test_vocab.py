@@ -209,6 +209,38 @@ def test_sync_warp_orders_lanes_of_one_warp():
     assert verdict(text) == "clean"
 
 
+# TVM's all-reduce over 4 of a warp's lanes (TileLang issue 2628's test, lowered for sm_80):
+# `mask = ballot_sync(activemask(), tk < 4)`, then `T.sync_warp(mask)` inside `if tk < 4:`
+ALLREDUCE_4_LANES = (Path(__file__).parent.parent / "corpus" / "unseen_wide" /
+                     "issue__issue_2628__test_thread_allreduce_syncwarp_sum__p3_dtbfloat16-vals3.0x8.0x5.0x2.0x7.0x6.0x4.0x6.0__sm_80.tir")
+
+
+def test_sync_warp_with_the_ballot_of_its_branch_is_a_warp_sync():
+    text = ALLREDUCE_4_LANES.read_text()
+    assert verdict(text) == "clean"
+    lines = text.split("\n")
+    syncs = [i for i, line in enumerate(lines) if "T.sync_warp(" in line]
+    assert len(syncs) == 6
+    # the first sync (reads of [t], [t+4] before writes of [t]) and the last (a block barrier
+    # follows) order nothing; each of the other four removed leaves a race between lanes
+    dropped = {i + 1: codes("\n".join(lines[:i] + lines[i + 1:])) for i in syncs}
+    assert [("AG201" in c) for c in dropped.values()] == [False, True, True, True, True, False]
+    # a constant mask of exactly the executing lanes is the same warp sync
+    assert verdict(text.replace("T.sync_warp(allreduce_participant_mask)", "T.sync_warp(T.uint32(15))")) == "clean"
+
+
+@pytest.mark.parametrize("old,new", [
+    ("T.ballot_sync(allreduce_active_mask, tk < 4)", "T.ballot_sync(allreduce_active_mask, tk < 2)"),
+    ("T.sync_warp(allreduce_participant_mask)", "T.sync_warp(allreduce_active_mask)"),
+    ("T.sync_warp(allreduce_participant_mask)", "T.sync_warp(T.uint32(255))"),
+])
+def test_sync_warp_whose_mask_names_other_lanes_is_unknown(old, new):
+    # the lanes of the mask would wait for lanes that never arrive (or behave undefined)
+    report = check_text(ALLREDUCE_4_LANES.read_text().replace(old, new))
+    assert report.verdict == "unknown"
+    assert any(f.rule.code == "AG001" and "sync_warp" in f.message for f in report.findings)
+
+
 @pytest.mark.parametrize("call", ["T.pdl_trigger()", "T.pdl_sync()", "T.rng_init(1, tx, 0, \"curandStatePhilox4_32_10_t\")"])
 def test_calls_without_shared_effect_are_clean(call):
     assert verdict(kernel(f"{call}\nS[tx] = T.float16(0)")) == "clean"

@@ -449,7 +449,7 @@ class Machine:
                 self._branch(task, s)
             elif isinstance(s, PLet):
                 try:
-                    task.env[s.name] = s.value(task.env)
+                    task.env[s.name] = s.value(task.env, task.tids) if s.lanes else s.value(task.env)
                 except NotConcrete:
                     task.env.pop(s.name, None)
             elif isinstance(s, PStore):

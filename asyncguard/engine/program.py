@@ -20,6 +20,7 @@ from ..models.extern import extern_effect
 from ..models.launch import Launch, shuffle_elect
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
+from ..models.warp_vote import warp_vote
 from .exprs import NotConcrete, compile_expr, free_names, memoize
 from .inputs import INPUTS, NumericInputs, pair_order
 
@@ -56,6 +57,7 @@ class PLet:
     span: ir.Span
     value: Callable
     src: object = None
+    lanes: bool = False   # value(env, tids): a warp vote, decided by the lanes executing it
 
 
 @dataclass
@@ -1285,6 +1287,16 @@ class Elaborator:
                 self.views[tgt.name] = view
                 return out
             self._control(val)
+            vote = warp_vote(self, val)
+            if vote is not None:
+                self.let_values[tgt.name] = None
+
+                def lanes(env, tids, vote=vote):
+                    try:
+                        return vote(env, tids)
+                    except NotModelled as err:   # a value: unknown where it is used
+                        raise NotConcrete(str(err), s.span) from None
+                return out + [PLet(tgt.name, s.span, lanes, val, lanes=True)]
             if self._uniform_names_only(val):
                 self.uniform_names.add(tgt.name)
             # a name assigned once keeps its expression (same_in_every_thread); twice, none

@@ -4,7 +4,8 @@
 `("cluster")` is `tl::cluster_sync()` (TileLang's CUDA codegen);
 the 3-argument form `(scope, id, n)` is `bar.sync id, n`; `T.named_barrier_arrive(id, n)` is
 `bar.arrive id, n`. `("warp")` emits nothing in TVM's CUDA codegen, so it orders nothing;
-`T.sync_warp()` (`__syncwarp()`, full mask) is `WarpSync`. `T.sync_grid()` is
+`T.sync_warp()` (`__syncwarp()`, full mask) is `WarpSync`; with a computed mask, when the mask is
+exactly the lanes that execute it (models/warp_vote.py). `T.sync_grid()` is
 `cooperative_groups::this_grid().sync()`, which inside the block is `bar.sync 0` before and
 after the grid-wide handshake (CUDA's cooperative_groups sync_grids): two block barriers.
 `T.cluster_sync()` and the cluster barrier's halves are in models/cluster.py.
@@ -12,8 +13,9 @@ after the grid-wide handshake (CUDA's cooperative_groups sync_grids): two block 
 from __future__ import annotations
 
 from ..events import Barrier, WarpSync
-from . import NotModelled, constant, op
+from . import NotModelled, constant, op, per_thread
 from .cluster import cluster_storage_sync
+from .warp_vote import active_lanes
 
 
 @op("T.tvm_storage_sync")
@@ -66,9 +68,20 @@ FULL_MASK = 0xFFFFFFFF
 
 @op("T.sync_warp")
 def sync_warp(ctx, call):
-    if call.args and ctx.literal(call.args[0]) not in (FULL_MASK, -1):
-        raise NotModelled("T.sync_warp with a partial or computed lane mask")
-    return lambda env, tids: [WarpSync(tids)]
+    if not call.args or ctx.literal(call.args[0]) in (FULL_MASK, -1):
+        return lambda env, tids: [WarpSync(tids)]
+    mask_fn = ctx.compile(call.args[0])
+
+    def run(env, tids):
+        # bar.warp.sync membermask: the lanes of the mask wait for each other. Exact when the
+        # mask is the lanes that execute it here (a ballot of the branch condition they took,
+        # models/warp_vote.py); a mask naming other lanes waits for lanes the engine does not
+        # pair (or is undefined), and stays unmodelled
+        masks = per_thread(mask_fn(env), tids) & FULL_MASK
+        if (masks != active_lanes(tids)).any():
+            raise NotModelled("T.sync_warp whose lane mask is not the lanes that execute it")
+        return [WarpSync(tids)]
+    return run
 
 
 @op("T.sync_grid")
