@@ -438,3 +438,16 @@ def test_a_block_proved_to_run_as_a_computed_one_reuses_its_reference():
     fresh = reference.compute(program, emit(func, program), {"blockIdx.x": 2})
     assert fresh.reads == c.refs[2].reads
     assert (fresh.src_bytes == c.refs[2].src_bytes).all() and (fresh.sink == c.refs[2].sink).all()
+
+
+def test_explicit_width_shared_accesses_are_emitted_at_their_width():
+    # TileLang's lds/sts codegen test: all 32 threads sts64 one loaded value to S[bx * 2], a
+    # barrier, then lds64 of the same 8 bytes (docs/model.md, "Explicit-width loads and stores")
+    cases = prepare_file(0, str(ROOT / "corpus" / "unseen_wide" /
+                                "language__language_ldst__test_lds_sts64_codegen__sm_90a.tir"))
+    (c,) = cases
+    assert c.skip is None and c.static == "clean"
+    src = c.emitted.source
+    assert "8LL, 0u, ag_ucount[0]);  // line 15: sts64, one value in every thread" in src
+    assert "8LL);  // line 17: lds64" in src
+    assert compare(c, expected_run(c))["mismatches"] == 0

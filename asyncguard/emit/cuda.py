@@ -51,6 +51,9 @@ KERNEL_PREFIX = "ag_"
 ELECTED_ARRIVE = "elected_mbarrier_arrive"
 
 
+# TileLang's explicit-width shared loads and stores: bytes per thread
+_EXPLICIT_WIDTH = {f"{kind}{bits}": bits // 8 for kind in ("lds", "sts") for bits in (32, 64, 128)}
+
 class EmitError(Exception):
     """The kernel cannot be emitted (reported as 'not emitted' with this reason)."""
 
@@ -866,6 +869,24 @@ class _Emitter:
                 return
             self.info[id(s)] = OpInfo("store")
             self.out(f"if ((ag_tid & 31u) < {8 * num}u) ag_write(ag, {addr}, {ROW_BYTES}LL);  // line {span.line}: stmatrix rows")
+            return
+        if name in _EXPLICIT_WIDTH:   # tl::load_shared_N / store_shared_N (models/memory_ops.py)
+            view, addr, _, _ = self.ptr(args[0])
+            if not view.is_shared:
+                return
+            width = _EXPLICIT_WIDTH[name]
+            if name.startswith("lds"):
+                self.info[id(s)] = OpInfo("load")
+                self.out(f"ag_read(ag, {addr}, {width}LL);  // line {span.line}: {name}")
+            elif self.el.same_in_every_thread(args[1]):
+                site = self.uniform_sites
+                self.uniform_sites += 1
+                self.info[id(s)] = OpInfo("store", site=site)
+                self.out(f"ag_write_uniform({addr}, {width}LL, {site}u, ag_ucount[{site}]);  "
+                         f"// line {span.line}: {name}, one value in every thread")
+            else:
+                self.info[id(s)] = OpInfo("store")
+                self.out(f"ag_write(ag, {addr}, {width}LL);  // line {span.line}: {name}")
             return
         if name == "AllReduce":
             self.allreduce(call, s)
