@@ -8,7 +8,7 @@ import numpy as np
 
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import (CELL_LENGTH_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
+from .engine.inputs import (CELL_LENGTH_ASSUMPTION, FOLD_TRIPS_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
                             scope_line)
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
@@ -362,7 +362,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         bounds = {sym: (bound, line) for sym, bound, line in numeric.bounds}
         for sym, text in numeric.lengths:
             line = (f"{sym} ({text}) is a symbolic size: "
-                    f"{CELL_LENGTH_ASSUMPTION if sym in cells else LENGTH_ASSUMPTION}")
+                    f"{CELL_LENGTH_ASSUMPTION if sym in cells else FOLD_TRIPS_ASSUMPTION if sym in numeric.fold_trips else LENGTH_ASSUMPTION}")
             if sym in bounds:
                 line += (f", and at most {bounds[sym][0]}: the largest for which the shared access "
                          f"at line {bounds[sym][1]} stays inside its buffer (the kernel's own "

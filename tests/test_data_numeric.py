@@ -3,6 +3,8 @@ unknown inputs, proved for every value they may take (engine/inputs.py, engine/p
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from asyncguard.analyze import check_text
 
 FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
@@ -346,3 +348,72 @@ def test_minference_vertical_slash_attention_gets_a_verdict():
     scope = " ".join(rep.kernels[0].scope)
     assert "(a length loaded from BlockCount_1[by * 16 + 15 - bx]) is a symbolic size" in scope
     assert "(a length loaded from ColumnCount_1[by * 16 + 15 - bx]) is a symbolic size" in scope
+
+
+# ---------------------------------------------------------------- trip counts registers fold
+# DeepSeek V3.2's lightning indexer (TileLang's example, sm_90a): the producer and the consumers
+# each fold 4 loaded bounds into `cu_k_s_min[0]` / `cu_k_e_max[0]` and loop
+# `(cu_k_e_max[0] + 255 - cu_k_s_min[0]) // 256` times (engine/program.py `_fold_trips`)
+INDEXER = FIELD / "deepseek_v32__fp8_lighting_indexer__mqa_attn_return_logits__sm_90a.tir"
+
+
+def _indexer_variant(edit):
+    lines = INDEXER.read_text().split("\n")
+    edit(lines)
+    return "\n".join(lines)
+
+
+def test_a_trip_count_folded_alike_from_loaded_numbers_is_one_symbolic_size():
+    report = check_text(INDEXER.read_text())
+    assert report.verdict == "clean", [f.message for f in report.findings]
+    scope = " ".join(report.kernels[0].scope)
+    assert "trips(line 60) (the trip count (cu_k_e_max_1[0] + 255 - cu_k_s_min_1[0]) // 256 of the " \
+           "loops at lines [60, 75]" in scope
+    assert "proved for every trips(line 60) >= 0" in scope
+
+
+@pytest.mark.parametrize("line,old,new,rule", [
+    (61, "T.bitwise_xor(nbn_i % 6 // 3, 1)", "nbn_i % 6 // 3", "AG408"),   # producer's parity flipped
+    (82, "T.mbarrier_wait_parity(mbarrier_1[6], 0)", "T.evaluate(0)", "AG401"),   # Q tile read unwaited
+    (83, "T.mbarrier_wait_parity(mbarrier_1[nbn_i % 3], nbn_i % 6 // 3)", "T.evaluate(0)", "AG401"),
+])
+def test_the_folded_trip_count_kernel_keeps_its_bugs(line, old, new, rule):
+    def edit(lines):
+        assert old in lines[line - 1]
+        lines[line - 1] = lines[line - 1].replace(old, new)
+    assert rule in {f.rule.code for f in check_text(_indexer_variant(edit)).findings}
+
+
+def _producer_bound(lines):
+    lines[59] = lines[59].replace("+ 255", "+ 127")
+
+
+def _thread_address(lines):
+    lines[56] = lines[56].replace('T.Cast("int64", bq_i)]', 'T.Cast("int64", bq_i) + T.Cast("int64", tx % 2)]')
+
+
+def _consumer_fold(lines):
+    k = [n for n, line in enumerate(lines) if "cu_k_e_max_1[0] = T.max(" in line][1]
+    lines[k] = lines[k].replace("T.max(cu_k_e_max_1[0]", "T.min(cu_k_e_max_1[0]")
+
+
+def _restored_before_the_loop(lines):
+    lines.insert(59, " " * 12 + "cu_k_e_max_1[0] = cu_k_e_max_1[0] + 0")
+
+
+@pytest.mark.parametrize("edit", [_producer_bound, _thread_address, _consumer_fold, _restored_before_the_loop])
+def test_a_trip_count_not_shown_the_same_everywhere_stays_unknown(edit):
+    # loops whose counts differ, a fold reading a thread-dependent address, folds that differ,
+    # or a store between the fold and the loop (not followed): no one symbol stands for them
+    report = check_text(_indexer_variant(edit))
+    assert report.verdict == "unknown"
+    assert "AG001" in {f.rule.code for f in report.findings}
+
+
+def test_blocks_of_a_folded_trip_count_kernel_are_proved_alike():
+    # the registers are data the runs never read, so the block-alike proof still applies
+    text = (FIELD.parent / "field_sizes" /
+            "dsa_hisa__pool_mqa_fp8__h32_bn128_s2_t256__pool_mqa_attn_return_logits_fp8__sm_90a.tir").read_text()
+    report = check_text(text)
+    assert report.verdict == "clean"
+    assert "proved to run as block {'blockIdx.x': 0}" in " ".join(report.kernels[0].scope)

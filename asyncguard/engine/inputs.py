@@ -242,6 +242,7 @@ def scope_line(searches: list, choices: list = ()) -> str | None:
 
 LENGTH_ASSUMPTION = "every value >= 0 (the offsets array is non-decreasing)"
 CELL_LENGTH_ASSUMPTION = "every value >= 0 (a length)"
+FOLD_TRIPS_ASSUMPTION = "every value >= 0 (a loop count; a negative one runs no iteration, as 0)"
 
 
 class NumericInputs:
@@ -253,6 +254,7 @@ class NumericInputs:
         self.reduced: list = []      # (line, how): branches whose outcome cannot matter
         self.lengths: list = []      # (symbol, what it is, in words)
         self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
+        self.fold_trips: list = []   # symbols standing for a trip count registers fold (`_fold_trips`)
         # (symbol, ir trip expression, {let name: fn(env) -> cell key}, cu_seqlens-like pairs):
         # a trip count of several loaded values (engine/program.py `_trip_symbol`)
         self.trip_cells: list = []
@@ -360,7 +362,10 @@ def numbers_enumerated(program) -> bool:
     numeric = getattr(program, "numeric", None)
     if numeric is None or numeric.problem is not None:
         return False
-    return bool(numeric.conditions or numeric.cells or numeric.lengths or numeric.length_cells
+    # a trip count registers fold (program.py `_fold_trips`) is a size the runs read, never a
+    # loaded value: the registers stay unknown data
+    lengths = [sym for sym, _ in numeric.lengths if sym not in numeric.fold_trips]
+    return bool(numeric.conditions or numeric.cells or lengths or numeric.length_cells
                 or numeric.trip_cells or numeric.pair_cells or program.iteration_choices
                 or set(program.count_roots) - program.tied_roots)
 

@@ -2179,6 +2179,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     def mentions(e) -> bool:
         return bool(free_names(e) & set(lets)) or any(is_data(x) for x in _subscripts(e, []))
 
+    _fold_trips(el, program, info, is_cell)
     _register_lets(el, program, is_cell)
     _taint_registers(el, program.body, el.func.body, lets, data_registers, data_shared, mentions)
 
@@ -2220,7 +2221,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     skipped: list = []   # branches the machine skips (nothing shared inside) on a loaded number
     parents: dict = {}   # id(branch) -> the loop whose body holds it directly (None: none)
     walk(program.body, frozenset())
-    if not (lets or conds or loops or uses):
+    if not (lets or conds or loops or uses or info.fold_trips):
         program.numeric = el.numeric_info = None   # loaded numbers decide nothing: as before
         return
     for st in skipped:
@@ -2625,6 +2626,118 @@ def _taint_registers(el: Elaborator, body, func_body, lets: dict, data_registers
             if region not in data_shared and region not in pointed and all(mentions(v) for v in values):
                 data_shared.add(region)
                 changed = True
+
+
+def _fold_trips(el: Elaborator, program: Program, info, is_cell) -> None:
+    """Loops whose trip count is computed alike in every thread from one-element registers that
+    fold loaded numbers (DeepSeek V3.2's lightning indexer: `e_max[0] = -2**31`, then
+    `for i in range(4): e_max[0] = T.max(e_max[0], min(ite(.., CuSeqLenKE[bx * 4 + i], 0),
+    seq_len_kv))`, and the producer's and the consumers' `for n in range((e_max[0] + 255 -
+    s_min[0]) // 256)`, each after its own identical folds). Each register's value is followed
+    through the statement lists as an expression (a fold loop of constant extent unrolled; a
+    store of anything else, a store inside a loop, or arms that disagree leave it unknown).
+    Where every such loop's count reads as the same expression E of loaded numbers at
+    block-uniform addresses and uniform names, E is one block-uniform number: the loops run the
+    symbol `trips(line ..)` (every value >= 0; a negative E runs no iteration, as 0) instead, in
+    the runs and for the provers. The registers themselves stay data: any other use that decides
+    something the machine runs is reported there (unknown), so only the trip count is assumed."""
+    uniform = set(el.launch.block_vars) | set(program.symbols) | set(el.symbols) | {"T"}
+
+    def register(x):
+        if not isinstance(x, ir.Subscript) or len(x.indices) != 1 or x.indices[0] != ir.Const(0):
+            return None
+        reg = el.register_of(el.view_of(x.value))
+        return reg[0] if reg is not None and reg[2] == 1 and reg[0] not in el.escaped_registers else None
+
+    def substitute(e, vals):
+        """`e` with each register read replaced by its value; None where one is unknown."""
+        missing = [x for x in ir.nodes(e) if register(x) is not None and vals.get(register(x)) is None]
+        if missing:
+            return None
+        return ir.rewrite(e, lambda x: vals[register(x)] if register(x) is not None else None)
+
+    def uniform_data(e) -> bool:
+        subs = _subscripts(e, [])
+        bases = {x.value.name for x in subs if isinstance(x.value, ir.Var)}
+        return all(is_cell(x) and free_names(x.indices) <= uniform for x in subs) and \
+            free_names(e) - bases <= uniform
+
+    def stored(stmts, out: set) -> set:
+        for st in stmts:
+            if isinstance(st, PStore):
+                out.add(st.region)
+            elif isinstance(st, PIf):
+                stored(st.then, out)
+                stored(st.other, out)
+            elif isinstance(st, PLoop):
+                stored(st.body, out)
+        return out
+
+    def fold(lp: PLoop, vals):
+        """A loop of constant extent whose body is one store into a register: its value after."""
+        if len(lp.body) != 1 or not isinstance(lp.body[0], PStore) or len(lp.src) != 2:
+            return None
+        st = lp.body[0]
+        start, extent = lp.src
+        if not (isinstance(start, ir.Const) and isinstance(extent, ir.Const)) or \
+                not 0 <= int(extent.value) <= 64 or st.size != 1 or len(st.src) != 2 or \
+                st.src[0] != ir.Const(0) or st.src[1] is None:
+            return None
+        if not any(register(x) == st.region for x in ir.nodes(st.src[1])):
+            return None   # not a fold: a store that does not read what it updates
+        value = vals.get(st.region)
+        for k in range(int(start.value), int(start.value) + int(extent.value)):
+            here = dict(vals, **{st.region: value})
+            value = substitute(_rewrite(st.src[1], {lp.var: ir.Const(k)}), here)
+            if value is None or not uniform_data(value):
+                return None
+        return st.region, value
+
+    found: list = []   # (loop, its trip count as an expression of loaded numbers)
+    folds: set = set()   # registers some fold loop updates (a single store is `_register_lets`')
+
+    def walk(stmts, vals: dict) -> dict:
+        for st in stmts:
+            if isinstance(st, PStore):
+                value = None
+                if st.size == 1 and len(st.src) == 2 and st.src[0] == ir.Const(0) and st.src[1] is not None:
+                    value = substitute(st.src[1], vals)
+                vals[st.region] = value if value is not None and uniform_data(value) else None
+            elif isinstance(st, PIf):
+                a, b = walk(st.then, dict(vals)), walk(st.other, dict(vals))
+                vals = {k: a.get(k) if a.get(k) == b.get(k) else None for k in set(a) | set(b)}
+            elif isinstance(st, PLoop):
+                folded = fold(st, vals)
+                if folded is not None:
+                    vals[folded[0]] = folded[1]
+                    folds.add(folded[0])
+                    continue
+                if st.relevant and len(st.src) == 2 and any(register(x) in folds for x in ir.nodes(st.src[1])):
+                    trips = substitute(st.src[1], vals)
+                    if trips is not None and _subscripts(trips, []) and uniform_data(trips) and \
+                            not any(register(x) is not None for x in ir.nodes(st.src[0])):
+                        found.append((st, trips))
+                inner = stored(st.body, set())
+                walk(st.body, {k: v for k, v in vals.items() if k not in inner})
+                for r in inner:
+                    vals[r] = None
+        return vals
+    walk(program.body, {})
+    if not found or any(trips != found[0][1] for _, trips in found):
+        return
+    lines = sorted({lp.span.line for lp, _ in found})
+    sym = f"trips(line {lines[0]})"
+    written = expr_text(found[0][0].src[1])
+    loaded = sorted({expr_text(x.value) for x in _subscripts(found[0][1], [])})
+    for lp, _ in found:
+        lp.extent = el.compile(ir.Var(sym))
+        lp.src = (lp.src[0], ir.Var(sym))
+    program.symbols.append(sym)
+    program.size_assumptions.append(ir.BinOp(">=", ir.Var(sym), ir.Const(0)))
+    program.size_lowest[sym] = 0
+    info.lengths.append((sym, f"the trip count {written} of the loops at lines {lines}, registers "
+                              f"every thread folds alike from numbers loaded from {', '.join(loaded)}"))
+    info.fold_trips.append(sym)
 
 
 def _register_lets(el: Elaborator, program: Program, is_cell) -> None:
