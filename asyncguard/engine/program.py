@@ -17,7 +17,7 @@ from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models.atomics import shared_atomic, shared_destination
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
-from ..models.launch import Launch, shuffle_elect
+from ..models.launch import THREAD_INDEX_CALLS, Launch, shuffle_elect, thread_index
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from ..models.warp_vote import warp_vote
@@ -645,7 +645,25 @@ class Elaborator:
                 except NotModelled as err:   # a value, not a statement: reported where it is used
                     raise NotConcrete(str(err), call.span) from None
             return elect
+        if call.name in THREAD_INDEX_CALLS and len(call.args) <= THREAD_INDEX_CALLS[call.name]:
+            return self._thread_index(call)
         return cluster_value(self, call)
+
+    def _thread_index(self, call: ir.Call):
+        """`T.get_warp_idx_sync()` and its kin (models/launch.py `thread_index`): a per-thread
+        number; sizes that differ between threads, or a launch it is not modelled for, make it
+        not concrete where it is used."""
+        size_fns, launch = [self.compile(a) for a in call.args], self.launch
+
+        def value(env):
+            sizes = tuple(f(env) for f in size_fns)
+            if any(isinstance(s, np.ndarray) for s in sizes):
+                raise NotConcrete(f"{call.name} with a thread-dependent size", call.span)
+            try:
+                return thread_index(launch, call.name, sizes)
+            except NotModelled as err:   # a value, not a statement: reported where it is used
+                raise NotConcrete(str(err), call.span) from None
+        return value
 
     def thread_x(self) -> np.ndarray:
         """threadIdx.x of every linear thread id (what device templates call threadIdx.x)."""

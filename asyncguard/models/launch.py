@@ -166,3 +166,47 @@ def two_cta_leader(call) -> bool:
 def leader_rank(env) -> int:
     """The CTA whose mbarrier a `cta_group::2` TMA completes on: the peer bit cleared."""
     return int(env.get(CLUSTER_RANK, 0)) & ~1
+
+
+# `T.get_lane_idx(ws)`, `T.get_warp_idx_sync(ws)`, `T.get_warp_idx(ws)`, `T.get_warp_group_idx(ws,
+# wpg)`: what each is, per backend (TileLang 0.1.15):
+# - CUDA (src/cuda/codegen/codegen_cuda.cc prints `tl::get_warp_idx_sync(ws)` ...; the templates in
+#   src/tl_templates/cuda/intrin.h): `linear_thread_idx_in_block() / ws` (`% ws` for the lane, `/
+#   (ws * wpg)` for the group), the linear id being threadIdx.x + blockDim.x * (threadIdx.y +
+#   blockDim.y * threadIdx.z); a size <= 0 means the default (32 lanes, 4 warps). No shuffle, no
+#   warp synchronization: the `_sync` variant computes the same number.
+# - CuTeDSL (src/cuda/codegen/codegen_cutedsl.cc): `tl.thread_idx() // ws` (`% ws`, `// (ws *
+#   wpg)`), `tl.thread_idx()` being threadIdx.x (contrib/cutedsl/__init__.py).
+# The two agree when threadIdx.y and threadIdx.z have extent 1 and the sizes are positive, which is
+# what the model requires (otherwise the value is not modelled).
+THREAD_INDEX_CALLS = {"T.get_lane_idx": 1, "T.get_warp_idx_sync": 1, "T.get_warp_idx": 1,
+                      "T.get_warp_group_idx": 2}
+_THREAD_INDEX_VALUES: dict = {}
+
+
+def thread_index(launch: Launch, name: str, sizes: tuple) -> np.ndarray:
+    """The value of `name` (a THREAD_INDEX_CALLS key) with positive sizes `sizes` (warp size,
+    warps per group; defaults 32 and 4 filled in) for every machine thread: one read-only array
+    per launch shape."""
+    if launch.threads[1] != 1 or launch.threads[2] != 1:
+        raise NotModelled(f"{name}: threadIdx.y / threadIdx.z extents {launch.threads[1:]}: the CUDA "
+                          "templates use the linear thread id, the CuTeDSL backend threadIdx.x")
+    ws = sizes[0] if sizes else WARP
+    wpg = sizes[1] if len(sizes) > 1 else 4
+    if not all(isinstance(s, (int, np.integer)) and 0 < s < LIMIT for s in (ws, wpg)):
+        raise NotModelled(f"{name}: sizes {sizes!r:.40} are not positive integers")
+    key = (name, int(ws), int(wpg), launch.num_threads, launch.machine_threads)
+    values = _THREAD_INDEX_VALUES.get(key)
+    if values is None:
+        t = launch.tid() % launch.num_threads
+        if name == "T.get_lane_idx":
+            values = t % ws
+        elif name == "T.get_warp_group_idx":
+            values = t // (ws * wpg)
+        else:
+            values = t // ws
+        values.flags.writeable = False
+        if len(_THREAD_INDEX_VALUES) >= 256:
+            _THREAD_INDEX_VALUES.clear()
+        _THREAD_INDEX_VALUES[key] = values
+    return values
