@@ -19,8 +19,11 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   complete on the phase the arrival joins; the arrival itself comes from the system later, so a
   thread knows the phase complete only by observing the barrier (a wait), not through a block
   barrier after the commit.
-- `tcgen05_ld` / `tcgen05_st` (32 datapaths x 32 bits) move, per thread, columns of its lane
-  (warp % 4) * 32 + lane id; the templates wait (tcgen05.wait::ld / ::st) before returning.
+- `tcgen05_ld` / `tcgen05_st`: the warp's collective tcgen05.ld / tcgen05.st of shape .32x32b,
+  .16x64b, .16x128b or .16x256b (the 32dp forms of the 16-lane shapes issue it twice, lanes +0 and
+  +16), optionally `.pack::16b` / `.unpack::16b`; each thread moves the cells the PTX ISA's matrix
+  fragments give its lane id, in the 32 lanes from (warp % 4) * 32 (`_tmem_rows`); the templates
+  wait (tcgen05.wait::ld / ::st) before returning.
 - `ptx_deallocate_tensor_memory` reads the address word. tcgen05 fences
   (`tcgen05_before/after_thread_sync`) touch no memory; they are not checked.
 - The 2-CTA forms (cta_group::2, `use_2cta=1` / the MMA's last argument) in a cluster of two:
@@ -341,19 +344,76 @@ def _strip_cast(e):
     return e
 
 
+# The tcgen05.ld / tcgen05.st forms TileLang prints (`T.tcgen05_ld(bits, n, pack, addr, col, dp,
+# regs)` -> `tl::tcgen05_ld_<dp>dp<bits>bNx<n, pack>(addr, col, regs)`, src/cuda/codegen/
+# codegen_cuda.cc; the CuTeDSL backend prints `tl.tcgen05_ld_<dp>dp<bits>bNx(...)`), by (dp, bits):
+# the PTX shape each issue uses, the lane offsets of its issues within the warp's 32-lane chunk
+# (the 32dp forms of the wider shapes issue the 16-lane shape twice, the second at lane +16:
+# tl_templates/cuda/tcgen_05_ld.h `tmem_ld_32dp64bNx` ..., contrib/cutedsl/gemm_tcgen05.py), the
+# 32-bit columns one repetition (.num x1) covers, and the largest .num one instruction takes in the
+# CUDA templates (copy_sm100.h `tcgen05_ld_core<..., MAX_LOGN, N>`).
+_TMEM_FORMS = {
+    (32, 32): ("32x32b", (0,), 1, 128),
+    (16, 64): ("16x64b", (0,), 2, 128),
+    (16, 128): ("16x128b", (0,), 4, 64),
+    (16, 256): ("16x256b", (0,), 8, 32),
+    (32, 64): ("16x64b", (0, 16), 2, 128),
+    (32, 128): ("16x128b", (0, 16), 4, 64),
+    (32, 256): ("16x256b", (0, 16), 8, 32),
+}
+
+
+def _shape_cells(shape: str) -> tuple:
+    """(lane, column) of each 32-bit cell lane `l` (0..31) of the warp moves in one repetition
+    (.x1) of `shape`, relative to the issue's lane and first column: PTX ISA 9.7.16.2.3.1
+    ("Matrix fragments for shape ..."; the figures' thread layouts as CUTLASS's
+    Copy_Traits<SM100_TMEM_LOAD_16dp*b1x> and TileLang's tcgen05_layout.cc write them):
+    .32x32b: lane l, column 0. .16x64b: lane 8 * (l % 2) + l // 4, column (l // 2) % 2.
+    .16x128b: lanes l // 4 and l // 4 + 8, column l % 4. .16x256b: lanes l // 4 and l // 4 + 8,
+    columns 2 * (l % 4) and 2 * (l % 4) + 1. Returned as two (32, cells) arrays."""
+    l = np.arange(32, dtype=np.int64)[:, None]
+    if shape == "32x32b":
+        return l, np.zeros_like(l)
+    if shape == "16x64b":
+        return 8 * (l % 2) + l // 4, (l // 2) % 2
+    if shape == "16x128b":
+        return np.hstack([l // 4, l // 4 + 8]), np.hstack([l % 4, l % 4])
+    c = 2 * (l % 4)
+    return np.hstack([l // 4, l // 4, l // 4 + 8, l // 4 + 8]), np.hstack([c, c + 1, c, c + 1])
+
+
 def _tmem_rows(ctx, call, kind: AccessKind, via: str):
-    """tcgen05_ld / tcgen05_st (bits, n, pack, tmem_word, col, dp, regs), 32 datapaths x 32 bits:
-    thread t's lane is (warp % 4) * 32 + lane id, and it moves columns col..col+n of that lane.
-    The templates wait (tcgen05.wait::ld / wait::st) before returning, so the access is done at
-    issue, by each thread."""
+    """tcgen05_ld / tcgen05_st (bits, n, pack, tmem_word, col, dp, regs). Each is one warp's
+    collective `tcgen05.{ld,st}.sync.aligned.<shape>.x<n>` (twice for the 32dp forms of the
+    16-lane shapes), followed by tcgen05.wait::ld / wait::st in the templates, so each thread's
+    cells are plain accesses done at issue. Which tensor-memory lanes a warp reaches: PTX ISA
+    9.7.16.8.1, "each warp of a warpgroup in the CTA can access a chunk of the Tensor Memory":
+    warp w the 32 lanes from 32 * (w % 4); the issue's lane offset inside that chunk is 0 (TileLang
+    passes the allocation's address, lane field 0) or 16 (the second issue of a 32dp form). Each
+    repetition covers the next `width` 32-bit columns (.32x32b: 32 bits, .16x64b: 64 bits ...
+    "of each lane (64 * .num)-bits", 9.7.16.2.3.1). `.pack::16b` (ld) packs "two 16-bit elements
+    from adjacent columns into a single 32-bit element" and `.unpack::16b` (st) unpacks one into
+    two adjacent columns (9.7.16.8.3, 9.7.16.8.4): each register cell at column c stands for columns
+    2c and 2c + 1, whole words taken (the 16-bit halves are not told apart; the only writers of
+    tensor memory write whole words). Only what both backends compile the same is modelled: for a
+    16-lane shape or a packed form, a power-of-two n one instruction takes (the CUDA templates
+    chain further instructions at `column + segment` whatever the shape covers, the CuTeDSL ones
+    at `column + segment * width`); .32x32b unpacked, any n (both chain contiguous columns)."""
     if len(call.args) not in (6, 7):
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
     bits, chunks = ctx.literal(call.args[0]), ctx.literal(call.args[1])
     datapaths = ctx.literal(call.args[5]) if len(call.args) == 7 else 32
-    if bits != 32 or datapaths != 32 or not isinstance(chunks, int):
+    form = _TMEM_FORMS.get((datapaths, bits))
+    if form is None or not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
         raise NotModelled(f"{call.name}: {datapaths}dp{bits}b form")
-    if ctx.literal(call.args[2]) not in (False, 0):
-        raise NotModelled(f"{call.name}: 16-bit packed form")
+    packed = ctx.literal(call.args[2])
+    if packed not in (False, True, 0, 1):
+        raise NotModelled(f"{call.name}: 16-bit pack flag {packed!r:.30} is not a constant")
+    packed = bool(packed)
+    shape, issues, width, most = form
+    if (packed or width > 1) and (chunks & (chunks - 1) or chunks > most):
+        raise NotModelled(f"{call.name}: {datapaths}dp{bits}b{' packed' if packed else ''} form with "
+                          f"n={chunks} (more than one instruction: the backends differ)")
     addr, extra = call.args[3], None
     if isinstance(addr, ir.BinOp) and addr.op == "+" and isinstance(addr.left, ir.Subscript):
         # `C_tmem[0] + T.Cast("uint32", column)`: the allocation's address plus a column (the
@@ -362,18 +422,38 @@ def _tmem_rows(ctx, call, kind: AccessKind, via: str):
     word = _word(ctx, addr)
     base, ncols = _tmem(ctx, word, call.name)
     col_fn = ctx.compile(call.args[4])
+    scale = 2 if packed else 1
+    span = chunks * width * scale   # columns from the first one
+    if shape == "32x32b":   # one contiguous run of the thread's own lane
+        cell_lane = cell_col = None
+    else:
+        # per lane id: (lanes, first columns) of its runs, `scale` columns each, one per cell and
+        # repetition: repetition r adds r * width * scale columns
+        lanes0, cols0 = _shape_cells(shape)
+        reps = np.arange(chunks, dtype=np.int64) * width * scale
+        cell_lane = np.hstack([np.repeat(lanes0 + i, chunks, axis=1) for i in issues])
+        cell_col = np.hstack([(cols0[:, :, None] * scale + reps).reshape(32, -1) for _ in issues])
 
     def run(env, tids):
         col = per_thread(col_fn(env), tids)
         if extra is not None:
             col = col + per_thread(extra(env), tids)
-        if (col < 0).any() or (col + chunks > ncols).any():
+        if (col < 0).any() or (col + span > ncols).any():
             raise NotModelled(f"{call.name} of columns beyond the {ncols}-column allocation")
-        lane = (tids // WARP % 4) * WARP + tids % WARP
         at = tmem_base(ctx) + base
-        lo = at + lane * ncols * 4 + col * 4
+        chunk = (tids // WARP % 4) * WARP
+        if cell_lane is None:
+            lo = at + (chunk + tids % WARP) * ncols * 4 + col * 4
+            who, hi = tids, lo + span * 4
+        else:
+            k = cell_lane.shape[1]
+            lane_id = tids % WARP
+            who = np.repeat(tids, k)
+            lo = at + ((np.repeat(chunk, k) + cell_lane[lane_id].ravel()) * ncols
+                       + np.repeat(col, k) + cell_col[lane_id].ravel()) * 4
+            hi = lo + scale * 4
         return [_word_access(AccessKind.READ, word, tids, via),
-                Access(kind, tids, lo, lo + chunks * 4, "tensor memory", at, 4, via)]
+                Access(kind, who, lo, hi, "tensor memory", at, 4, via)]
     return run
 
 
