@@ -391,10 +391,10 @@ def _tmem_rows(ctx, call, kind: AccessKind, via: str):
     warp w the 32 lanes from 32 * (w % 4); the issue's lane offset inside that chunk is 0 (TileLang
     passes the allocation's address, lane field 0) or 16 (the second issue of a 32dp form). Each
     repetition covers the next `width` 32-bit columns (.32x32b: 32 bits, .16x64b: 64 bits ...
-    "of each lane (64 * .num)-bits", 9.7.16.2.3.1). `.pack::16b` (ld) packs "two 16-bit elements
-    from adjacent columns into a single 32-bit element" and `.unpack::16b` (st) unpacks one into
-    two adjacent columns (9.7.16.8.3, 9.7.16.8.4): each register cell at column c stands for columns
-    2c and 2c + 1, whole words taken (the 16-bit halves are not told apart; the only writers of
+    "of each lane (64 * .num)-bits", 9.7.16.2.3.1). `.pack::16b` (ld) packs two 16-bit elements
+    of adjacent columns into one 32-bit register and `.unpack::16b` (st) unpacks one into two
+    adjacent columns (9.7.16.8; CUTLASS's `_16b` copy traits): each register cell at column c
+    stands for columns 2c and 2c + 1, whole words taken (the 16-bit halves are not told apart; the only writers of
     tensor memory write whole words). Only what both backends compile the same is modelled: for a
     16-lane shape or a packed form, a power-of-two n one instruction takes (the CUDA templates
     chain further instructions at `column + segment` whatever the shape covers, the CuTeDSL ones
