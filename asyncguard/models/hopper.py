@@ -1,4 +1,4 @@
-"""Proxy fences, and what is not modelled yet: cluster launch control, some tcgen05 forms.
+"""Proxy fences, and what is not modelled yet: some tcgen05 forms.
 
 `T.fence_proxy_async()` is `fence.proxy.async.shared::cta`: it orders the executing thread's
 generic-proxy view of shared memory with its async-proxy operations (TMA, wgmma). The other
@@ -11,10 +11,6 @@ from ..events import ProxyFence
 from . import NotModelled, op
 
 NOT_MODELLED = {
-    # (thread-block clusters: models/cluster.py)
-    "T.clc_try_cancel": "cluster launch control is not modelled: writes its response to shared memory "
-                        "and completes on an mbarrier",
-    "T.clc_try_cancel_multicast": "cluster launch control is not modelled",
     # Blackwell tcgen05 forms not in models/tcgen05.py or models/tcgen05_blockscale.py
     "T.deallocate_tmem": "tcgen05 is not modelled yet: tensor-memory release",
 }
