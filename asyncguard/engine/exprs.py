@@ -21,6 +21,12 @@ class NotConcrete(Exception):
         self.reason, self.span = reason, span
 
 
+class HardwareData(NotConcrete):
+    """A value the hardware decides at run time and no model enumerates (a cluster launch
+    control response, models/clc.py). Where one decides a branch or a loop, every path after it
+    is an artifact, so the machine stops the run there (engine/machine.py)."""
+
+
 Env = dict
 Fn = Callable[[Env], object]
 

@@ -28,7 +28,7 @@ from .. import ir
 from ..events import LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
-from .exprs import NotConcrete
+from .exprs import HardwareData, NotConcrete
 from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, loop_synchronizes, register_key,
                       statements)
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
@@ -99,6 +99,7 @@ class RunResult:
     # (program.synchronizes): their outcome cannot make skips disagree
     sync_free: set = field(default_factory=set)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
+    halted: bool = False   # hardware data (a CLC response) decided control: the run stopped there
     num_threads: int = 0
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
@@ -323,7 +324,7 @@ class Machine:
             except Exception as err:  # noqa: BLE001 -- a model bug must never become a traceback or "clean"
                 self.result.internal_error = f"{type(err).__name__}: {err}"
                 break
-            if self.result.limit_hit:
+            if self.result.limit_hit or self.result.halted:
                 break
             if self.deadline is not None and time.monotonic() > self.deadline:
                 self.result.limit_hit = self.DEADLINE
@@ -362,7 +363,7 @@ class Machine:
         while task.pending and task.state == "run":
             ev, s = task.pending.pop(0)
             self._event(task, ev, s)
-        while task.state == "run" and not res.limit_hit:
+        while task.state == "run" and not res.limit_hit and not res.halted:
             if self.on_race is not None and self._stop_at_race():
                 return   # a task runs until it blocks: in a uniform kernel, the whole kernel
             frames = task.frames
@@ -421,6 +422,7 @@ class Machine:
                 except NotConcrete as err:
                     self.note(f"loop bounds: {err.reason}", s.span)
                     self.result.control_lost = True
+                    self._halt(err)
                     continue
                 if n <= 0:
                     continue
@@ -788,12 +790,20 @@ class Machine:
                     self._throw_away()
                 return
 
+    def _halt(self, err: NotConcrete) -> None:
+        """Control decided by hardware data (a cluster launch control response, models/clc.py):
+        every path after it is an artifact (control_lost keeps only unsupported findings), so the
+        run ends here instead of running the kernel's persistent loop to its bound."""
+        if isinstance(err, HardwareData):
+            self.result.halted = True
+
     def _branch(self, task: _Task, s: PIf) -> None:
         try:
             c = s.cond(task.env)
         except NotConcrete as err:
             self.note(f"branch condition: {err.reason}", s.span)
             self.result.control_lost = True
+            self._halt(err)
             return
         if not isinstance(c, np.ndarray):
             body = s.then if c else s.other
@@ -829,6 +839,7 @@ class Machine:
         except NotConcrete as err:
             self.note(f"while loop condition: {err.reason}", s.span)
             self.result.control_lost = True
+            self._halt(err)
             if again:
                 f.idx = len(f.body)   # leave the loop: the path after it is no longer definite
             return

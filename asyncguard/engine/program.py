@@ -15,13 +15,14 @@ from .. import ir
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models.atomics import shared_atomic, shared_destination
+from ..models.clc import QUERIES as CLC_QUERIES
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
 from ..models.launch import THREAD_INDEX_CALLS, Launch, shuffle_elect, thread_index
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from ..models.warp_vote import warp_vote
-from .exprs import NotConcrete, compile_expr, free_names, memoize
+from .exprs import HardwareData, NotConcrete, compile_expr, free_names, memoize
 from .inputs import INPUTS, NumericInputs, pair_order
 
 
@@ -291,6 +292,17 @@ def _relevant(stmts) -> bool:
     return False
 
 
+def _clc_value(what: str, span):
+    """fn(env) raising HardwareData: whether a try_cancel cancelled a cluster, and which, is the
+    hardware's to decide (models/clc.py); no run enumerates it."""
+    reason = (f"{what}: whether the hardware cancelled a cluster (and which) is data that is "
+              "not enumerated")
+
+    def value(env):
+        raise HardwareData(reason, span)
+    return value
+
+
 def _register_value(env: dict, region: str, k: int, span):
     try:
         return env[register_key(region, k)]
@@ -320,6 +332,7 @@ class Elaborator:
         # (_register_slice_store): the root is truth-valued when they are all its loads
         self.truth_copies: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
+        self._clc_regions: dict | None = None   # (shared region, offset) -> the CLC queries it holds (_clc_held)
         # truth registers copied from global memory (_register_slice_store): the branches whose
         # whole condition is one element and whose only arm is access-only, per region, and the
         # regions read anywhere else (elaborate() decides from both which cells are taken)
@@ -605,8 +618,13 @@ class Elaborator:
         return load
 
     def _load_hook(self, sub: ir.Subscript):
-        reg = self.register_of(self.view_of(sub.value))
+        view = self.view_of(sub.value)
+        reg = self.register_of(view)
         if reg is None:
+            held = self._clc_held(view)
+            if held is not None:
+                return _clc_value(f"{expr_text(sub)} holds a cluster launch control response "
+                                  f"({held})", sub.span)
             return self._input_load(sub)
         index = self._register_index(reg, sub)
         if index is None:
@@ -632,6 +650,9 @@ class Elaborator:
     def _call_hook(self, call: ir.Call):
         if call.name in RANGE_TRUTHS:
             return self._range_truth(call)
+        if call.name in CLC_QUERIES:
+            return _clc_value(f"{call.name} at line {call.span.line} is a cluster launch control "
+                              "response", call.span)
         if call.name == "T.tl_shuffle_elect" and len(call.args) == 1:
             n_fn, nthreads = self.compile(call.args[0]), self.launch.num_threads
             ctas = self.launch.cluster_size
@@ -664,6 +685,30 @@ class Elaborator:
             except NotModelled as err:   # a value, not a statement: reported where it is used
                 raise NotConcrete(str(err), call.span) from None
         return value
+
+    def _clc_held(self, view) -> str | None:
+        """Where the value of a shared view comes from when every write through the views at its
+        bytes (its region and byte offset) is a plain store of a cluster launch control query
+        (`schedule_valid[0] = T.clc_is_canceled(...)`): "line N: T.clc_is_canceled" (None
+        otherwise). It names the data in the note only: such a load is not evaluated either
+        way."""
+        if view is None or not view.is_shared or view.region is None:
+            return None
+        if self._clc_regions is None:
+            stores: dict = {}
+            for x in ir.nodes(self.func.body):
+                if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
+                    v = self.view_of(x.target.value)
+                    if v is not None and v.is_shared and v.region is not None:
+                        stores.setdefault((v.region.name, v.byte_offset), []).append(x)
+            self._clc_regions = {}
+            for region, writes in stores.items():
+                queries = [[c for c in ir.nodes(w.value) if isinstance(c, ir.Call) and c.name in CLC_QUERIES]
+                           for w in writes]
+                if all(queries):
+                    self._clc_regions[region] = ", ".join(
+                        f"line {w.span.line}: {q[0].name}" for w, q in zip(writes, queries))
+        return self._clc_regions.get((view.region.name, view.byte_offset))
 
     def thread_x(self) -> np.ndarray:
         """threadIdx.x of every linear thread id (what device templates call threadIdx.x)."""
