@@ -25,11 +25,18 @@ def tcgen05_name(rec: Record) -> str:
     return "tcgen05.cp" if rec.via.startswith("ptx_tcgen05_cp") else "tcgen05.mma"
 
 
+def is_clc(rec: Record) -> bool:
+    """A cluster launch control response write (models/clc.py)."""
+    return rec.via.startswith("clc_try_cancel")
+
+
 def async_copy_name(rec: Record) -> str:
     """What an asynchronous write is, for the messages (a committed tcgen05 operation completes
-    through an mbarrier phase too, but is no TMA load)."""
+    through an mbarrier phase too, but is no TMA load; nor is a try_cancel's response)."""
     if is_tcgen05(rec):
         return tcgen05_name(rec)
+    if is_clc(rec):
+        return "try_cancel response write"
     return "TMA load" if is_tma(rec) else "cp.async"
 
 

@@ -5,7 +5,7 @@ from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
 from .barriers import _groups
 from ..events import AccessKind
-from .classify import READS, async_reader, exited, family, is_tcgen05, is_tma, tcgen05_name
+from .classify import READS, async_copy_name, async_reader, exited, family, is_tcgen05, is_tma, tcgen05_name
 from .witness import access, byte_text, where
 
 
@@ -292,13 +292,14 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
         verb = "reads" if b.kind in READS else "writes"
         if code == "AG401":
             phase = f"phase {a.phase}" if a.phase >= 0 else "its phase (not yet complete)"
-            op = tcgen05_name(a) if is_tcgen05(a) else "TMA load"
+            op = tcgen05_name(a) if is_tcgen05(a) else async_copy_name(a)
             wit["missing"] = (f"a wait by thread {race.t_second} that acquires {phase} of the mbarrier "
                               f"the {op} at line {a.span.line} completes on"
                               + (" (through its tcgen05.commit)" if is_tcgen05(a) else ""))
-            if op == "TMA load":
-                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the TMA load at "
-                       f"{where(a)}, without acquiring the mbarrier phase that completes the load")
+            if not is_tcgen05(a):
+                msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the {op} at "
+                       f"{where(a)}, without acquiring the mbarrier phase that completes "
+                       + ("the load" if op == "TMA load" else "it"))
             else:
                 written = "the accumulator" if op == "tcgen05.mma" else "the tensor memory"
                 msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, {written} the {op} "
