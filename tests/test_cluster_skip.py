@@ -23,6 +23,7 @@ from asyncguard.engine.machine import Machine
 from asyncguard.engine.program import elaborate
 from asyncguard.mutants import EXPECTED_RULES, mutations
 from asyncguard.parse import parse
+from test_clc import without_exits
 
 FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
 PERSISTENT_2CTA = (FIELD / "gemm_tcgen05__gemm_tcgen5mma_ws_persistent__gemm_persistent_2cta__sm_100a.tir").read_text()
@@ -147,16 +148,18 @@ def test_an_or_with_zero_is_the_value_in_the_periodicity_proof():
     assert accelerate._without_zero_or(kept) == kept
 
 
-def test_the_clc_gemm_skips_its_k_loops_and_stays_unknown():
-    # the epilogue's work loop (`for work_iter in T.unroll(1024)`, reading the column above) is
-    # now proved periodic (period 4), so no loop's plan fails beside the skipping K loops and the
-    # block is not run again without skipping; the verdict stays unknown: cluster launch control
-    # (which tile comes next, when the loop ends) is not modelled
-    report = check_text(CLC_2CTA)
-    assert report.verdict == "unknown"
-    assert any(f.rule.code == "AG001" and "cluster launch control" in f.message for f in report.findings)
+def test_the_clc_gemm_skips_its_k_loops():
+    # the epilogue's work loop (`for work_iter in T.unroll(...)`, reading the column above) is
+    # proved periodic (period 4), so no loop's plan fails beside the skipping K loops and the
+    # block is not run again without skipping. The field kernel itself now stops where the
+    # cluster launch control response decides its loop's exit (tests/test_clc.py), before its
+    # first K loop: the kernel with those exits removed and 3 tiles keeps the full K loops
+    report = check_text(without_exits(CLC_2CTA, tiles=3, k=128))
     outcomes = loop_outcomes(report)
     assert outcomes and all("skipped, proved periodic with period 12" in line for line in outcomes), outcomes
+    field = check_text(CLC_2CTA)
+    assert field.verdict == "unknown"
+    assert any(f.rule.code == "AG001" and "cluster launch control" in f.message for f in field.findings)
 
 
 def test_a_mixed_run_with_settling_plans_runs_again_with_the_usual_geometry(monkeypatch):

@@ -89,7 +89,7 @@ def _lo(ptr, env, tids, what):
 @op("T.clc_try_cancel", "T.clc_try_cancel_multicast")
 def try_cancel(ctx, call):
     if len(call.args) != 2:
-        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+        raise NotModelled(f"{call.name} (cluster launch control) with {len(call.args)} arguments")
     _check_target(ctx, call)
     ptr = _response(ctx, call)
     bar = ctx.barrier_ref(call.args[1])
@@ -112,7 +112,7 @@ def try_cancel(ctx, call):
 @value_op(*QUERIES)
 def query(ctx, call):
     if len(call.args) != 1:
-        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+        raise NotModelled(f"{call.name} (cluster launch control) with {len(call.args)} arguments")
     _check_target(ctx, call)
     ptr = _response(ctx, call)
     name = call.name.removeprefix("T.")
