@@ -921,6 +921,12 @@ class Elaborator:
     def _uniform_names_only(self, e) -> bool:
         return free_names(e) <= self.uniform_names
 
+    def _read_only_global(self, data) -> bool:
+        """`data` names a global parameter the kernel never writes."""
+        view = self.view_of(data)
+        return view is not None and view.name in self.roots and \
+            self.roots[view.name] not in self.written_roots
+
     def same_in_every_thread(self, e) -> bool:
         """Whether `e` has one value in every thread of the block at one statement instance:
         built from uniform names, constants, pure arithmetic and casts, and loads at uniform
@@ -930,19 +936,14 @@ class Elaborator:
         while stack:
             x = stack.pop()
             if isinstance(x, ir.Subscript):
-                view = self.view_of(x.value)
-                if view is None or view.name not in self.roots or \
-                        self.roots[view.name] in self.written_roots:
+                if not self._read_only_global(x.value):
                     return False
                 stack.extend(x.indices)
             elif isinstance(x, ir.Call):
                 if x.name in _GLOBAL_LOADS and x.args:   # ldg*: a load like a subscript's
                     ptr = x.args[0]
-                    if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5):
-                        return False
-                    view = self.view_of(ptr.args[1])
-                    if view is None or view.name not in self.roots or \
-                            self.roots[view.name] in self.written_roots:
+                    if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5) \
+                            or not self._read_only_global(ptr.args[1]):
                         return False
                     stack.append(ptr.args[2])
                     stack.extend(x.args[1:])
