@@ -379,6 +379,7 @@ class _Emitter:
         # a witness's inputs: truth values come from the table too (default 1), not all 1
         self.truth_table = False
         self.truth_roots: set = set()
+        self.symbol_trips: set = set()   # folded trip counts whose loops run the symbol (emit())
         # branches the checker reads as taken by every thread (a guard of shared accesses on a
         # loaded number, engine/program.py _numeric_pass): the skeleton takes them too
         numeric = getattr(program, "numeric", None)
@@ -688,6 +689,11 @@ class _Emitter:
                 start, stop = self.expr(it.args[0]), self.expr(it.args[1])
             else:
                 start, stop = "0LL", self.expr(it.args[0])
+            bound = s.src[1] if len(s.src) == 2 else None
+            if isinstance(bound, ir.Var) and bound.name in self.symbol_trips:
+                # a folded trip count no loaded numbers give at this size: the count the
+                # reference runs (the symbol's value), not the kernel's fold of the table
+                stop = c_name(bound.name)
             v = c_name(s.var)
             self.known.add(s.var)
             self.unavailable.pop(s.var, None)
@@ -996,13 +1002,17 @@ def _number_tables(numbers: dict | None, used: set, truth: set = frozenset()) ->
 
 def emit(func: ir.Function, program: Program, kernel: str | None = None,
          sizes: dict | None = None, delays: list | None = None, numbers: dict | None = None,
-         truth_table: bool = False) -> Emitted:
+         truth_table: bool = False, symbol_trips=frozenset()) -> Emitted:
     """The skeleton of one prim_func, its symbolic sizes (scalar parameters) bound to `sizes`.
     `delays` ([{line, warp, loops, us}]) hold a warp back before the ops of a line (witness
     replay). `numbers` ({(parameter, byte offset): value}): what the launch's loads of read-only
     numbers return (a varlen kernel's cu_seqlens), as the reference run reads them; with
     `truth_table` the table also holds truth values (a witness's inputs: a block mask's zeros),
-    which are 1 otherwise. Raises EmitError when it cannot be expressed."""
+    which are 1 otherwise. `symbol_trips`: folded trip-count symbols (engine/program.py
+    `_fold_trips`) that `numbers` cannot realise at `sizes` (emit/prepare.py fold_numbers):
+    their loops run the symbol's value, the count the reference runs; the others fold their
+    count from the table's numbers, as the kernel does. Raises EmitError when it cannot be
+    expressed."""
     if program.notes:
         reason, span = program.notes[0]
         raise EmitError(f"line {span.line}: {reason}")
@@ -1016,6 +1026,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     em.delays = list(delays or [])
     em.numbers = None if numbers is None else dict(numbers)
     em.truth_table = truth_table and numbers is not None
+    em.symbol_trips = set(symbol_trips or ())
     launch = program.launch
     layout = program.layout
     total = -(-(layout.dyn_bytes + layout.static_bytes) // 16) * 16 or 16

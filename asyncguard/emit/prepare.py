@@ -396,8 +396,12 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
     if why:
         c.skip = f"not launched: {why}"
         return
+    folded, symbolic = fold_numbers(program, blocks, size, numbers or {})
+    if folded:
+        numbers = {**(numbers or {}), **folded}
     try:
-        e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers)
+        e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers,
+                 symbol_trips=symbolic)
         inputs = None
         if witness is not None:
             # the reference run under the witness's inputs says what every cell it meets
@@ -406,7 +410,7 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
             reference.compute(program, e, blocks[0], sizes=size, numbers=numbers, inputs=probe)
             numbers = {**(numbers or {}), **probe.used}
             e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers,
-                     truth_table=True)
+                     truth_table=True, symbol_trips=symbolic)
             inputs = (lambda: reference.WitnessInputs(witness[1], numbers))
     except EmitError as err:
         c.skip = f"not emitted: {err}"
@@ -452,11 +456,16 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
               "threads_total": T, "smem": e.smem_bytes, "nslots": len(blocks), "maxr": maxr,
               "slices": [int(-(-n // 16) * 16) for n in slices],
               "hopper": "hopper" in e.features, "waits": max((r.max_waits for r in c.refs), default=0)}
+    fold_syms = [sym for sym, _, _ in getattr(program.numeric, "fold_cells", ()) if sym in size]
+    if fold_syms:
+        # how the skeleton's folded-trip loops get the count the reference runs: from the loaded
+        # numbers (the kernel's own fold), or, where no numbers give it, the symbol's value
+        c.plan["fold_trips"] = {sym: "symbol" if sym in symbolic else "loaded" for sym in fold_syms}
     e.info = {}           # op id -> model closures: used by the reference only, not picklable
     c.emitted = e
     if replay and c.findings and not c.hang:
         from .replay import prepare_replays
-        prepare_replays(c, func, program, size, kname, numbers)
+        prepare_replays(c, func, program, size, kname, numbers, symbol_trips=symbolic)
 
 
 def launch_numbers(program, blocks: list, size: dict) -> tuple[dict | None, list, str | None]:
@@ -484,6 +493,62 @@ def launch_numbers(program, blocks: list, size: dict) -> tuple[dict | None, list
             out.update(got)
             kept.append(b)
     return out, kept, None
+
+
+def fold_numbers(program, blocks: list, size: dict, table: dict) -> tuple[dict, set]:
+    """The cells whose numbers registers fold into a trip count (engine/program.py `_fold_trips`:
+    the lightning indexer's `(e_max + 255 - s_min) // 256`, e_max and s_min the max / min of
+    CuSeqLenKE / CuSeqLenKS cells), chosen by z3 so that in every traced block the fold gives
+    the value the reference runs for the symbol `trips(line ..)` at this size (cells >= 0, as
+    cu_seqlens are; those `table` already holds keep their value). -> ({cell key: value} to add
+    to the launch's table, the symbols no such values give at this size, e.g. 3 trips of 256
+    keys with seq_len_kv = 1 clamping every cell to 1: the skeleton's loops then run the
+    symbol's value itself, emit/cuda.py `symbol_trips`). Without this the table held no such
+    cell (no checking run loads them), every load read 0, and the skeleton looped
+    (0 + 255 - 0) // 256 = 0 times where the reference ran the symbol's count."""
+    numeric = getattr(program, "numeric", None)
+    if numeric is None or not getattr(numeric, "fold_cells", None):
+        return {}, set()
+    import z3
+
+    from ..engine.exprs import free_names
+    from ..engine.inputs import NotConcreteKey
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
+    added: dict = {}
+    symbolic: set = set()
+    for sym, expr, keys in numeric.fold_cells:
+        if sym not in size:
+            continue
+        want = int(size[sym])
+        cells: dict = {}
+        side: list = []
+        try:
+            for b in blocks:
+                env = {k: v for k, v in dict(program.launch.base_env(b), **size).items()
+                       if not isinstance(v, np.ndarray)}
+                zenv = {}
+                for name, key_fn in keys.items():
+                    key = key_fn(env)
+                    cells.setdefault(key, z3.Int(f"cell{len(cells)}"))
+                    zenv[name] = cells[key]
+                for name in free_names(expr) - set(keys) - {"T"}:
+                    zenv[name] = z3.IntVal(int(env[name]))
+                term, s = encode(expr, zenv)
+                # a count below 0 runs no iteration, as 0 does
+                side += s + [term == want if want > 0 else term <= 0]
+        except (Unencodable, NotConcreteKey, KeyError, TypeError, ValueError):
+            symbolic.add(sym)
+            continue
+        fixed = {**table, **added}
+        bounds = [c for key, v in cells.items()
+                  for c in ([v == int(fixed[key])] if key in fixed else [v >= 0, v < 2 ** 31])]
+        query = Query(*bounds, *side, rlimit=None)
+        if query.check() != z3.sat:
+            symbolic.add(sym)
+            continue
+        added.update({key: int(query.number(v)) for key, v in cells.items() if key not in fixed})
+    return added, symbolic
 
 
 def predicted_hang_source(source: str) -> str:

@@ -53,9 +53,11 @@ def witness_delays(finding: dict) -> tuple[list, str | None]:
     return [], "no thread schedule in the witness (nothing to delay)"
 
 
-def prepare_replays(c, func, program, size: dict, kname: str, numbers: dict | None = None) -> None:
+def prepare_replays(c, func, program, size: dict, kname: str, numbers: dict | None = None,
+                    symbol_trips=frozenset()) -> None:
     """In the preparation worker: one delayed skeleton per distinct witness schedule of the
-    kernel's findings (c.replays); `numbers`: the launch's loaded numbers (emit/prepare.py)."""
+    kernel's findings (c.replays); `numbers`: the launch's loaded numbers, `symbol_trips`: the
+    folded trip counts its loops run as the symbol's value (emit/prepare.py fold_numbers)."""
     from .cuda import EmitError, emit
     c.replays, seen = [], {}
     for i, f in enumerate(c.findings):
@@ -67,7 +69,8 @@ def prepare_replays(c, func, program, size: dict, kname: str, numbers: dict | No
         elif delays and len(seen) < MAX_REPLAYS:
             seen[key] = i
             try:
-                e = emit(func, program, f"{kname}_r{i}", sizes=size, delays=delays, numbers=numbers)
+                e = emit(func, program, f"{kname}_r{i}", sizes=size, delays=delays, numbers=numbers,
+                         symbol_trips=symbol_trips)
             except EmitError as err:
                 entry["why"], entry["delays"] = f"replay skeleton not emitted: {err}", []
             else:

@@ -255,6 +255,9 @@ class NumericInputs:
         self.lengths: list = []      # (symbol, what it is, in words)
         self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
         self.fold_trips: list = []   # symbols standing for a trip count registers fold (`_fold_trips`)
+        # (symbol, ir trip count over names `fold0`.., {name: fn(env) -> cell key}): the cells the
+        # registers fold, for a launch that realises the symbol's value (emit/prepare.py)
+        self.fold_cells: list = []
         # (symbol, ir trip expression, {let name: fn(env) -> cell key}, cu_seqlens-like pairs):
         # a trip count of several loaded values (engine/program.py `_trip_symbol`)
         self.trip_cells: list = []

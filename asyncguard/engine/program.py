@@ -2802,6 +2802,14 @@ def _fold_trips(el: Elaborator, program: Program, info, is_cell) -> None:
     info.lengths.append((sym, f"the trip count {written} of the loops at lines {lines}, registers "
                               f"every thread folds alike from numbers loaded from {', '.join(loaded)}"))
     info.fold_trips.append(sym)
+    # the trip count as an expression of its cells (`fold0`, `fold1`, ..), for a launch that
+    # must realise the symbol's value from the numbers it loads (the sanitizer gate: emit/prepare.py
+    # fold_numbers): the skeleton folds the registers from them as the kernel does
+    subs: dict = {}
+    for x in _subscripts(found[0][1], []):
+        subs.setdefault(x, f"fold{len(subs)}")
+    expr = ir.rewrite(found[0][1], lambda x: ir.Var(subs[x]) if isinstance(x, ir.Subscript) and x in subs else None)
+    info.fold_cells.append((sym, expr, {name: _cell_key(el, x)[1] for x, name in subs.items()}))
 
 
 def _register_lets(el: Elaborator, program: Program, is_cell) -> None:
