@@ -328,6 +328,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                             (f"iterations {a}..{b - 1} skipped, {how}" if a is not None else how))
                     if line not in scope:
                         scope.append(line)
+                if result.trapped and result.trapped not in scope:
+                    scope.append(result.trapped)
                 for a in result.assumed:   # the rest rested on no finding (else a note: taint.py)
                     line = (f"line {a.span.line}: {a.reason}: assumed to end (other blocks' progress "
                             "is not checked); it touches no shared memory, and no finding rests on it")

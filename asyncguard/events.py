@@ -113,6 +113,9 @@ class Barrier:
     count: int | None
     arrive_only: bool = False   # bar.arrive: publishes, does not wait
     grid_sync: bool = False     # one of the two block barriers of a grid sync (models/barriers.py)
+    # each thread's barrier id (aligned with tids) when it differs between threads; barrier_id is
+    # then the least of them (engine/state/barriers.py splits the event by id)
+    lane_ids: np.ndarray | None = None
 
 
 @dataclass

@@ -1,6 +1,8 @@
 """Barrier protocol: divergence of block barriers, named-barrier thread counts."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
 
@@ -128,8 +130,32 @@ def check(result: RunResult, path: str) -> list[Finding]:
         elif p.kind == "count":
             arrived = sum(a["count"] for a in arrivals)
             msg = (f"named barrier {p.barrier_id} expects {p.expected} threads but {arrived} arrive "
-                   "in one phase")
+                   f"in one phase: it completes once {p.expected} have arrived and the rest start its "
+                   "next phase (PTX ISA: a completed barrier is reinitialized), so threads can pass "
+                   "before their partners arrive")
             out.append(Finding(NAMED_COUNT, line, col, msg, wit, path))
+        elif p.kind == "warp-ids":
+            warps = sorted(p.warp_ids)
+            wit["warps"] = [{"warp": w, "ids": {str(b): _groups(t) for b, t in p.warp_ids[w].items()}}
+                            for w in warps[:8]]
+            w0 = p.warp_ids[warps[0]]
+            want = result.num_threads if p.expected is None else p.expected
+            per_id = {int(b): int(n) for b, n in zip(*np.unique(p.lane_ids, return_counts=True))}
+            wit["threads_per_id"] = {str(b): n for b, n in per_id.items()}
+            short = ""
+            if all(n < want for n in per_id.values()):
+                short = ("; read lane by lane, this statement brings " + ", ".join(
+                    f"{n} thread(s) to barrier {b}" for b, n in per_id.items()) +
+                    f", where each expects {want} (a hang)")
+            msg = (f"barrier id differs between the lanes of one warp at line {line}: "
+                   f"{len(warps)} warp(s) split their lanes over barriers "
+                   f"{', '.join(map(str, sorted({b for w in warps for b in p.warp_ids[w]})))} "
+                   f"(warp {warps[0]}: " + "; ".join(f"barrier {b}: threads {_groups(t)}"
+                                                       for b, t in sorted(w0.items())) + "). "
+                   "bar.sync marks a warp's arrival at one barrier (PTX ISA, barrier), so a warp "
+                   "whose lanes name several has no defined behaviour (on an H200 the kernel stopped "
+                   f"with an illegal instruction){short}. The analysis stops here")
+            out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
         elif p.kind == "warp-multiple":
             msg = (f"named barrier {p.barrier_id} count {p.expected} is not a positive multiple of "
                    "the warp size (32)")

@@ -100,6 +100,9 @@ class RunResult:
     sync_free: set = field(default_factory=set)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     halted: bool = False   # hardware data (a CLC response) decided control: the run stopped there
+    # the run stopped at an operation the PTX ISA leaves undefined (a warp whose lanes name
+    # different named barriers, engine/state/barriers.py): why, for the scope line
+    trapped: str | None = None
     num_threads: int = 0
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
@@ -1003,7 +1006,7 @@ class Machine:
 
     def _finish_run(self) -> None:
         res = self.result
-        if res.limit_hit or res.internal_error:
+        if res.limit_hit or res.internal_error or res.trapped:
             return   # the kernel did not run to its end: nothing can be said about the end
         for feature in self.features:
             feature.finish(res)

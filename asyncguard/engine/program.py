@@ -2159,6 +2159,8 @@ def _barrier_ids(stmts) -> set | None:
                 if len(args) == 1:
                     ids.add(0)
                     continue
+                if len(args) == 2 and args[1] != ir.Const(0):
+                    return None   # `bar.sync id, 0`: every thread of the block, on barrier id
                 args = args[1:]
             if not args or not isinstance(args[0], ir.Const) or not isinstance(args[0].value, int):
                 return None

@@ -5,7 +5,7 @@ not a multiple of a warp, barriers some threads never reach.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,7 +19,7 @@ _NONE.flags.writeable = False
 
 @dataclass
 class BarrierProblem:
-    kind: str               # "divergence" | "count" | "warp-multiple" | "stuck"
+    kind: str               # "divergence" | "count" | "warp-multiple" | "stuck" | "warp-ids"
     barrier_id: int
     expected: int | None
     arrivals: list          # [(span, tids)]
@@ -29,6 +29,9 @@ class BarrierProblem:
     # a grid sync's barrier that the block's thread (0, 0, 0) never reached: the thread that
     # performs the grid-wide handshake (cooperative_groups' sync_grids)
     grid_master_missing: bool = False
+    # "warp-ids": each warp whose lanes name several barrier ids -> {id: its lanes' thread ids}
+    warp_ids: dict = field(default_factory=dict)
+    lane_ids: np.ndarray | None = None   # "warp-ids": every executing thread's id
 
 
 class _BarrierGen:
@@ -60,6 +63,9 @@ class Barriers:
             self.machine.sync(tids[tids // WARP == w], _NONE, known=False)
 
     def barrier(self, task, ev: Barrier, s) -> None:
+        if ev.lane_ids is not None:
+            self._per_thread_ids(task, ev, s)
+            return
         key = (task.cta, ev.barrier_id)
         gen = self.barriers.setdefault(key, _BarrierGen())
         gen.arrivals.append((task, ev.tids, s.span, ev.arrive_only))
@@ -74,6 +80,50 @@ class Barriers:
                 "warp-multiple", ev.barrier_id, ev.count, [(s.span, ev.tids)], np.array([]), []))
         if gen.count >= expected:
             self._complete_barrier(key, gen, expected)
+
+    def _per_thread_ids(self, task, ev: Barrier, s) -> None:
+        """`bar.sync id, n` whose id differs between threads. The PTX ISA (barrier): the
+        instruction "marks warps' arrival at barrier", and different warps may wait at different
+        barriers. Where each warp's lanes name one id: one barrier per id, the task split like an
+        mbarrier wait on several barriers (tasks released together merge again). Where the lanes
+        of one warp name several ids the ISA defines no arrival (on an H200 the kernel stopped
+        with an illegal instruction, bench/probes/bar_sync_counts.cu): a "warp-ids" problem, and
+        the run ends there (`trapped`): nothing after it is checked."""
+        ids, tids = ev.lane_ids, ev.tids
+        warps = tids // WARP
+        mixed = {}
+        for w in np.unique(warps):
+            sel = warps == w
+            if np.unique(ids[sel]).size > 1:
+                mixed[int(w)] = {int(b): tids[sel & (ids == b)] for b in np.unique(ids[sel])}
+        if mixed:
+            self.machine.result.barrier_problems.append(BarrierProblem(
+                "warp-ids", ev.barrier_id, ev.count, [(s.span, tids)], np.array([], dtype=np.int64), [],
+                warp_ids=mixed, lane_ids=ids))
+            self.machine.result.trapped = (
+                f"line {s.span.line}: the lanes of one warp name different barrier ids: undefined "
+                "(PTX ISA, barrier); nothing after it was checked")
+            self.machine.result.halted = True
+            return
+        parts = [(int(b), ids == b) for b in np.unique(ids)]
+        subs = [replace(ev, tids=tids[sel], barrier_id=b, lane_ids=None) for b, sel in parts]
+        if ev.arrive_only:   # nobody blocks: one arrival per barrier, the task goes on whole
+            for sub in subs:
+                self.barrier(task, sub, s)
+            return
+        if not np.array_equal(np.sort(tids), task.tids):
+            self.machine.note("named barrier ids that differ between threads, by part of a path", s.span)
+            return
+        tasks = [task]
+        for sub in subs[1:]:
+            mask = np.zeros(self.machine.T, dtype=bool)
+            mask[sub.tids] = True
+            tasks.append(self.machine.fork(task, mask))
+        mask = np.zeros(self.machine.T, dtype=bool)
+        mask[subs[0].tids] = True
+        task.mask, task.tids = mask, np.flatnonzero(mask)
+        for t, sub in zip(tasks, subs):
+            self.barrier(t, sub, s)
 
     def _complete_barrier(self, key: tuple, gen: _BarrierGen, expected: int) -> None:
         del self.barriers[key]
@@ -103,6 +153,8 @@ class Barriers:
 
     def finish(self, result) -> None:
         machine = self.machine
+        if result.trapped:   # the kernel stopped at an undefined barrier: no end to speak of
+            return
         for (cta, bid), gen in self.barriers.items():
             arrived = np.concatenate([tids for _, tids, _, _ in gen.arrivals])
             missing = np.setdiff1d(machine.cluster.threads_of(cta), arrived)

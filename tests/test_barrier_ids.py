@@ -1,0 +1,162 @@
+"""Named barriers beyond a literal id and count (docs/model.md "Named barriers: the 2-argument
+form, surplus arrivals, per-thread ids"): TileLang's `T.sync_threads(id)` (`bar.sync id, 0`),
+barrier ids computed per thread, and the unseen_wide kernels that exercise them."""
+import pathlib
+import textwrap
+
+import pytest
+
+from asyncguard.analyze import check_text
+
+CORPUS = pathlib.Path(__file__).resolve().parent.parent / "corpus" / "unseen_wide"
+ARCHS = ("sm_80", "sm_90a")
+
+HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(C: T.handle("float32", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": {threads}, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    C_1 = T.decl_buffer((1024,), "float32", data=C)
+    tx = T.launch_thread("threadIdx.x", {threads})
+    S = T.alloc_buffer((1024,), "float32", scope="shared")
+'''
+
+
+def kernel(body: str, threads: int = 256) -> str:
+    return HEAD.format(threads=threads) + textwrap.indent(textwrap.dedent(body).strip() + "\n", "    ")
+
+
+def outcome(text: str):
+    rep = check_text(text)
+    return rep.verdict, sorted({f.rule.code for f in rep.findings}), rep
+
+
+# ------------------------------------------------------------ A: the 2-argument form
+@pytest.mark.parametrize("arch", ARCHS)
+def test_variable_barrier_id_corpus_kernel(arch):
+    """`T.sync_threads(1)` then `T.sync_threads(1, 128)` with 256 threads: the first is every
+    thread on barrier 1 (completes); the second gets 256 arrivals for a count of 128 (AG302)."""
+    text = (CORPUS / f"language__language_sync_threads__test_sync_threads_with_variable_barrier_id__{arch}.tir").read_text()
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG302"])
+    (f,) = rep.findings
+    assert f.line == 14 and "expects 128 threads but 256 arrive" in f.message
+    assert f.witness["barrier_id"] == 1 and f.witness["expected"] == 128
+
+
+def test_two_argument_barrier_orders_a_write_and_a_read():
+    text = kernel("""
+        S[tx] = T.float32(1)
+        T.tvm_storage_sync("shared", 1)
+        C_1[tx] = S[255 - tx]
+    """)
+    assert outcome(text)[:2] == ("clean", [])
+
+
+def test_without_the_two_argument_barrier_a_race():
+    text = kernel("""
+        S[tx] = T.float32(1)
+        C_1[tx] = S[255 - tx]
+    """)
+    assert outcome(text)[:2] == ("buggy", ["AG201"])
+
+
+def test_two_argument_barrier_waits_for_every_thread():
+    """`bar.sync 1, 0` is every thread of the CTA: reached by half of them, it never completes."""
+    text = kernel("""
+        if tx < 128:
+            T.tvm_storage_sync("shared", 1)
+    """)
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG302"])
+    assert "named barrier 1" in rep.findings[0].message and "never come" in rep.findings[0].message
+
+
+def test_two_argument_barrier_with_id_0_is_syncthreads():
+    text = kernel("""
+        S[tx] = T.float32(1)
+        T.tvm_storage_sync("shared", 0)
+        C_1[tx] = S[255 - tx]
+    """)
+    assert outcome(text)[:2] == ("clean", [])
+
+
+# ------------------------------------------------------------ B: ids computed per thread
+@pytest.mark.parametrize("arch", ARCHS)
+def test_computed_barrier_id_corpus_kernel(arch):
+    """`bar.sync tid % 4, 256`: the lanes of every warp name four barriers. AG301: undefined per
+    the ISA (a warp's arrival), an illegal instruction on an H200, 64 of 256 per barrier."""
+    text = (CORPUS / f"language__language_sync_threads__test_sync_threads_with_computed_barrier_id__{arch}.tir").read_text()
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG301"])
+    (f,) = rep.findings
+    assert f.line == 14 and "lanes of one warp" in f.message and "illegal instruction" in f.message
+    assert f.witness["threads_per_id"] == {"0": 64, "1": 64, "2": 64, "3": 64}
+    assert len(f.witness["warps"]) == 8
+    assert f.witness["warps"][0]["ids"]["1"].startswith("1, 5, 9")
+    assert any("nothing after it was checked" in s for k in rep.kernels for s in k.scope)
+
+
+def test_per_warp_ids_with_matching_counts_are_clean():
+    """id = tx // 128 + 1, count 128: warps 0-3 on barrier 1, warps 4-7 on barrier 2, each
+    complete; each half reads only what its own half wrote."""
+    text = kernel("""
+        S[tx] = T.float32(1)
+        T.tvm_storage_sync("shared", tx // 128 + 1, 128)
+        C_1[tx] = S[tx // 128 * 128 + (tx + 1) % 128]
+    """)
+    assert outcome(text)[:2] == ("clean", [])
+
+
+def test_per_warp_ids_do_not_order_the_other_half():
+    """The same, reading the other half's writes: barrier 1 does not wait for warps 4-7."""
+    text = kernel("""
+        S[tx] = T.float32(1)
+        T.tvm_storage_sync("shared", tx // 128 + 1, 128)
+        C_1[tx] = S[255 - tx]
+    """)
+    assert outcome(text)[:2] == ("buggy", ["AG201"])
+
+
+def test_per_warp_ids_with_a_count_that_is_never_reached():
+    """id = tx // 128 + 1 with count 256: each barrier gets 128 of 256 (a hang, AG302; one
+    finding per statement, the first barrier's)."""
+    text = kernel("""
+        T.tvm_storage_sync("shared", tx // 128 + 1, 256)
+    """)
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG302"])
+    (f,) = rep.findings
+    assert f.witness["barrier_id"] == 1 and f.witness["arrivals"][0]["threads"] == "0..127"
+    assert "never come" in f.message
+
+
+def test_per_warp_ids_with_too_small_a_count():
+    """id = tx // 128 + 1 with count 64: 128 arrive at each (AG302, surplus)."""
+    text = kernel("""
+        T.tvm_storage_sync("shared", tx // 128 + 1, 64)
+    """)
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG302"])
+    assert all("expects 64 threads but 128 arrive" in f.message for f in rep.findings)
+
+
+PRODUCER_CONSUMER = """
+    if tx >= 128:
+        S[tx - 128] = T.float32(1)
+        T.named_barrier_arrive((tx - 128) // 64 + 1, 128)
+    else:
+        T.named_barrier_sync(tx // 64 + 1, 128)
+        C_1[tx] = S[{read}]
+"""
+
+
+def test_per_warp_ids_by_arrive_and_sync():
+    """Producer warps 4-5 arrive on barrier 1 and 6-7 on barrier 2 (one computed id); consumer
+    warps 0-1 sync on barrier 1 and 2-3 on barrier 2: each consumer half reads its producers'."""
+    text = kernel(PRODUCER_CONSUMER.format(read="tx // 64 * 64 + 63 - tx % 64"))
+    assert outcome(text)[:2] == ("clean", [])
+
+
+def test_per_warp_ids_by_arrive_and_sync_reading_the_other_pair():
+    text = kernel(PRODUCER_CONSUMER.format(read="127 - tx"))
+    assert outcome(text)[:2] == ("buggy", ["AG201"])
