@@ -354,6 +354,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         findings.append(f)
     if scope_line(searches, program.iteration_choices):
         scope.append(scope_line(searches, program.iteration_choices))
+    for fact in program.assumed_facts:   # engine/program.py `_pinned_by_assume`
+        if fact not in scope:
+            scope.append(fact)
     if program.unread_registers:   # engine/program.py `_drop_dead_registers`
         scope.append(program.unread_registers)
     numeric = program.numeric

@@ -160,3 +160,76 @@ def test_per_warp_ids_by_arrive_and_sync():
 def test_per_warp_ids_by_arrive_and_sync_reading_the_other_pair():
     text = kernel(PRODUCER_CONSUMER.format(read="127 - tx"))
     assert outcome(text)[:2] == ("buggy", ["AG201"])
+
+
+# ------------------------------------------------------------ C: a let pinned by tl.assume
+ASSUME_HEAD = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(topk_idx: T.handle("int32", "global")):
+    T.func_attr({{"thread_extent": {{"threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}}}})
+    topk_idx_1 = T.decl_buffer((4,), "int32", data=topk_idx)
+    tx = T.launch_thread("threadIdx.x", 128)
+    _tmp1 = T.alloc_buffer(({size},), "int32", scope="shared.dyn")
+'''
+ADDS = '''
+for _tmp in range(2):
+    _tmp2: T.int32 = T.if_then_else(_tmp < 1, topk_idx_1[_tmp * 2], 0)
+    T.attr({cond}, "tl.assume", "Assume: {cond}")
+    T.atomic_add_elem_op(T.tvm_access_ptr(T.type_annotation("int32"), _tmp1.data, _tmp2, 1, 3), 1)
+'''
+
+
+def assume_kernel(before: str = "", cond: str = "0 <= _tmp2 and _tmp2 < 1", size: int = 1) -> str:
+    body = textwrap.dedent(before).strip() + "\n" + ADDS.format(cond=cond).strip() + "\n"
+    return ASSUME_HEAD.format(size=size) + textwrap.indent(body.strip() + "\n", "    ")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_no_hoist_multiple_let_corpus_kernel(arch):
+    """`T.assume(0 <= _tmp2 < 1)` pins the loaded index to 0: the shared atomics are at a known
+    address; they add to a word no write reached (AG417), and the scope says what was assumed."""
+    text = (CORPUS / f"transform__transform_loop_unswitching__test_no_hoist_multiple_let__{arch}.tir").read_text()
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG417"])
+    assert rep.findings[0].line == 17
+    (scope,) = [s for k in rep.kernels for s in k.scope if "tl.assume" in s]
+    assert scope.startswith("line 15: _tmp2 = 0, the one value the kernel's tl.assume at line 16 admits")
+
+
+def test_pinned_index_initialized_and_ordered_is_clean():
+    text = assume_kernel("""
+        if tx == 0:
+            _tmp1[0] = 0
+        T.tvm_storage_sync("shared")
+    """)
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("clean", [])
+    assert any("_tmp2 = 0" in s and "tl.assume" in s for k in rep.kernels for s in k.scope)
+
+
+def test_pinned_index_initialized_without_a_barrier_races():
+    text = assume_kernel("""
+        if tx == 0:
+            _tmp1[0] = 0
+    """)
+    assert outcome(text)[:2] == ("buggy", ["AG201"])
+
+
+def test_assumption_admitting_several_values_stays_unknown():
+    text = assume_kernel("""
+        if tx < 4:
+            _tmp1[tx] = 0
+        T.tvm_storage_sync("shared")
+    """, cond="0 <= _tmp2 and _tmp2 < 4", size=4)
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("unknown", ["AG001"])
+    assert not any("tl.assume" in s for k in rep.kernels for s in k.scope)
+
+
+def test_assumption_about_another_name_pins_nothing():
+    text = assume_kernel("""
+        if tx == 0:
+            _tmp1[0] = 0
+        T.tvm_storage_sync("shared")
+    """, cond="0 <= _tmp and _tmp < 1")
+    assert outcome(text)[:2] == ("unknown", ["AG001"])

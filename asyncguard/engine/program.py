@@ -267,6 +267,8 @@ class Program:
     # registers computed from data whose stores were not run because nothing the machine
     # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
     unread_registers: str = ""
+    # a let a tl.assume pins to one value (Elaborator._pinned_by_assume), in words for the scope
+    assumed_facts: list = field(default_factory=list)
     # (loop line, branch lines, parameter, mode, both outcomes possible in every block): branches
     # whose every iteration's outcome is an unknown truth value searched by pattern
     # (_iteration_choice)
@@ -354,6 +356,8 @@ class Elaborator:
         # from these and read-only global memory writes the same value in every thread
         self.uniform_names: set = set()
         self.let_values: dict = {}   # let name -> its expression, None when assigned more than once
+        # scope lines: lets whose value a `tl.assume` right after them pins (_pinned_by_assume)
+        self.assumed_facts: list = []
         for p in func.params:
             ann = p.annotation
             if isinstance(ann, ir.Call) and ann.name == "T.handle":
@@ -1194,9 +1198,39 @@ class Elaborator:
 
     def block(self, stmts) -> tuple:
         out: list = []
-        for s in stmts:
-            out.extend(self.stmt(s))
+        stmts = tuple(stmts)
+        for i, s in enumerate(stmts):
+            pinned = self._pinned_by_assume(s, stmts[i + 1] if i + 1 < len(stmts) else None)
+            out.extend(self.stmt(s) if pinned is None else pinned)
         return tuple(out)
+
+    def _pinned_by_assume(self, s, nxt) -> list | None:
+        """`x: T.int32 = v` followed at once by `T.attr(c, "tl.assume", text)` where `c` reads
+        only `x` and admits exactly one value `k` (z3): the let runs as `x = k`, and the scope
+        line says the verdict assumes it. TileLang turns a user's `T.assume(c)` into that attr
+        (src/transform/inject_assumes.cc); where `c` reads a load, a thread index or a local,
+        no run-time check is made (split_host_device.cc): the compiler optimizes on it, a
+        precondition of the kernel. None where the shape does not fit (the let runs as written)."""
+        if not (isinstance(s, ir.Assign) and isinstance(s.target, ir.Var) and s.annotation is not None
+                and isinstance(s.annotation, ir.Attr) and s.annotation.name.startswith(("int", "uint"))
+                and isinstance(nxt, ir.ExprStmt) and isinstance(nxt.expr, ir.Call)
+                and nxt.expr.name == "T.attr" and len(nxt.expr.args) >= 2
+                and self.literal(nxt.expr.args[1]) == "tl.assume"):
+            return None
+        name, cond = s.target.name, nxt.expr.args[0]
+        if free_names(cond) - {"T"} != {name} or _subscripts(cond, []) or self.view_of(s.value) is not None:
+            return None
+        value = _only_value(cond, name)
+        if value is None:
+            return None
+        out: list = []
+        self._expr_effects(s.value, out)   # what the value's own reads touch still happens
+        text = self.literal(nxt.expr.args[2]) if len(nxt.expr.args) > 2 else None
+        self.assumed_facts.append(
+            f"line {s.span.line}: {name} = {value}, the one value the kernel's tl.assume at line "
+            f"{nxt.span.line} admits ({text or expr_text(cond)}; TileLang makes no run-time check of "
+            "it): the verdict holds for inputs that satisfy it")
+        return out + self.stmt(ir.Assign(s.target, ir.Const(value), s.annotation, s.span))
 
     def stmt(self, s) -> list:
         if isinstance(s, ir.ExprStmt):
@@ -1692,6 +1726,7 @@ def elaborate(func: ir.Function) -> Program:
                        symbolic_block_vars=_symbolic_block_vars(el, body),
                        read_only_globals=frozenset(n for n, root in el.roots.items()
                                                    if root not in el.written_roots))
+    program.assumed_facts = list(el.assumed_facts)
     el.tied_roots = program.tied_roots
     el.body = body   # same_value_per_address reads where registers and lets are defined,
     _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
@@ -2563,6 +2598,28 @@ def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> 
             for b, fn in originals:
                 b.cond = fn
         program.iteration_choices[:] = [c for c in program.iteration_choices if c[2] != root]
+
+
+def _only_value(cond, name: str) -> int | None:
+    """z3: the one integer value of `name` for which `cond` holds; None when it holds for none,
+    for several, or z3 cannot encode it."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import Query
+    x = z3.Int(name)
+    try:
+        term, side = encode(cond, {name: x})
+    except (Unencodable, z3.Z3Exception):
+        return None
+    truth = term if z3.is_bool(term) else term != 0
+    q = Query(*side, truth)
+    if q.check() != z3.sat:
+        return None
+    k = q.number(x)
+    if Query(*side, truth, x != k).check() != z3.unsat or abs(k) >= 2 ** 31:
+        return None
+    return k
 
 
 def _may_hold(cond, is_data) -> bool:
