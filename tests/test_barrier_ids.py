@@ -61,14 +61,31 @@ def test_without_the_two_argument_barrier_a_race():
 
 
 def test_two_argument_barrier_waits_for_every_thread():
-    """`bar.sync 1, 0` is every thread of the CTA: reached by half of them, it never completes."""
+    """`bar.sync 1, 0` is every thread of the CTA: reached by half of them while the other half
+    waits at `__syncthreads`, neither completes (AG302 on barrier 1, AG301 on barrier 0)."""
+    text = kernel("""
+        if tx < 128:
+            T.tvm_storage_sync("shared", 1)
+        T.tvm_storage_sync("shared")
+    """)
+    verdict, codes, rep = outcome(text)
+    assert (verdict, codes) == ("buggy", ["AG301", "AG302"])
+    (named,) = [f for f in rep.findings if f.rule.code == "AG302"]
+    assert named.line == 9 and "named barrier 1" in named.message and "never come" in named.message
+
+
+def test_two_argument_barrier_with_exited_threads():
+    """The other half exits instead: the hardware does not wait for exited threads (PTX ISA), so
+    the message is AG301's "need not hang" one, as for `__syncthreads`."""
     text = kernel("""
         if tx < 128:
             T.tvm_storage_sync("shared", 1)
     """)
     verdict, codes, rep = outcome(text)
-    assert (verdict, codes) == ("buggy", ["AG302"])
-    assert "named barrier 1" in rep.findings[0].message and "never come" in rep.findings[0].message
+    assert (verdict, codes) == ("buggy", ["AG301"])
+    (f,) = rep.findings
+    assert "bar.sync 1, 0" in f.message and "need not hang" in f.message
+    assert f.witness["exited"] == "128..255"
 
 
 def test_two_argument_barrier_with_id_0_is_syncthreads():

@@ -108,6 +108,16 @@ def check(result: RunResult, path: str) -> list[Finding]:
                        "orders nothing across blocks; a block whose thread 0 does reach it waits "
                        "for this one forever")
                 out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
+            elif p.barrier_id != 0 and p.all_threads and len(p.exited) and len(p.exited) == len(p.missing):
+                # `bar.sync id, 0` (T.sync_threads(id)): every thread of the CTA, like bar.sync 0
+                wit["exited"] = wit["missing"]
+                msg = (f"barrier {p.barrier_id} at line {line} (bar.sync {p.barrier_id}, 0: every "
+                       f"thread of the block) is reached by {arrived} of {result.num_threads} "
+                       f"threads; threads {wit['missing']} exited without reaching it: bar.sync is "
+                       "barrier.sync.aligned, undefined where not every thread of the CTA runs it "
+                       "(PTX ISA); the hardware does not wait for exited threads, so it need not "
+                       "hang, but the exited threads are not synchronized with")
+                out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
             elif p.barrier_id == 0 and len(p.exited) and len(p.exited) == len(p.missing):
                 # every absent thread exited: the hardware waits only for threads that have not
                 # exited (PTX ISA, barrier), but the program is outside CUDA's rules all the same

@@ -32,6 +32,9 @@ class BarrierProblem:
     # "warp-ids": each warp whose lanes name several barrier ids -> {id: its lanes' thread ids}
     warp_ids: dict = field(default_factory=dict)
     lane_ids: np.ndarray | None = None   # "warp-ids": every executing thread's id
+    # "stuck": the barrier counts every thread of the CTA (`bar.sync 0`, or `bar.sync id, 0` /
+    # no count): the hardware waits only for threads that have not exited
+    all_threads: bool = False
 
 
 class _BarrierGen:
@@ -39,6 +42,7 @@ class _BarrierGen:
         self.arrivals = []      # (task, tids, span, arrive_only)
         self.count = 0
         self.grid_sync = False  # some arrival is a grid sync's
+        self.all_threads = False   # an arrival with no count (every thread of the CTA)
 
 
 class Barriers:
@@ -71,6 +75,7 @@ class Barriers:
         gen.arrivals.append((task, ev.tids, s.span, ev.arrive_only))
         gen.count += len(ev.tids)
         gen.grid_sync |= ev.grid_sync
+        gen.all_threads |= ev.count is None
         if not ev.arrive_only:
             task.state = "barrier"
             task.where = (ev.barrier_id, s.span)
@@ -166,4 +171,5 @@ class Barriers:
             master = machine.cluster.threads_of(cta)[0]
             result.barrier_problems.append(BarrierProblem(
                 "stuck", bid, None, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where,
-                missing[~machine.alive[missing]], gen.grid_sync and bool((missing == master).any())))
+                missing[~machine.alive[missing]], gen.grid_sync and bool((missing == master).any()),
+                all_threads=gen.all_threads))
