@@ -250,3 +250,18 @@ def test_assumption_about_another_name_pins_nothing():
         T.tvm_storage_sync("shared")
     """, cond="0 <= _tmp and _tmp < 1")
     assert outcome(text)[:2] == ("unknown", ["AG001"])
+
+
+def test_gate_skeleton_prints_the_two_argument_form_as_bar_sync_id_0(tmp_path):
+    """The sanitizer gate's CUDA skeleton prints `tvm_storage_sync("shared", 1)` as TileLang does:
+    `bar.sync 1, 0` (ag_bar_sync(1, 0)), not an index error on a third argument."""
+    from asyncguard.emit.prepare import prepare_file
+    path = tmp_path / "two_arg.tir"
+    path.write_text(kernel("""
+        S[tx] = T.float32(1)
+        T.tvm_storage_sync("shared", 1)
+        C_1[tx] = S[255 - tx]
+    """))
+    (c,) = prepare_file(0, str(path))
+    assert c.skip is None and c.static == "clean"
+    assert "ag_bar_sync(1LL, 0);  // line 9" in c.emitted.source

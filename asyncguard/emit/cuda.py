@@ -845,6 +845,8 @@ class _Emitter:
         if name == "tvm_storage_sync":
             if len(args) == 1:
                 self.out(f"__syncthreads();  // line {span.line}")
+            elif len(args) == 2:   # TileLang's tl::__sync_thread_partial(id): bar.sync id, 0
+                self.out(f"ag_bar_sync({self.expr(args[1])}, 0);  // line {span.line}")
             else:
                 self.out(f"ag_bar_sync({self.expr(args[1])}, {self.expr(args[2])});  // line {span.line}")
             return
