@@ -160,6 +160,16 @@ class InputSearch:
                 todo.extend(reversed(inputs.alternatives()))
 
 
+def shared_mask_line(region: str, roots: list, lines: list) -> str:
+    """The scope line of a shared copy of a truth mask whose all_of / any_of conditions were
+    checked taken (engine/program.py `_shared_masks_taken`)."""
+    return (f"shared {region} only holds truth-cast copies of {', '.join(roots)} (assumed: "
+            "read-only global memory), read only by the all_of / any_of conditions at lines "
+            f"{lines}, each guarding shared accesses without synchronization: checked taken "
+            "(skipping them removes accesses, never synchronization; with every mask cell 1 every "
+            "one is taken); the conditions' own reads of the shared bytes are checked")
+
+
 def scope_line(searches: list, choices: list = ()) -> str | None:
     """What the verdict assumed and covered, in words, over the searches of every block and
     size; None when no run met a data-dependent value."""

@@ -273,6 +273,9 @@ class Program:
     # whose every iteration's outcome is an unknown truth value searched by pattern
     # (_iteration_choice)
     iteration_choices: list = field(default_factory=list)
+    # (shared buffer, mask parameters, lines): all_of / any_of conditions over a shared copy of a
+    # truth mask checked taken (_shared_masks_taken), for the scope line
+    shared_masks: list = field(default_factory=list)
 
 
 def _assignments(stmts):
@@ -341,6 +344,13 @@ class Elaborator:
         self.taken_register_reads: dict = {}
         self.register_both: set = set()
         self._register_site = None   # (load, region) while a truth copy into a register compiles
+        # shared regions holding copies of a truth mask read by all_of / any_of conditions of
+        # access-only branches: those sites per region, and the regions where that is every read
+        # (_shared_masks_taken)
+        self.taken_shared_reads: dict = {}
+        self.shared_taken: set = set()
+        self.shared_mask_lines: dict = {}   # region -> the lines of those sites
+        self.shared_mask_roots: dict = {}   # region in shared_taken -> the parameters copied in
         self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.count_roots: dict = {}   # set by _count_loops: inputs searched by their count
         self.tied_roots: set = set()   # Program.tied_roots (the same set once elaborated)
@@ -573,8 +583,13 @@ class Elaborator:
             return None
         ptr = self.access_ptr_or_none(call.args[0])
         n = self.literal(call.args[1])
-        if ptr is None or not isinstance(n, int) or n <= 0 or ptr.view.is_shared:
+        if ptr is None or not isinstance(n, int) or n <= 0:
             return None
+        reg = _register_range_truth(self, call)
+        if reg is not None:
+            return self._register_range(call, reg, ptr, n)
+        if ptr.view.is_shared:
+            return self._shared_range(call, ptr)
         view = ptr.view
         root = self.roots.get(view.name)
         if root is None or root in self.written_roots:
@@ -591,6 +606,50 @@ class Elaborator:
             key = (root, view.byte_offset + flat * esize, kind, n)
             return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both)
         return load
+
+    def _register_range(self, call: ir.Call, reg, ptr: AccessPtr, n: int):
+        """`T.all_of` / `T.any_of` over n elements of a register buffer (TileLang's block-sparse
+        test with the mask copied into `block_mask_local`): computed from the elements' values,
+        each thread its own. Where the elements hold loaded mask cells and every read of the
+        register is the whole condition of an access-only branch, those cells are taken
+        (`_register_reads_taken`), so the value is true in every run."""
+        region, first, size, _ = reg
+        kind, span, offset = call.name.removeprefix("T."), call.span, ptr.offset
+
+        def value(env):
+            if region in self.escaped_registers:
+                raise NotConcrete(f"register {region} is handed to an operation by pointer", span)
+            k = _one_address(offset(env), f"{kind} over a register range", span)
+            if k < 0 or first + k + n > size:
+                raise NotConcrete(f"{kind} over register {region}[{first + k}:{first + k + n}], "
+                                  "outside the register", span)
+            out = None
+            for j in range(n):
+                v = _register_value(env, region, first + k + j, span) != 0
+                out = v if out is None else (out & v if kind == "all_of" else out | v)
+            return out
+        return value
+
+    def _shared_range(self, call: ir.Call, ptr: AccessPtr):
+        """`T.all_of` / `T.any_of` over a shared range (the mask copied into shared memory): the
+        machine keeps no shared values, so the value is known only where the call is the whole
+        condition of an access-only branch over a region holding nothing but copies of a
+        read-only truth mask (`_shared_masks_taken`, decided once the kernel is elaborated):
+        taken as true there, as the mask cells would be. Its reads of the shared bytes stay
+        modelled (models/logical.py). Anywhere else: None (unmodelled, `unknown`)."""
+        region = ptr.view.region.name if ptr.view.region is not None else None
+        if call is not self._taken_site or region is None:
+            return None
+        self.taken_shared_reads[region] = self.taken_shared_reads.get(region, 0) + 1
+        self.shared_mask_lines.setdefault(region, []).append(call.span.line)
+        kind, span = call.name.removeprefix("T."), call.span
+
+        def value(env):
+            if region not in self.shared_taken:
+                raise NotConcrete(f"{kind} over shared memory whose contents the engine does not "
+                                  "know (data-dependent)", span)
+            return True
+        return value
 
     def _input_cell(self, view: View, root: str, flat_fn, span, both: bool):
         """fn(env) -> the run's outcome for the element `flat_fn(env)` of global view `view`."""
@@ -1257,8 +1316,12 @@ class Elaborator:
                 self._taken_site = _range_truth_guard(s.cond)   # an all_of / any_of cell
             if taken:
                 self.taken_guards.add(id(bare))
+            # an all_of / any_of over a register range guarding an access-only arm is a taken read
+            # of the register, as a bare element read is
+            ranged = _register_range_truth(self, self._taken_site) \
+                if self._taken_site is not None and not taken else None
             for region in _register_regions(self, s.cond):
-                reg = self.register_of(self.view_of(bare.value)) if taken else None
+                reg = self.register_of(self.view_of(bare.value)) if taken else ranged
                 if reg is not None and reg[0] == region:
                     self.taken_register_reads[region] = self.taken_register_reads.get(region, 0) + 1
                 else:
@@ -1506,6 +1569,27 @@ def _range_truth_guard(cond):
     return cond if isinstance(cond, ir.Call) and cond.name in RANGE_TRUTHS else None
 
 
+def _register_range_truth(el, call):
+    """The register region (`Elaborator.register_of`'s tuple) a `T.all_of` / `T.any_of` call
+    reads with a read-only `T.tvm_access_ptr` into a register buffer of the same element width,
+    or None."""
+    if not (isinstance(call, ir.Call) and call.name in RANGE_TRUTHS and len(call.args) == 2):
+        return None
+    ptr = call.args[0]
+    if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5):
+        return None
+    view = el.view_of(ptr.args[1])
+    reg = el.register_of(view)
+    if reg is None or el.literal(ptr.args[4]) != 1:
+        return None
+    ann = ptr.args[0]
+    dtype = el.literal(ann.args[0]) if isinstance(ann, ir.Call) and ann.args else None
+    bits = dtype_bits(str(dtype)) if dtype else None
+    if bits is None or bits != view.elem_bits:
+        return None
+    return reg
+
+
 def _guarding_load(cond):
     """The load a branch condition consists of (`_bare_load`), or the one it is conjoined with
     (`T.if_then_else(k < n, M[i], T.bool(False))`, `k < n and M[i]`, how TileLang guards a mask
@@ -1556,6 +1640,12 @@ def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
         _scan_globals(el, node.indices)
         return
     if isinstance(node, ir.Call):
+        if _register_range_truth(el, node) is not None:
+            # `T.all_of(T.tvm_access_ptr(.., r.data, off, n, 1), n)` over a register: a read of
+            # n elements the engine evaluates (Elaborator._range_truth), not a pointer handed on
+            _scan_globals(el, node.args[0].args[2:4])
+            _scan_globals(el, node.args[1])
+            return
         if node.name == "T.tvm_access_ptr" and len(node.args) == 5:
             view = el.view_of(node.args[1])
             rw = el.literal(node.args[4])
@@ -1715,6 +1805,7 @@ def elaborate(func: ir.Function) -> Program:
     _scan_globals(el, func.body)
     _register_reads_taken(el, func)
     truth_from_copies(el, func)
+    _shared_masks_taken(el, func)
     el.layout.assign_bases()
     program = Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                        el.barrier_regions, el.symbols,
@@ -1728,6 +1819,8 @@ def elaborate(func: ir.Function) -> Program:
                                                    if root not in el.written_roots))
     program.assumed_facts = list(el.assumed_facts)
     el.tied_roots = program.tied_roots
+    program.shared_masks = [(region, el.shared_mask_roots[region], sorted(set(el.shared_mask_lines[region])))
+                            for region in sorted(el.shared_taken)]
     el.body = body   # same_value_per_address reads where registers and lets are defined,
     _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
     _drop_dead_registers(el, program)
@@ -1853,8 +1946,82 @@ def _register_reads_taken(el: Elaborator, func: ir.Function) -> None:
         reads = [x for x in ir.nodes(func.body) if isinstance(x, ir.Subscript) and
                  isinstance(x.value, ir.Var) and x.value.name in names and id(x) not in stores and
                  not (len(x.indices) == 1 and isinstance(x.indices[0], ir.Slice))]
+        # all_of / any_of over the register: reads of it too (taken where they guard an
+        # access-only arm, counted while elaborating); any other pointer to it escapes it
+        reads += [x for x in ir.nodes(func.body) if isinstance(x, ir.Call) and
+                  (lambda r: r is not None and r[0] == region)(_register_range_truth(el, x))]
         if len(reads) != taken:
             el.register_both.add(region)
+
+
+def _shared_masks_taken(el: Elaborator, func: ir.Function) -> None:
+    """A shared region read by `T.all_of` / `T.any_of` conditions of access-only branches
+    (`Elaborator._shared_range`) has those conditions taken as true when (a) every read of the
+    region in the kernel is such a condition, (b) every write to it is a plain store of a load
+    of a read-only, truth-valued global parameter (`_bare_load`: `T.Cast("int8", T.Cast("bool",
+    M[i]))`), and (c) every load of that parameter is such a store. Then skipping a branch only
+    removes accesses (no synchronization inside: engine/inputs.py), so the taken run finds every
+    race any mask finds; and with every mask cell 1, every stored byte is non-zero, so every
+    such condition is true in every thread and the taken run is that input's run: what it
+    finds is real. The conditions' reads of the shared bytes stay modelled (models/logical.py),
+    so a race on the mask itself is found."""
+    for region, taken in el.taken_shared_reads.items():
+        names = {n for n, v in el.views.items() if v.region is not None and v.region.name == region}
+        ok, reads, copies, roots = True, 0, [], set()
+
+        def in_region(x) -> bool:
+            return isinstance(x, ir.Var) and x.name in names or \
+                isinstance(x, ir.Attr) and isinstance(x.value, ir.Var) and x.value.name in names
+
+        def visit(x) -> None:
+            nonlocal ok, reads
+            if not ok:
+                return
+            if isinstance(x, ir.Assign) and isinstance(x.target, ir.Var) and isinstance(x.value, ir.Call) \
+                    and x.value.name in ("T.decl_buffer", "T.alloc_buffer", "T.Buffer", "T.match_buffer"):
+                return   # a declaration names the buffer, never reads it
+            if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript) and in_region(x.target.value):
+                src = _bare_load(x.value)
+                view = el.view_of(src.value) if src is not None else None
+                root = el.roots.get(view.name) if view is not None else None
+                if root is None or root in el.written_roots or not el.truth_only.get(root):
+                    ok = False
+                    return
+                copies.append(src)
+                roots.add(root)
+                visit(x.target.indices)
+                visit(src.indices)
+                return
+            if isinstance(x, ir.Call) and x.name in RANGE_TRUTHS and len(x.args) == 2:
+                ptr = x.args[0]
+                if isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5 \
+                        and in_region(ptr.args[1]):
+                    reads += 1
+                    visit(ptr.args[2:4])
+                    visit(x.args[1])
+                    return
+            if in_region(x):
+                ok = False   # any other read, write or pointer
+                return
+            if isinstance(x, (tuple, list)):
+                for y in x:
+                    visit(y)
+            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
+                for f in x.__dataclass_fields__:
+                    if f != "span":
+                        visit(getattr(x, f))
+        visit(func.body)
+        if not ok or reads != taken or not copies:
+            continue
+        loads = [x for x in ir.nodes(func.body) if isinstance(x, ir.Subscript) and
+                 (lambda v: v is not None and el.roots.get(v.name) in roots)(el.view_of(x.value))]
+        pointers = [x for x in ir.nodes(func.body) if isinstance(x, ir.Call) and x.name == "T.tvm_access_ptr"
+                    and len(x.args) == 5 and (lambda v: v is not None and el.roots.get(v.name) in roots)(
+                        el.view_of(x.args[1]))]
+        if pointers or len(loads) != len(copies) or not all(any(x is c for c in copies) for x in loads):
+            continue
+        el.shared_taken.add(region)
+        el.shared_mask_roots[region] = sorted(roots)
 
 
 def _register_regions(el: Elaborator, e) -> set:
