@@ -604,7 +604,10 @@ class Elaborator:
                 raise NotConcrete(f"{kind} over a global buffer (data-dependent)", span)
             flat = _one_address(offset(env), f"{kind} over an address", span)
             key = (root, view.byte_offset + flat * esize, kind, n)
-            return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both)
+            if root in self.tied_roots:
+                return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", False, tied=True)
+            return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both,
+                                group=root if root in self.count_roots else None)
         return load
 
     def _register_range(self, call: ir.Call, reg, ptr: AccessPtr, n: int):
@@ -3955,19 +3958,41 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
             root = el.roots.get(view.name) if view is not None else None
             if root is not None:
                 loads.setdefault(root, set()).add(id(x))
+        elif isinstance(x, ir.Call) and x.name == "T.tvm_access_ptr" and len(x.args) == 5:
+            # a pointer into the root: the range truth it serves is its load (any other use a
+            # load no loop condition is)
+            view = el.view_of(x.args[1])
+            root = el.roots.get(view.name) if view is not None else None
+            if root is not None:
+                owner = [c for c in ir.nodes(func.body) if isinstance(c, ir.Call) and c.name in RANGE_TRUTHS
+                         and c.args and c.args[0] is x]
+                loads.setdefault(root, set()).add(id(owner[0]) if owner else id(x))
     uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
     for root, sites in candidates.items():
         if loads.get(root, set()) != {id(sub) for _, subs, _ in sites for sub in subs}:
             continue
         loop0, (sub0, *_), guard0 = sites[0]
         canon = ir.Var("%k")
-        index0 = _rewrite(sub0.indices, {loop0.var: canon})
+        ranged = isinstance(sub0, ir.Call)   # all_of / any_of ranges (_skipping_loop)
+
+        def where(sub):   # the cell's index, or the range's start, kind and length
+            if isinstance(sub, ir.Call):
+                ptr = sub.args[0]
+                return (ptr.args[2],), (sub.name, ptr.args[0], ptr.args[1], ptr.args[3], sub.args[1])
+            return sub.indices, sub.value
+        index0, what0 = where(sub0)
+        index0 = _rewrite(index0, {loop0.var: canon})
         guard0 = _rewrite(guard0, {loop0.var: canon})
-        same = all(lp.src == loop0.src and _rewrite(sub.indices, {lp.var: canon}) == index0
-                   and sub.value == sub0.value and _rewrite(guard, {lp.var: canon}) == guard0
+        same = all(lp.src == loop0.src and _rewrite(where(sub)[0], {lp.var: canon}) == index0
+                   and where(sub)[1] == what0 and _rewrite(guard, {lp.var: canon}) == guard0
                    for lp, subs, guard in sites for sub in subs)
-        if not same or free_names(index0) - {canon.name} - uniform or \
-                free_names(loop0.src) - uniform or not _injective(index0, canon.name, loop0.src):
+        if not same or free_names(index0) - {canon.name} - uniform or free_names(loop0.src) - uniform:
+            continue
+        if ranged:
+            n = el.literal(sub0.args[1])
+            if n != el.literal(sub0.args[0].args[3]) or not _disjoint_ranges(index0[0], n, canon.name, loop0.src):
+                continue
+        elif not _injective(index0, canon.name, loop0.src):
             continue
         el.count_roots[root] = program.count_roots[root] = (
             sorted({lp.span.line for lp, _, _ in sites}), expr_text(loop0.src[1]))
@@ -3987,9 +4012,29 @@ def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):
         if not isinstance(st, PIf) or st.other or st.src is None:
             return None
         bare = _guarding_load(st.src)
+        if bare is None:
+            # `T.all_of(T.tvm_access_ptr(.., M, f(k), n, 1), n)` as the whole condition (TileLang's
+            # warp-specialized block-sparse test): one truth value per iteration, over a range of
+            # a read-only global buffer (Elaborator._range_truth); _count_loops requires the
+            # ranges of distinct iterations disjoint
+            call = _range_truth_guard(st.src)
+            view = _range_view(el, call) if call is not None and _bare_truth(st.src) is call else None
+            root = el.roots.get(view.name) if view is not None else None
+            if root is None or root in el.written_roots or (sub is not None and call != sub):
+                return None
+            if free_names(call.args[0].args[2]) - uniform:
+                return None
+            sub, guard = call, ir.Const(True)
+            subs.append(call)
+            names = _evaluated_names(el, st.then)
+            if names is None or loop.var in names:
+                return None
+            continue
         view = el.view_of(bare.value) if bare is not None else None
         root = el.roots.get(view.name) if view is not None else None
         if root is None or not el.truth_only.get(root) or root in el.written_roots:
+            return None
+        if sub is not None and not isinstance(sub, ir.Subscript):
             return None
         rest = _without_load(st.src, bare)
         if sub is not None and (bare != sub or bare.value != sub.value or rest != guard):
@@ -4001,7 +4046,64 @@ def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):
         names = _evaluated_names(el, st.then)
         if names is None or loop.var in names:
             return None
+    if isinstance(sub, ir.Call):
+        return (el.roots[_range_view(el, sub).name], subs, guard)
     return (el.roots[el.view_of(sub.value).name], subs, guard) if sub is not None else None
+
+
+def _bare_truth(cond):
+    """`cond` without the bool casts around it."""
+    while isinstance(cond, ir.Call) and (cond.name == "T.bool" and len(cond.args) == 1 or
+                                         cond.name == "T.Cast" and len(cond.args) == 2):
+        cond = cond.args[-1]
+    return cond
+
+
+def _range_view(el, call):
+    """The global view a `T.all_of` / `T.any_of` call reads through its `T.tvm_access_ptr` (a
+    constant length, read-only access), or None."""
+    if not (isinstance(call, ir.Call) and call.name in RANGE_TRUTHS and len(call.args) == 2):
+        return None
+    ptr = call.args[0]
+    if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5):
+        return None
+    n = el.literal(call.args[1])
+    view = el.view_of(ptr.args[1])
+    if not isinstance(n, int) or n <= 0 or view is None or view.name not in el.roots or \
+            el.literal(ptr.args[4]) != 1:
+        return None
+    return view
+
+
+def _disjoint_ranges(start, n: int, var: str, bounds: tuple) -> bool:
+    """z3: the ranges [start, start + n) of two different values of `var` in the loop's range
+    do not meet (n = 1: `_injective`)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    terms = [(sign, t) for sign, t in _signed_terms(start) if var in free_names(t)]
+    if terms:   # as _injective: only the terms of `var` tell two starts apart
+        part = terms[0][1] if terms[0][0] > 0 else ir.UnaryOp("-", terms[0][1])
+        for sign, t in terms[1:]:
+            part = ir.BinOp("+" if sign > 0 else "-", part, t)
+        start = part
+    names = free_names(start) | free_names(bounds)
+    a = {n_: z3.Int(n_) for n_ in names}
+    b = dict(a)
+    b[var] = z3.Int("%other")
+    try:
+        ea, sa = encode(start, a)
+        eb, sb = encode(start, b)
+    except Unencodable:
+        return False
+    try:
+        lo, s1 = encode(bounds[0], a)
+        extent, s2 = encode(bounds[1], a)
+        inside = [*s1, *s2, a[var] >= lo, a[var] < lo + extent, b[var] >= lo, b[var] < lo + extent]
+    except Unencodable:
+        inside = []
+    return unsat(*sa, *sb, *inside, ea < eb + n, eb < ea + n, a[var] != b[var])
 
 
 def _evaluated_names(el: Elaborator, stmts):
