@@ -16,10 +16,18 @@ barrier, commit, wait, arrive, register or let is in it), and removing accesses 
 races; so the taken run finds every race any pattern has, and its findings are real for the
 input that takes every branch.
 
+The same holds for a mask copied first and tested by `T.all_of` / `T.any_of`: over a register
+range, the copied cells are taken where every read of the register is such a guard; over a
+shared copy whose every write is a truth copy of the read-only mask and every read such a guard,
+the calls are taken (their reads of the shared bytes still checked), the all-ones mask's run
+(engine/program.py `_register_range`, `_shared_masks_taken`; the scope line says so).
+
 Another keeps loops of n cells to n + 1 runs: where every statement of a loop body sits under
 the iteration's cell and the loop variable decides nothing the machine evaluates
 (engine/program.py `_count_loops`), a run depends on the pattern only through its number of true
-cells, so the search runs one pattern per count, its true cells first (`Inputs.value`).
+cells, so the search runs one pattern per count, its true cells first (`Inputs.value`). An all_of / any_of
+range of a read-only global buffer may be the iteration's cell, the ranges of distinct
+iterations disjoint (z3).
 """
 from __future__ import annotations
 

@@ -353,6 +353,7 @@ class Elaborator:
         self.shared_mask_roots: dict = {}   # region in shared_taken -> the parameters copied in
         self.numeric_info: NumericInputs | None = None   # set by _numeric_pass
         self.count_roots: dict = {}   # set by _count_loops: inputs searched by their count
+        self.count_ranges: set = set()   # ids of the all_of / any_of calls of those loops
         self.tied_roots: set = set()   # Program.tied_roots (the same set once elaborated)
         self.taken_guards: set = set()   # ids of the loads of input cells taken as true (_taken_site)
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
@@ -604,10 +605,10 @@ class Elaborator:
                 raise NotConcrete(f"{kind} over a global buffer (data-dependent)", span)
             flat = _one_address(offset(env), f"{kind} over an address", span)
             key = (root, view.byte_offset + flat * esize, kind, n)
-            if root in self.tied_roots:
+            if root in self.tied_roots and id(call) in self.count_ranges:
                 return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", False, tied=True)
             return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both,
-                                group=root if root in self.count_roots else None)
+                                group=root if id(call) in self.count_ranges else None)
         return load
 
     def _register_range(self, call: ir.Call, reg, ptr: AccessPtr, n: int):
@@ -649,7 +650,7 @@ class Elaborator:
 
         def value(env):
             if region not in self.shared_taken:
-                raise NotConcrete(f"{kind} over shared memory whose contents the engine does not "
+                raise NotConcrete(f"T.{kind} over shared memory whose contents the engine does not "
                                   "know (data-dependent)", span)
             return True
         return value
@@ -3952,6 +3953,7 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
     if not candidates:
         return
     loads: dict = {}   # root -> ids of every subscript of it in the kernel
+    pointed: dict = {}   # root -> ids of its pointers: the range truth a pointer serves, or itself
     for x in ir.nodes(func.body):
         if isinstance(x, ir.Subscript):
             view = el.view_of(x.value)
@@ -3959,17 +3961,20 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
             if root is not None:
                 loads.setdefault(root, set()).add(id(x))
         elif isinstance(x, ir.Call) and x.name == "T.tvm_access_ptr" and len(x.args) == 5:
-            # a pointer into the root: the range truth it serves is its load (any other use a
-            # load no loop condition is)
             view = el.view_of(x.args[1])
             root = el.roots.get(view.name) if view is not None else None
             if root is not None:
                 owner = [c for c in ir.nodes(func.body) if isinstance(c, ir.Call) and c.name in RANGE_TRUTHS
                          and c.args and c.args[0] is x]
-                loads.setdefault(root, set()).add(id(owner[0]) if owner else id(x))
+                pointed.setdefault(root, set()).add(id(owner[0]) if owner else id(x))
     uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
     for root, sites in candidates.items():
-        if loads.get(root, set()) != {id(sub) for _, subs, _ in sites for sub in subs}:
+        mentions = loads.get(root, set())
+        if isinstance(sites[0][1][0], ir.Call):
+            # ranges: every subscript of the root and every pointer into it (another range
+            # truth, a copy) is one of the loops' conditions
+            mentions = mentions | pointed.get(root, set())
+        if mentions != {id(sub) for _, subs, _ in sites for sub in subs}:
             continue
         loop0, (sub0, *_), guard0 = sites[0]
         canon = ir.Var("%k")
@@ -3996,6 +4001,8 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
             continue
         el.count_roots[root] = program.count_roots[root] = (
             sorted({lp.span.line for lp, _, _ in sites}), expr_text(loop0.src[1]))
+        if ranged:
+            el.count_ranges |= {id(sub) for _, subs, _ in sites for sub in subs}
 
 
 def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):
