@@ -31,8 +31,8 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..engine.program import (Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, _scan_globals,
-                              truth_from_copies)
+from ..engine.program import (RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
+                              _register_range_truth, _scan_globals, truth_from_copies)
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
@@ -379,6 +379,9 @@ class _Emitter:
         # a witness's inputs: truth values come from the table too (default 1), not all 1
         self.truth_table = False
         self.truth_roots: set = set()
+        # global roots read by all_of / any_of (range_truth) and their ranges' element size
+        self.range_roots: set = set()
+        self.range_sizes: dict = {}
         self.symbol_trips: set = set()   # folded trip counts whose loops run the symbol (emit())
         # branches the checker reads as taken by every thread (a guard of shared accesses on a
         # loaded number, engine/program.py _numeric_pass): the skeleton takes them too
@@ -463,6 +466,8 @@ class _Emitter:
                 return f"((i64)(({self.expr(args[1])}) != 0))"
             if n == "T.tl_shuffle_elect" and len(args) == 1:
                 return f"ag_elect(ag_tid, {self.expr(args[0])})"
+            if n in RANGE_TRUTHS:
+                return self.range_truth(e)
             return self._fail(e, f"value of {n or 'call'}(...)")
         if isinstance(e, ir.Subscript):
             return self.loaded_value(e)
@@ -494,6 +499,46 @@ class _Emitter:
             self.number_roots.add(root)
             return f"ag_num_{_CNAME.sub('_', root)}((i64)({self.byte_offset(view, sub)}))"
         return self._fail(sub, "a value loaded from memory (data-dependent)")
+
+    def range_truth(self, call: ir.Call) -> str:
+        """`T.all_of(T.tvm_access_ptr(.., buf, off, n, 1), n)` / `T.any_of(...)` (tl::All / tl::Any:
+        whether all / any of n consecutive elements are non-zero), as the engine reads it
+        (engine/program.py `Elaborator._range_truth`):
+        over a register range, a helper looping over the thread's register array (`ag_all_of_reg`);
+        over a read-only global truth mask, a helper looping over the n cells of the launch's table
+        (`ag_all_of_<root>`, the table `ag_num_<root>` the plain mask loads read; its cells realise
+        the range outcomes the reference run met: `_realise_ranges`); over shared memory, the
+        engine's value, 1 (the call is taken: `_shared_masks_taken`; the skeleton's shared bytes
+        hold patterns, not the mask), its read of the n elements emitted by its POp (op())."""
+        kind = call.name.removeprefix("T.")
+        ptr = self.el.access_ptr_or_none(call.args[0]) if len(call.args) == 2 else None
+        n = self.el.literal(call.args[1]) if len(call.args) == 2 else None
+        if ptr is None or not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+            return self._fail(call, f"value of {call.name}(...) (not a constant-size range)")
+        ann, _, off, _, _ = call.args[0].args
+        reg = _register_range_truth(self.el, call)
+        if reg is not None:
+            region, first, size, _ = reg
+            if region in self.unknown_registers:
+                raise EmitError(f"line {call.span.line}: register {region}: {self.unknown_registers[region]}")
+            self.registers[region] = max(self.registers.get(region, 0), size)
+            self.features.add("range_truth")
+            return f"ag_{kind}_reg(&{register_c(region)}[{first}LL + ({self.expr(off)})], {n}LL)"
+        if ptr.view.is_shared:
+            return f"1LL /* {kind} over shared {ptr.view.name}: taken, as the engine reads it */"
+        # the engine's condition: a read-only global parameter (its plain loads, if any, truth
+        # values: a root also loaded as a number is refused in emit())
+        root = self.el.roots.get(ptr.view.name) if ptr.view.region is None else None
+        if root is None or root in self.el.written_roots:
+            return self._fail(call, f"value of {call.name}(...) over {ptr.view.name} (not a read-only "
+                                    "global mask)")
+        es = _byte_size(ptr.elem_size, ptr.view.name, call.span)
+        if self.range_sizes.setdefault(root, es) != es:
+            raise EmitError(f"line {call.span.line}: {kind} ranges over {root} of two element sizes")
+        self.truth_roots.add(root)
+        self.range_roots.add(root)
+        name = _CNAME.sub("_", root)
+        return f"ag_{kind}_{name}((i64)({ptr.view.byte_offset}LL + ({self.expr(off)}) * {es}LL), {n}LL)"
 
     def truth_slice_element(self, reg, tgt: ir.Subscript, val, k: int) -> str:
         """Element k (from the region's element 0) of a truth copy `r[lo:hi] = Cast(.., G[a:b])`
@@ -797,6 +842,19 @@ class _Emitter:
             self.info[id(s)] = OpInfo("load")
             self.out(f"ag_read(ag, {addr}, {n});  // line {span.line}: load")
             return
+        if name in ("any_of", "all_of"):
+            # tl::Any / tl::All over shared memory (models/logical.py): the model reads all n
+            # elements, one read of the range; the call's value is range_truth's
+            call = s.src
+            if not (isinstance(call, ir.Call) and len(call.args) == 2):
+                raise EmitError(f"line {span.line}: {name} the emitter cannot place")
+            view, addr, size, _ = self.ptr(call.args[0])
+            n = self.el.literal(call.args[1])
+            if not view.is_shared or not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                raise EmitError(f"line {span.line}: {name} over {view.name} of size {n!r}")
+            self.info[id(s)] = OpInfo("load")
+            self.out(f"ag_read(ag, {addr}, {n * size}LL);  // line {span.line}: {name} reads its {n} elements")
+            return
         if name == "store":
             a = self.node("assign", span)
             _, addr, n = self.subscript_range(a.target)
@@ -982,6 +1040,79 @@ class _Emitter:
                 self.out(f"{fn}(ag, {base} + {idx} * {es}LL, {es}LL);  // line {call.span.line}: AllReduce level {off}")
 
 
+def _realise_ranges(numbers: dict, sizes: dict) -> dict:
+    """The table's cells with the range truths' outcomes realised: `numbers` holds plain cells
+    ({(root, byte offset): value}) and the outcomes of all_of / any_of ranges the reference run met
+    ({(root, byte offset, kind, n): 0 or 1}, engine/program.py `Elaborator._range_truth`, a
+    witness's `WitnessInputs.used`); `sizes`: the element size of each root's ranges (the
+    skeleton's; ranges over other roots are not read by it and are dropped). A range's cells get
+    values giving its outcome over the helper `ag_<kind>_<root>`: all_of true and any_of true all
+    non-zero (1), any_of false all 0, all_of false one 0 (its first cell nothing else fixed). A
+    plain cell the reference read keeps its value; outcomes no cell values give raise EmitError."""
+    cells = {k: int(v) for k, v in numbers.items() if len(k) == 2}
+    ranges = [(k, int(v)) for k, v in numbers.items() if len(k) == 4 and k[0] in sizes]
+    fixed = set(cells)
+
+    def span(key):
+        root, off, _, n = key
+        return [(root, int(off) + j * sizes[root]) for j in range(int(n))]
+
+    def force(key, value):
+        for c in span(key):
+            if c in fixed and (cells[c] != 0) != (value != 0):
+                raise EmitError(f"inputs not realisable: {key[2]} over {key[0]} at byte {key[1]} "
+                                f"needs {value} at byte {c[1]}, which holds {cells[c]}")
+            if c not in fixed:
+                cells[c] = value
+                fixed.add(c)
+
+    for key, v in ranges:      # what a range fixes cell by cell: every cell true or every cell false
+        if key[2] == "all_of" and v:
+            force(key, 1)
+        elif key[2] == "any_of" and not v:
+            force(key, 0)
+    for key, v in ranges:      # one cell of its own: a false all_of's 0, a true any_of's 1
+        if (key[2] == "all_of") == bool(v):
+            continue
+        want = 0 if key[2] == "all_of" else 1
+        cs = span(key)
+        if any(c in fixed and (cells[c] != 0) == bool(want) for c in cs):
+            continue
+        free = [c for c in cs if c not in fixed]
+        if not free:
+            raise EmitError(f"inputs not realisable: {key[2]} over {key[0]} at byte {key[1]} "
+                            f"= {v}: every cell is fixed otherwise")
+        cells[free[0]] = want
+        fixed.add(free[0])
+    for key, v in ranges:      # the helpers read the outcomes back (unfixed cells: the default 1)
+        vals = [cells.get(c, 1) != 0 for c in span(key)]
+        if (all(vals) if key[2] == "all_of" else any(vals)) != bool(v):
+            raise EmitError(f"inputs not realisable: {key[2]} over {key[0]} at byte {key[1]} = {v}")
+    return cells
+
+
+RANGE_REG_HELPERS = (
+    "__device__ __forceinline__ i64 ag_all_of_reg(const i64* r, i64 n) "
+    "{ for (i64 j = 0; j < n; ++j) if (r[j] == 0) return 0LL; return 1LL; }\n"
+    "__device__ __forceinline__ i64 ag_any_of_reg(const i64* r, i64 n) "
+    "{ for (i64 j = 0; j < n; ++j) if (r[j] != 0) return 1LL; return 0LL; }")
+
+
+def _range_helpers(sizes: dict) -> list:
+    """all_of / any_of over n elements (of `sizes[root]` bytes) of a truth root's table, read
+    through `ag_num_<root>` as the plain mask loads are (Emitter.range_truth)."""
+    out = []
+    for root, es in sorted(sizes.items(), key=lambda kv: str(kv[0])):
+        name = _CNAME.sub("_", str(root))
+        out.append(f"__device__ __forceinline__ i64 ag_all_of_{name}(i64 off, i64 n) "
+                   f"{{ for (i64 j = 0; j < n; ++j) if (ag_num_{name}(off + j * {es}LL) == 0) return 0LL; "
+                   "return 1LL; }")
+        out.append(f"__device__ __forceinline__ i64 ag_any_of_{name}(i64 off, i64 n) "
+                   f"{{ for (i64 j = 0; j < n; ++j) if (ag_num_{name}(off + j * {es}LL) != 0) return 1LL; "
+                   "return 0LL; }")
+    return out
+
+
 def _number_tables(numbers: dict | None, used: set, truth: set = frozenset()) -> list:
     """One device function per read-only parameter the skeleton loads numbers from: the value at
     each byte offset the launch's checking run read, 0 elsewhere (a cell no checked run reads only
@@ -990,7 +1121,8 @@ def _number_tables(numbers: dict | None, used: set, truth: set = frozenset()) ->
     if numbers is None:
         return []
     roots: dict = {root: [] for root in sorted(set(used) | set(truth), key=str)}
-    for (root, off), value in sorted(numbers.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+    for (root, off), value in sorted(((k, v) for k, v in numbers.items() if len(k) == 2),
+                                     key=lambda kv: (str(kv[0][0]), kv[0][1])):
         if root in roots:
             roots[root].append((int(off), int(value)))
     out = []
@@ -1046,7 +1178,19 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
             f"namespace agns_{kernel} {{", PRELUDE]
     if hopper:
         head.append(HOPPER_PRELUDE)
-    head += _number_tables(em.numbers, em.number_roots, em.truth_roots)
+    if "range_truth" in em.features:
+        head.append(RANGE_REG_HELPERS)
+    if em.range_roots & em.number_roots:
+        raise EmitError(f"all_of / any_of over {sorted(em.range_roots & em.number_roots)}, also loaded "
+                        "as numbers")
+    if em.range_roots:
+        # all_of / any_of over a global mask read its cells from the table: the reference's
+        # range outcomes (a witness's) realised as cell values; none met: every cell 1 (all taken)
+        table = _realise_ranges(em.numbers or {}, em.range_sizes)
+        head += _number_tables({**(em.numbers or {}), **table}, em.number_roots, em.truth_roots)
+        head += _range_helpers(em.range_sizes)
+    else:
+        head += _number_tables(em.numbers, em.number_roots, em.truth_roots)
     head.append(f"}}  // namespace agns_{kernel}\nusing namespace agns_{kernel};")
     head.append(
         f'extern "C" __global__ void __launch_bounds__({launch.num_threads}) {kernel}(\n'
