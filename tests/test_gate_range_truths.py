@@ -138,3 +138,11 @@ def test_a_witness_with_false_ranges_is_realised_by_the_table_and_the_reference(
     plain = Case(str(path), func.name)
     _prepare_instance(plain, func, program, {}, "k_plain")
     assert sum(map(len, c.refs[0].reads)) < sum(map(len, plain.refs[0].reads))
+
+
+def test_the_reference_inputs_take_a_tied_cell():
+    # engine/program.py asks a tied count root's cells (plain or range) with tied=True
+    assert reference.AllTaken().value(("M", 0, "all_of", 2), "M[0:2] (all_of)", False, tied=True) == 1
+    w = reference.WitnessInputs({"M[0:2] (all_of)": 0})
+    assert w.value(("M", 0, "all_of", 2), "M[0:2] (all_of)", False, tied=True) == 0
+    assert w.used == {("M", 0, "all_of", 2): 0}

@@ -51,8 +51,8 @@ class AllTaken(Inputs):
     memory is 1 (the checker's first pattern: every branch on an input taken). The skeleton
     prints those loads as 1 (emit/cuda.py loaded_value), so the GPU runs the same pattern."""
 
-    def value(self, cell, text: str, both: bool, group=None) -> int:
-        super().value(cell, text, both, group)
+    def value(self, cell, text: str, both: bool, group=None, tied: bool = False) -> int:
+        super().value(cell, text, both, group, tied=tied)
         return 1
 
 
@@ -67,8 +67,8 @@ class WitnessInputs(Inputs):
         self.pattern = dict(pattern)
         self.used: dict = {}
 
-    def value(self, cell, text: str, both: bool, group=None) -> int:
-        super().value(cell, text, both, group)
+    def value(self, cell, text: str, both: bool, group=None, tied: bool = False) -> int:
+        super().value(cell, text, both, group, tied=tied)
         v = int(self.pattern.get(text, 1))
         self.used[cell] = v
         return v
