@@ -125,7 +125,31 @@ def test_warp_specialized_loops_on_global_ranges_are_searched_by_count(kind):
     rep = check_text(path.read_text(), str(path))
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert "BlockMask only decide whole loop iterations" in scope(rep)
-    assert "every outcome pattern checked (528 run(s))" in scope(rep)
+    # the block indices only place the ranges (F(block) + k * 2): one block stands for all 64,
+    # its 33 counts (engine/program.py `inputs_alike_across_blocks`, range_sites)
+    assert "stands for every block" in scope(rep)
+    assert "every outcome pattern checked (33 run(s))" in scope(rep)
+
+
+def test_ranges_placed_differently_by_the_block_do_not_let_one_block_stand_for_all():
+    from asyncguard.engine.program import elaborate
+    from asyncguard.parse import parse
+    text = kernel("all_of", "global", "sm_90a").read_text()
+    assert elaborate(parse(text, "k").functions[0]).blocks_alike
+    lines = text.splitlines(keepends=True)
+    assert lines[39].strip().startswith("if T.all_of(")   # the producer's first range: bx and by swapped
+    lines[39] = lines[39].replace("by * 512 + bx * 64 + k * 2", "bx * 512 + by * 64 + k * 2")
+    assert not elaborate(parse("".join(lines), "k").functions[0]).blocks_alike
+
+
+def test_ranges_over_a_mask_the_kernel_writes_are_not_inputs():
+    lines = kernel("all_of", "global", "sm_90a").read_text().splitlines(keepends=True)
+    assert lines[37].strip() == "producer_phase_cnt[0] = 0"
+    lines.insert(38, '            BlockMask_w = T.decl_buffer((4096,), "int8", data=BlockMask)\n'
+                     '            BlockMask_w[0] = T.int8(0)\n')
+    rep = check_text("".join(lines))
+    assert rep.verdict == "unknown"
+    assert any("all_of over BlockMask, which the kernel also writes" in f.message for f in rep.findings)
 
 
 GLOBAL_90 = kernel("all_of", "global", "sm_90a")

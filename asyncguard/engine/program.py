@@ -361,6 +361,9 @@ class Elaborator:
         # blocks that differ only in which input cells they read behave alike (elaborate())
         self.plain_control_names: set = set()
         self.input_sites: list = []   # (root, index expressions, strides)
+        # the same for the starts of all_of / any_of ranges over read-only global buffers
+        # (_range_truth): truth values of their own, whatever the buffer's other loads are
+        self.range_sites: list = []
         self.control_names: set = set()   # names that loop bounds / branches / lets depend on
         # names whose value is the same in every thread of a block (block ids, kernel
         # parameters, loop variables and lets built from them): a store of a value built only
@@ -407,8 +410,13 @@ class Elaborator:
         self.plain_control_names |= self._names_outside_inputs(e)
 
     def _names_outside_inputs(self, e) -> set:
-        """free_names(e) without the names that only address a global parameter's element."""
+        """free_names(e) without the names that only address a global parameter's element, or
+        the range of a `T.all_of` / `T.any_of` over one (one truth value of the run, keyed by the
+        range: `_range_truth`)."""
         def loaded(x) -> bool:
+            if isinstance(x, ir.Call) and x.name in RANGE_TRUTHS:
+                v = _range_view(self, x)
+                return v is not None and not v.is_shared and self.register_of(v) is None
             v = self.view_of(x.value) if isinstance(x, ir.Subscript) else None
             return v is not None and v.name in self.roots
         return {x.name for x in ir.nodes(e, skip=loaded) if isinstance(x, ir.Var)}
@@ -598,11 +606,17 @@ class Elaborator:
         kind, span, name = call.name.removeprefix("T."), call.span, view.name
         both = call is not self._taken_site
         offset, esize = ptr.offset, ptr.elem_size
+        # its key is the range's start (with kind and length): blocks whose starts are F(block) +
+        # G(rest), one F per parameter, share ranges alike (inputs_alike_across_blocks)
+        self.range_sites.append((root, (call.args[0].args[2],), (1,), view.byte_offset, esize))
 
         def load(env):
             inputs = env.get(INPUTS)
             if inputs is None:
                 raise NotConcrete(f"{kind} over a global buffer (data-dependent)", span)
+            if root in self.written_roots:   # (known once the kernel is elaborated: _scan_globals)
+                raise NotConcrete(f"{kind} over {root}, which the kernel also writes "
+                                  "(data-dependent)", span)
             flat = _one_address(offset(env), f"{kind} over an address", span)
             key = (root, view.byte_offset + flat * esize, kind, n)
             if root in self.tied_roots and id(call) in self.count_ranges:
@@ -1778,14 +1792,21 @@ def inputs_alike_across_blocks(el: Elaborator) -> bool:
     control expression mentions a blockIdx variable outside a global load's address, and every
     load of one parameter addresses F(block) + G(rest) with one F. Then two loads of a block read
     one cell exactly when they do in any other block, so the outcome patterns of one block are
-    those of every block (analyze checks one block for all)."""
+    those of every block (analyze checks one block for all).
+    The same for the starts of `T.all_of` / `T.any_of` ranges over a read-only global buffer
+    (`_range_truth`, `range_sites`): each is one unknown truth value of the run keyed by (start,
+    kind, length), both outcomes possible for any block (all cells 0, all cells 1), never tied
+    to a plain load; with their starts F(block) + G(rest) two of them share a key in one block
+    exactly when they do in every block. Their parameter must have no load used as a number."""
     block_vars = set(el.launch.block_vars)
     if el.plain_control_names & block_vars:
         return False
     if any(not el.truth_only.get(site[0]) or site[0] in el.written_roots for site in el.input_sites):
         return False   # some load is not an input the search enumerates: nothing to share
+    if any(not el.truth_only.get(site[0], True) or site[0] in el.written_roots for site in el.range_sites):
+        return False
     form: dict = {}
-    for root, indices, strides, offset, esize in el.input_sites:
+    for root, indices, strides, offset, esize in el.input_sites + el.range_sites:
         parts = []
         for idx in indices:
             part = _block_part(idx, block_vars)
@@ -1816,7 +1837,7 @@ def elaborate(func: ir.Function) -> Program:
                        # block variables of symbolic grid axes are symbolic sizes (prover.sizes)
                        block_dependent=bool(el.control_names & {
                            n for n, a in el.launch.block_vars.items() if a not in el.launch.symbolic_blocks}),
-                       blocks_alike=bool(el.input_sites) and inputs_alike_across_blocks(el),
+                       blocks_alike=bool(el.input_sites or el.range_sites) and inputs_alike_across_blocks(el),
                        control_names=set(el.control_names),
                        symbolic_block_vars=_symbolic_block_vars(el, body),
                        read_only_globals=frozenset(n for n, root in el.roots.items()
@@ -2167,7 +2188,8 @@ def _symbolic_block_vars(el: Elaborator, body) -> list:
     sized = [n for n in syms if n in names]
     through_inputs = [n for n in syms if n in el.control_names and n not in sized]
     enumerated = [site for site in el.input_sites
-                  if el.truth_only.get(site[0]) and site[0] not in el.written_roots]
+                  if el.truth_only.get(site[0]) and site[0] not in el.written_roots] + \
+        [site for site in el.range_sites if site[0] not in el.written_roots]
     if through_inputs and enumerated and not inputs_alike_across_blocks(el):
         # the input search enumerates cells by address: which cells two loads share may differ
         # between blocks, and no block of a symbolic grid can be sampled. Without enumerated
