@@ -8,7 +8,7 @@ import numpy as np
 
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import (CELL_LENGTH_ASSUMPTION, shared_mask_line, FOLD_TRIPS_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
+from .engine.inputs import (CELL_LENGTH_ASSUMPTION, register_copy_line, shared_mask_line, FOLD_TRIPS_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
                             scope_line)
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
@@ -359,6 +359,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             scope.append(fact)
     for region, roots, lines in program.shared_masks:   # engine/program.py `_shared_masks_taken`
         scope.append(shared_mask_line(region, roots, lines))
+    if program.numeric is None or program.numeric.problem is None:
+        for copy in program.register_copies:   # engine/program.py `_register_copies`
+            scope.append(register_copy_line(*copy))
     if program.unread_registers:   # engine/program.py `_drop_dead_registers`
         scope.append(program.unread_registers)
     numeric = program.numeric

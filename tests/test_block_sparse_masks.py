@@ -196,3 +196,51 @@ def test_masks_guarding_wgmma_arms_stay_unknown(where):
     # skipping it removes synchronization, not only accesses
     rep = check_text(kernel("all_of", where, "sm_90a").read_text())
     assert rep.verdict == "unknown"
+
+
+# ---------------------------------------------------------------- a mask copied into registers, read as numbers (sm_90a)
+COPY_TMA = ROOT / "language__language_let_layout__test_blocksparse_copy_tma__sm_90a.tir"
+MASK_COPY = "block_mask_f_1[i * 4:i * 4 + 4] = BlockMask_1[by * 8 + i * 4:by * 8 + i * 4 + 4]"
+
+
+def test_a_register_copy_of_the_mask_read_per_iteration_is_a_choice_per_iteration():
+    # each element of block_mask_f_1 is written once, before any read, from one BlockMask cell
+    # at a block-uniform address (_register_copies): `a = block_mask_f_1[i]; sync; if 0 <= a:`
+    # is NSA's per-iteration choice, a barrier inside the arm included
+    from _variants import assert_variants_flagged as flagged
+    text = COPY_TMA.read_text()
+    rep = check_text(text, str(COPY_TMA))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert "register block_mask_f holds copies of BlockMask_1 cells" in scope(rep)
+    assert "all first or all last" in scope(rep)
+    assert "every outcome pattern checked (16 run(s))" in scope(rep)   # one block for all
+    flagged(text, {("drop-barrier", 35), ("drop-barrier", 39), ("drop-proxy-fence", 41)})
+
+
+def test_the_copy_kernel_without_its_in_arm_barrier_races_the_tma_store():
+    rep = check_text(without_line(COPY_TMA, 39, 'T.tvm_storage_sync("shared.dyn")'))
+    assert rep.verdict == "buggy"
+    assert "AG201" in codes(rep)
+
+
+def test_the_copy_kernel_without_its_tma_store_wait_is_flagged():
+    rep = check_text(without_line(COPY_TMA, 45, "T.tma_store_wait(0, T.bool(True))"))
+    assert rep.verdict == "buggy"
+    assert {"AG402", "AG411"} <= codes(rep)
+
+
+@pytest.mark.parametrize("change", ["twice", "per-thread", "half"])
+def test_register_copies_written_twice_per_thread_or_in_part_stay_unknown(change):
+    text = COPY_TMA.read_text()
+    assert MASK_COPY in text
+    if change == "twice":
+        text = text.replace("        for i in range(8):\n", "        block_mask_f_1[0:4] = "
+                            "BlockMask_1[by * 8:by * 8 + 4]\n        for i in range(8):\n", 1)
+    elif change == "per-thread":
+        text = text.replace(MASK_COPY, MASK_COPY.replace("by * 8 + i * 4", "by * 8 + i * 4 + tx % 2"))
+    else:
+        text = text.replace("for i in T.unroll(2):\n            block_mask_f_1",
+                            "for i in T.unroll(1):\n            block_mask_f_1")
+    rep = check_text(text)
+    assert rep.verdict == "unknown"
+    assert "holds copies of" not in scope(rep)

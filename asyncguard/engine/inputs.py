@@ -178,6 +178,14 @@ def shared_mask_line(region: str, roots: list, lines: list) -> str:
             "one is taken); the conditions' own reads of the shared bytes are checked")
 
 
+def register_copy_line(region: str, param: str, line: int, reads: list) -> str:
+    """The scope line of a register filled by copies of a read-only parameter whose reads read
+    as the cells copied (engine/program.py `_register_copies`)."""
+    return (f"register {region} holds copies of {param} cells (line {line}; assumed: read-only "
+            "global memory): each element written once, before any read, from an address the same "
+            f"for every thread, so its reads at lines {reads} read those cells")
+
+
 def scope_line(searches: list, choices: list = ()) -> str | None:
     """What the verdict assumed and covered, in words, over the searches of every block and
     size; None when no run met a data-dependent value."""

@@ -276,6 +276,9 @@ class Program:
     # (shared buffer, mask parameters, lines): all_of / any_of conditions over a shared copy of a
     # truth mask checked taken (_shared_masks_taken), for the scope line
     shared_masks: list = field(default_factory=list)
+    # (register, parameter, copy line, read lines): registers whose reads read as the cells
+    # they copy (_register_copies), for the scope line
+    register_copies: list = field(default_factory=list)
 
 
 def _assignments(stmts):
@@ -2475,6 +2478,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
     _fold_trips(el, program, info, is_cell)
     _register_lets(el, program, is_cell)
+    _register_copies(el, program, is_cell)
     _taint_registers(el, program.body, el.func.body, lets, data_registers, data_shared, mentions)
 
     def walk(stmts, loop_vars: frozenset, loop=None) -> None:
@@ -2654,7 +2658,12 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
     true iterations); with no barrier at all an F does nothing and only m matters. The search
     (`Inputs.value`) runs the patterns whose outcome changes at most once (mode "monotone": true
     ones all first, or all last) or the counts (mode "count"): every class is among them. A
-    barrier only between branches would not collapse (T F T differs from T T): not taken."""
+    barrier only between branches would not collapse (T F T differs from T T): not taken.
+    Barriers inside a branch's arm (TileLang's block-sparse TMA copy: shared stores, sync, an
+    elected TMA store and its wait) change none of this: every thread takes the same outcome, so
+    a true iteration's own barriers are passed by all threads alike, and the collapse only reads
+    the loop-level barriers next to a false iteration's (two barriers with nothing between,
+    whatever is in flight). The cell may be read through a register copy (`_register_copies`)."""
     from .inputs import INPUTS
     if loop is None or not loop.relevant or not loop.body:
         return False
@@ -2776,6 +2785,10 @@ def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> 
     for root, entries in getattr(el, "_iteration_roots", {}).items():
         loads = [x for x in _subscripts(el.func.body, []) if
                  (lambda v: v is not None and el.roots.get(v.name) == root)(el.view_of(x.value))]
+        # a register copy of the parameter (`_register_copies`): each read of the register is a
+        # load of its cell, the copy itself none
+        copied, copy_reads = el.__dict__.get("register_copies", {}).get(root, (set(), []))
+        loads = [x for x in loads if id(x) not in copied] + list(copy_reads)
         loop0, canon0, _, _ = entries[0]
         why = None
         if len(loads) != len(entries):
@@ -3133,6 +3146,185 @@ def _register_lets(el: Elaborator, program: Program, is_cell) -> None:
         if region is not None and id(x) not in targets and all(x != sub for sub, _ in sub_map):
             sub_map.append((x, lets[region][0]))
     _rewrite_program(program.body, {}, sub_map)
+
+
+def _register_copies(el: Elaborator, program: Program, is_cell) -> None:
+    """A register array filled by plain vector copies of a read-only global parameter, each
+    element written exactly once before any read, from one cell at an address the same for
+    every thread (TileLang's block-sparse TMA copy: `for i in T.unroll(2): m[i * 4:i * 4 + 4] =
+    BlockMask[by * 8 + i * 4:by * 8 + i * 4 + 4]`, then `a = m[i]` in a later loop): element e
+    holds cell D + e in every thread, D = start - lo the same in every copy iteration (z3) and
+    free of threads. Every read `m[e]` then reads, for the provers and `_numeric_pass`, as that
+    cell (the rewrite `_register_lets` makes for one-element registers), so a branch on it is a
+    branch on a loaded cell (`_iteration_choice`); `_check_iteration_roots` counts each read as
+    a load of the parameter in place of the copy. What is required:
+    - one assignment names the register (through any view), `m[lo:lo + n] = P[s:s + n]` with no
+      cast, the register's element type the parameter's, not handed out by pointer;
+    - it sits in the kernel's top statement list or in loops there (no branch around it) of
+      constant bounds, lo reads only those loops' variables, and the copies cover every element
+      once (lo in range, trips * n = the register's size, distinct lo's ranges disjoint);
+    - every read is a one-element load on a line after the top statement holding the copy (so
+      after every copy iteration), its index reading only the variables of loops around it
+      (constant bounds) and sizes, inside the register for every value of those (z3).
+    The machine still runs the copy (its elements unknown) and the reads: only where a branch's
+    condition is replaced (a per-iteration choice) does the run decide anything by the cell."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    threads = set(el.launch.thread_vars)
+
+    def reg_of(x):
+        if not isinstance(x, ir.Subscript):
+            return None
+        return el.register_of(el.view_of(x.value))
+
+    # every assignment to a register, with its loops and whether a branch is around it
+    writes: dict = {}    # region -> [(Assign, [(var, lo, extent)], in a branch, top statement)]
+    reads: dict = {}     # region -> [(Subscript, [(var, lo, extent)])]
+
+    def loop_of(st):
+        it = st.iter
+        if not (isinstance(it, ir.Call) and it.name in ("range", "T.serial", "T.unroll") and
+                1 <= len(it.args) <= 2 and len(st.names) == 1):
+            return None
+        lo = el.literal(it.args[0]) if len(it.args) == 2 else 0
+        hi = el.literal(it.args[-1])
+        if not isinstance(lo, int) or not isinstance(hi, int):
+            return (st.names[0], None, None)
+        return (st.names[0], lo, hi - lo)
+
+    def visit_expr(e, loops):
+        for x in ir.nodes(e):
+            reg = reg_of(x)
+            if reg is not None:
+                reads.setdefault(reg[0], []).append((x, loops))
+
+    def walk(stmts, loops, branch, top):
+        for st in stmts:
+            here = st if top is None else top
+            if isinstance(st, ir.Assign) and reg_of(st.target) is not None:
+                writes.setdefault(reg_of(st.target)[0], []).append((st, loops, branch, here))
+                for i in st.target.indices:
+                    visit_expr(i, loops)
+                visit_expr(st.value, loops)
+            elif isinstance(st, ir.For):
+                visit_expr(st.iter, loops)
+                walk(st.body, loops + [loop_of(st)], branch, here)
+            elif isinstance(st, (ir.If, ir.While)):
+                visit_expr(st.cond, loops)
+                walk(st.then if isinstance(st, ir.If) else st.body, loops, True, here)
+                walk(st.other if isinstance(st, ir.If) else (), loops, True, here)
+            elif isinstance(st, ir.With):
+                visit_expr(st.ctx, loops)
+                walk(st.body, loops, branch, here)
+            else:
+                visit_expr(st, loops)
+    walk(el.func.body, [], False, None)
+
+    def z3_env(names):
+        return {n: z3.Int(n) for n in names}
+
+    def bounded(loops, env):
+        return [c for var, lo, ext in loops if var in env for c in (env[var] >= lo, env[var] < lo + ext)]
+
+    sub_map: list = []
+    for region, found in writes.items():
+        if len(found) != 1 or region in el.escaped_registers:
+            continue
+        st, loops, branch, top = found[0]
+        reg = reg_of(st.target)
+        _, first, size, _ = reg
+        tgt, val = st.target, st.value
+        if branch or any(lp is None or lp[1] is None for lp in loops) or len(tgt.indices) != 1 or \
+                not isinstance(tgt.indices[0], ir.Slice) or not isinstance(val, ir.Subscript) or \
+                len(val.indices) != 1 or not isinstance(val.indices[0], ir.Slice):
+            continue
+        g = el.view_of(val.value)
+        root = el.roots.get(g.name) if g is not None else None
+        if root is None or root in el.written_roots or not is_cell(val) or \
+                g.dtype != el.view_of(tgt.value).dtype:
+            continue
+        tsl, ssl = tgt.indices[0], val.indices[0]
+        n = _fixed_width(tsl)
+        if n is None or _fixed_width(ssl) != n or tsl.step is not None or ssl.step is not None:
+            continue
+        loop_vars = {lp[0] for lp in loops}
+        if free_names(tsl.lo) - loop_vars - {"T"} or free_names(ssl.lo) & (threads | loop_vars) - loop_vars \
+                or free_names(ssl.lo) - loop_vars - uniform:
+            continue
+        # every iteration of the loops around the copy: its target start and D = start - lo
+        combos = [{}]
+        for var, lo, ext in loops:
+            combos = [dict(c, **{var: v}) for c in combos for v in range(lo, lo + ext)]
+            if len(combos) > size:
+                break
+        if len(combos) * n != size - first:
+            continue
+        starts, offsets = [], []
+        for c in combos:
+            consts = {k: ir.Const(v) for k, v in c.items()}
+            try:
+                starts.append(int(el.compile(_rewrite(tsl.lo, consts))({})))
+            except Exception:  # noqa: BLE001 -- a start this pass cannot compute: not taken
+                starts = None
+                break
+            offsets.append(ir.BinOp("-", _rewrite(ssl.lo, consts), ir.Const(starts[-1])))
+        if starts is None or sorted(k for s0 in starts for k in range(s0, s0 + n)) != \
+                list(range(0, size - first)):
+            continue
+        d = offsets[0]
+        try:
+            env = z3_env(free_names(d) | set().union(*(free_names(o) for o in offsets)))
+            d0, side = encode(d, env)
+            same = True
+            for o in offsets[1:]:
+                t, s2 = encode(o, env)
+                if not unsat(*side, *s2, t != d0):
+                    same = False
+                    break
+        except Unencodable:
+            same = False
+        if not same:
+            continue
+        # every read: after the top statement holding the copy, one element, inside the register
+        ok, pairs = True, []
+        end = top.span.end_line
+        for x, rloops in reads.get(region, []):
+            if x is tgt:
+                continue
+            if x.span.line <= end or len(x.indices) != 1 or isinstance(x.indices[0], ir.Slice) or \
+                    any(lp is None or lp[1] is None for lp in rloops):
+                ok = False
+                break
+            e = x.indices[0]
+            rvars = {lp[0] for lp in rloops}
+            if free_names(e) - rvars - uniform or free_names(e) & threads:
+                ok = False
+                break
+            try:
+                zenv = z3_env(free_names(e))
+                t, s3 = encode(e, zenv)
+                if not unsat(*s3, *bounded(rloops, zenv), z3.Or(t < 0, t + first >= size)):
+                    ok = False
+                    break
+            except Unencodable:
+                ok = False
+                break
+            pairs.append((x, ir.Subscript(val.value, (ir.BinOp("+", d, e),), x.span)))
+        if not ok or not pairs:
+            continue
+        for x, cell in pairs:
+            if all(x != sub for sub, _ in sub_map):
+                sub_map.append((x, cell))
+        el.__dict__.setdefault("copied_registers", set()).add(region)
+        program.register_copies.append((region, g.name, st.span.line, sorted({x.span.line for x, _ in pairs})))
+        copies = el.__dict__.setdefault("register_copies", {}).setdefault(root, [set(), []])
+        copies[0].add(id(val))
+        copies[1].extend(x for x, _ in pairs)
+    if sub_map:
+        _rewrite_program(program.body, {}, sub_map)
 
 
 def _drop_let_sources(body, names: set) -> None:
@@ -3910,6 +4102,7 @@ def _live_control(el: Elaborator, program: Program) -> None:
     let_srcs: dict = {}
     reduced_lines = {line for line, _ in program.numeric.reduced} | \
         program.__dict__.get("uniform_choice_lines", set())
+    copied = el.__dict__.get("copied_registers", set())
 
     def walk(stmts) -> None:
         for st in stmts:
@@ -3928,6 +4121,8 @@ def _live_control(el: Elaborator, program: Program) -> None:
                 names.update(free_names(st.src))
                 walk(st.body)
             elif isinstance(st, PStore):
+                if st.region in copied:
+                    continue   # every read names the cell it holds (`_register_copies`)
                 names.update(*(free_names(x) for x in st.src if x is not None))
             elif isinstance(st, POp) and st.src is not None:
                 out: list = []
