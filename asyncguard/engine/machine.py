@@ -949,6 +949,21 @@ class Machine:
         self.tasks.insert(self.tasks.index(task) + 1, other)
         return other
 
+    def split(self, task: _Task, parts: list) -> list:
+        """`task` divided by the thread sets `parts` (their union is the task's threads): the
+        task keeps the first part, a fork takes each other one. -> one task per part, in order
+        (a wait on several barriers, or barrier ids that differ between threads, goes on as one
+        task per barrier)."""
+        tasks = [task] + [self.fork(task, self._mask_of(tids)) for tids in parts[1:]]
+        task.mask = self._mask_of(parts[0])
+        task.tids = np.flatnonzero(task.mask)
+        return tasks
+
+    def _mask_of(self, tids) -> np.ndarray:
+        mask = np.zeros(self.T, dtype=bool)
+        mask[tids] = True
+        return mask
+
     def sync(self, waiters: np.ndarray, arrivers: np.ndarray, known: bool = True) -> np.ndarray | None:
         """Release everyone's knowledge to the waiters; everyone starts a new clock interval.
         Returns what every live thread now knows (`vc[alive].min(axis=0)`, for `retire`) when

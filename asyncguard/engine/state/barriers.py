@@ -119,15 +119,7 @@ class Barriers:
         if not np.array_equal(np.sort(tids), task.tids):
             self.machine.note("named barrier ids that differ between threads, by part of a path", s.span)
             return
-        tasks = [task]
-        for sub in subs[1:]:
-            mask = np.zeros(self.machine.T, dtype=bool)
-            mask[sub.tids] = True
-            tasks.append(self.machine.fork(task, mask))
-        mask = np.zeros(self.machine.T, dtype=bool)
-        mask[subs[0].tids] = True
-        task.mask, task.tids = mask, np.flatnonzero(mask)
-        for t, sub in zip(tasks, subs):
+        for t, sub in zip(self.machine.split(task, [sub.tids for sub in subs]), subs):
             self.barrier(t, sub, s)
 
     def _complete_barrier(self, key: tuple, gen: _BarrierGen, expected: int) -> None:

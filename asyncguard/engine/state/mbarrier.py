@@ -240,15 +240,7 @@ class Mbarriers:
         if not np.array_equal(np.sort(ev.tids), task.tids):
             self.machine.note("mbarrier wait on several barriers by part of a path", s.span)
             return
-        tasks = [task]
-        for sub in subs[1:]:
-            mask = np.zeros(self.machine.T, dtype=bool)
-            mask[sub.tids] = True
-            tasks.append(self.machine.fork(task, mask))
-        mask = np.zeros(self.machine.T, dtype=bool)
-        mask[subs[0].tids] = True
-        task.mask, task.tids = mask, np.flatnonzero(mask)
-        for t, sub in zip(tasks, subs):
+        for t, sub in zip(self.machine.split(task, [sub.tids for sub in subs]), subs):
             self.event(t, sub, s)
 
     def _arrive(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
