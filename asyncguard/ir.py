@@ -148,6 +148,26 @@ def nodes(root, skip=None):
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
 
 
+def visit(root, handle) -> None:
+    """Every syntax node under `root`, depth first in source order, handed to `handle(x)`, which
+    says where the walk goes on: None, into all of x's fields (tuples and lists are walked
+    through, spans are not nodes); else the sub-nodes to visit instead (`()`: nothing under x).
+    For questions that read some nodes' parts selectively (a store's value but not its target)."""
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(reversed(x))
+            continue
+        if isinstance(x, Span):
+            continue
+        parts = handle(x)
+        if parts is None and hasattr(x, "__dataclass_fields__"):
+            parts = [getattr(x, f) for f in x.__dataclass_fields__ if f != "span"]
+        if parts:
+            stack.extend(reversed(list(parts)))
+
+
 def rewrite(root, replace, after=None):
     """`root` with every node x for which `replace(x)` is not None replaced by that value (not
     walked into), depth first; tuples and lists are walked through, spans kept. A node with a

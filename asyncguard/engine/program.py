@@ -522,43 +522,33 @@ class Elaborator:
                 x = x.args[1]
             return x
 
-        def visit(x) -> None:
+        def look(x):
             nonlocal ok
             if not ok:
-                return
+                return ()
             if isinstance(x, ir.Assign) and isinstance(x.target, ir.Var):
-                visit(x.value)   # `r = T.alloc_buffer(...)`: the name bound, not read
-                return
+                return (x.value,)   # `r = T.alloc_buffer(...)`: the name bound, not read
             if isinstance(x, ir.Assign) and is_reg(x.target):
                 if not (len(x.target.indices) == 1 and isinstance(x.target.indices[0], ir.Slice)):
                     ok = False
-                visit(x.value)
-                return
+                return (x.value,)
             if isinstance(x, ir.Call) and x.name in ("T.decl_buffer", "T.alloc_buffer", "T.Buffer",
                                                     "T.match_buffer"):
-                return   # a declaration names the buffer, never reads it
+                return ()   # a declaration names the buffer, never reads it
             if isinstance(x, ir.If) and is_reg(bare(x.cond)):
-                visit(x.then)
-                visit(x.other)
-                return
+                return (x.then, x.other)
             if isinstance(x, ir.BinOp) and x.op in ("!=", "==") and (
                     is_reg(bare(x.left)) and zero(x.right) or is_reg(bare(x.right)) and zero(x.left)):
-                return
+                return ()
             if isinstance(x, ir.Call) and x.name == "T.Cast" and len(x.args) == 2 and \
                     str(self.literal(x.args[0]) or "").startswith("bool") and is_reg(bare(x.args[1])):
-                return
+                return ()
             if is_reg(x) or isinstance(x, ir.Var) and x.name in names or \
                     isinstance(x, ir.Attr) and isinstance(x.value, ir.Var) and x.value.name in names:
                 ok = False   # a read as a number, or the buffer handed on by pointer
-                return
-            if isinstance(x, (tuple, list)):
-                for y in x:
-                    visit(y)
-            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-                for f in x.__dataclass_fields__:
-                    if f != "span":
-                        visit(getattr(x, f))
-        visit(self.func.body)
+                return ()
+            return None
+        ir.visit(self.func.body, look)
         return ok
 
     def _input_load(self, sub: ir.Subscript):
@@ -1387,7 +1377,7 @@ class Elaborator:
     def _global_in(self, e):
         """The name of a buffer outside shared memory and per-thread registers the expression
         loads from, or None."""
-        stack, seen = [e], set()
+        stack = [e]
         while stack:
             x = stack.pop()
             if isinstance(x, ir.Subscript):
@@ -2001,44 +1991,34 @@ def _shared_masks_taken(el: Elaborator, func: ir.Function) -> None:
             return isinstance(x, ir.Var) and x.name in names or \
                 isinstance(x, ir.Attr) and isinstance(x.value, ir.Var) and x.value.name in names
 
-        def visit(x) -> None:
+        def look(x):
             nonlocal ok, reads
             if not ok:
-                return
+                return ()
             if isinstance(x, ir.Assign) and isinstance(x.target, ir.Var) and isinstance(x.value, ir.Call) \
                     and x.value.name in ("T.decl_buffer", "T.alloc_buffer", "T.Buffer", "T.match_buffer"):
-                return   # a declaration names the buffer, never reads it
+                return ()   # a declaration names the buffer, never reads it
             if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript) and in_region(x.target.value):
                 src = _bare_load(x.value)
                 view = el.view_of(src.value) if src is not None else None
                 root = el.roots.get(view.name) if view is not None else None
                 if root is None or root in el.written_roots or not el.truth_only.get(root):
                     ok = False
-                    return
+                    return ()
                 copies.append(src)
                 roots.add(root)
-                visit(x.target.indices)
-                visit(src.indices)
-                return
+                return (x.target.indices, src.indices)
             if isinstance(x, ir.Call) and x.name in RANGE_TRUTHS and len(x.args) == 2:
                 ptr = x.args[0]
                 if isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5 \
                         and in_region(ptr.args[1]):
                     reads += 1
-                    visit(ptr.args[2:4])
-                    visit(x.args[1])
-                    return
+                    return (ptr.args[2:4], x.args[1])
             if in_region(x):
                 ok = False   # any other read, write or pointer
-                return
-            if isinstance(x, (tuple, list)):
-                for y in x:
-                    visit(y)
-            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, ir.Span):
-                for f in x.__dataclass_fields__:
-                    if f != "span":
-                        visit(getattr(x, f))
-        visit(func.body)
+                return ()
+            return None
+        ir.visit(func.body, look)
         if not ok or reads != taken or not copies:
             continue
         loads = [x for x in ir.nodes(func.body) if isinstance(x, ir.Subscript) and
