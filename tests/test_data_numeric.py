@@ -417,3 +417,53 @@ def test_blocks_of_a_folded_trip_count_kernel_are_proved_alike():
     report = check_text(text)
     assert report.verdict == "clean"
     assert "proved to run as block {'blockIdx.x': 0}" in " ".join(report.kernels[0].scope)
+
+
+# a block of one query (`bq1` / `block_Q = 1`): TVM drops the fold's `for bq_i in range(1)`, so each
+# register is folded by one straight store that reads its own known value (`e_max[0] = -2**31;
+# e_max[0] = T.max(e_max[0], min(CuSeqLenKE[bx], seq_len_kv))`): a fold of one step
+SIZES_DIR = FIELD.parent / "field_sizes"
+INDEXER_BQ1 = SIZES_DIR / "deepseek_v32__fp8_lighting_indexer__h32_bn256_s0_t512_bq1__mqa_attn_return_logits__sm_90a.tir"
+POOL_BQ1 = SIZES_DIR / "dsa_hisa__pool_mqa_fp8__h128_bn64_s1_t128__pool_mqa_attn_return_logits_fp8__sm_90a.tir"
+
+
+def _edited(path: Path, line: int, old: str, new: str) -> str:
+    lines = path.read_text().split("\n")
+    assert old in lines[line - 1], lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("path,line,lines", [(INDEXER_BQ1, 45, "[45]"), (POOL_BQ1, 51, "[51, 63]")])
+def test_a_fold_of_one_step_without_its_loop_is_one_symbolic_size(path, line, lines):
+    report = check_text(path.read_text(), str(path))
+    assert report.verdict == "clean", [f.message for f in report.findings]
+    scope = " ".join(report.kernels[0].scope)
+    assert f"trips(line {line}) (the trip count " in scope and f"of the loops at lines {lines}, registers" in scope
+    assert f"proved for every trips(line {line}) >= 0" in scope
+
+
+@pytest.mark.parametrize("path,line,old,new,rule", [
+    # the indexer (no pipeline): the wgmma reads the K tile the threads stored, with no barrier between
+    (INDEXER_BQ1, 61, 'T.tvm_storage_sync("shared.dyn")', "T.evaluate(0)", "AG201"),
+    # pooled MQA (warp-specialized): the consumers read the K tile without waiting for its TMA load
+    (POOL_BQ1, 71, "T.mbarrier_wait_parity(mbarrier_1[0], nbn_i % 2)", "T.evaluate(0)", "AG401"),
+])
+def test_a_fold_of_one_step_kernel_keeps_its_bugs(path, line, old, new, rule):
+    report = check_text(_edited(path, line, old, new))
+    assert report.verdict == "buggy", [f.message for f in report.findings]
+    assert rule in {f.rule.code for f in report.findings}
+
+
+@pytest.mark.parametrize("path,line,old,new", [
+    # the one-step fold reads a thread-dependent address: threads may fold different counts
+    (INDEXER_BQ1, 40, 'CuSeqLenKE_1[T.Cast("int64", seq_len_i)]', 'CuSeqLenKE_1[T.Cast("int64", seq_len_i) + tx % 2]'),
+    # the producer's and the consumers' one-step folds differ (max / min): two counts
+    (POOL_BQ1, 60, "T.max(cu_k_e_max_1[0]", "T.min(cu_k_e_max_1[0]"),
+    # the register is stored again from itself, but with nothing known before (no initial store)
+    (INDEXER_BQ1, 38, "cu_k_e_max_1[0] = -2147483648", "T.evaluate(0)"),
+])
+def test_a_fold_of_one_step_not_shown_the_same_everywhere_stays_unknown(path, line, old, new):
+    report = check_text(_edited(path, line, old, new))
+    assert report.verdict == "unknown", [f.message for f in report.findings]
+    assert "AG001" in {f.rule.code for f in report.findings}

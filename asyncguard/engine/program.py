@@ -3012,6 +3012,11 @@ def _fold_trips(el: Elaborator, program: Program, info, is_cell) -> None:
                 if st.size == 1 and len(st.src) == 2 and st.src[0] == ir.Const(0) and st.src[1] is not None:
                     value = substitute(st.src[1], vals)
                 vals[st.region] = value if value is not None and uniform_data(value) else None
+                if vals[st.region] is not None and any(register(x) == st.region for x in ir.nodes(st.src[1])):
+                    # a fold of one step, written without its loop (`for bq_i in range(1)`, which
+                    # TVM drops): it updates the register from its own known value, as a fold
+                    # loop's iteration does (a register stored once stays `_register_lets`')
+                    folds.add(st.region)
             elif isinstance(st, PIf):
                 a, b = walk(st.then, dict(vals)), walk(st.other, dict(vals))
                 vals = {k: a.get(k) if a.get(k) == b.get(k) else None for k in set(a) | set(b)}
