@@ -14,6 +14,7 @@ from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
 from .engine.exprs import free_names
 from .engine.program import elaborate
+from .engine.scopes import scoped_lets
 from .checks.resources import KernelContext
 from .parse import parse
 from .prover import one_thread_at_a_time
@@ -109,6 +110,33 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
     return report
 
 
+def _taken_arm_reads(found: list, program, path: str) -> list:
+    """A read of unwritten shared bytes (AG417) inside the arm of a branch on a loaded number that
+    the numeric pass checks taken every time (engine/program.py `_numeric_pass`, "taken" and
+    "fenced"): that reduction runs a superset of the arm's accesses, sound for races, but the
+    read may run where the real outcome skips it (the writes that would have filled the bytes
+    sit under branches on the same cells that are enumerated: NSA forward's pipelined loop).
+    Not a definite bug: the kernel is `unknown` there (AG001), saying so."""
+    numeric = getattr(program, "numeric", None)
+    arms = getattr(numeric, "taken_arms", None)
+    if not arms:
+        return found
+    from .checks.mbarrier import UNWRITTEN_READ
+    from .checks.unsupported import UNSUPPORTED
+    out = []
+    for f in found:
+        arm = next((a for a in arms if a[1] <= f.line <= a[2]), None) \
+            if f.rule is UNWRITTEN_READ else None
+        if arm is None:
+            out.append(f)
+            continue
+        msg = (f"line {f.line}: a read of shared bytes no write reached, inside the branch at line "
+               f"{arm[0]}, a branch on a loaded number checked taken every time: whether the real "
+               "outcomes of the loaded numbers write those bytes first is not decided")
+        out.append(Finding(UNSUPPORTED, f.line, f.col, msg, {"reason": msg, "read": f.message}, path))
+    return out
+
+
 def _deciding_block_axes(program) -> set:
     """The blockIdx axes whose index reaches control flow, a shared address or a barrier (the
     sites of prover/behaviours.py); the blocks sampled vary only these."""
@@ -121,6 +149,7 @@ def _deciding_block_axes(program) -> set:
 
 def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     clock: "_Clock | None" = None) -> KernelReport:
+    func = scoped_lets(func)   # as elaborate() reads it (engine/scopes.py): the same let names
     program = elaborate(func)
     kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
     deciding = _deciding_block_axes(program) if program.block_dependent else set()
@@ -339,6 +368,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     checks.run_all(result, path, kernel=kernel, strict=limits.strict)
                 if result.control_lost:   # paths were skipped: what follows may be an artifact
                     found = [f for f in found if f.rule.kind == "unsupported"]
+                found = _taken_arm_reads(found, program, path)
                 for f in found:
                     key = (f.rule.code, f.line, f.col)
                     if key not in seen:

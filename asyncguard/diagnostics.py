@@ -46,6 +46,13 @@ class Finding:
     witness: dict = field(default_factory=dict)
     path: str = "<string>"
 
+    def __post_init__(self):
+        # a let renamed apart from a shadowed one (`i_s_5%2`, engine/scopes.py) is shown by the
+        # name the source gives it; the line says which binding
+        if "%" in self.message:
+            from .engine.scopes import source_names
+            self.message = source_names(self.message)
+
     def as_dict(self) -> dict:
         return {"rule": self.rule.code, "name": self.rule.name, "kind": self.rule.kind,
                 "severity": self.rule.severity, "path": self.path, "line": self.line,

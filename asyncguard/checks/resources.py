@@ -796,8 +796,9 @@ def budget_rows(text: str, path: str, arch: str | None = None) -> list[dict]:
     uses KernelReport.resources, which also counts the accesses the engine executed."""
     from ..engine.program import elaborate
     from ..parse import parse
+    from ..engine.scopes import scoped_lets
     return [dict(KernelContext(elaborate(f), f, text, arch).row(), path=path)
-            for f in parse(text, path).functions]
+            for f in map(scoped_lets, parse(text, path).functions)]
 
 
 def render_table(rows: list[dict]) -> str:

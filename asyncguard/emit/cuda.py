@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..engine.program import (RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
                               _register_range_truth, _scan_globals, truth_from_copies)
+from ..engine.scopes import SHADOW_MARK, scoped_lets
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
@@ -313,6 +314,11 @@ _CNAME = re.compile(r"[^A-Za-z0-9_]")
 
 
 def c_name(name: str) -> str:
+    """A TIR name as a C identifier: `v_NAME`; a let renamed apart from a shadowed one
+    (`i_s_5%2`, engine/scopes.py) `wK_NAME`, which no source name's `v_` form can be."""
+    base, mark, k = name.partition(SHADOW_MARK)
+    if mark:
+        return f"w{_CNAME.sub('_', k)}_" + _CNAME.sub("_", base)
     return "v_" + _CNAME.sub("_", name)
 
 
@@ -348,6 +354,7 @@ def _byte_size(size, what, span) -> int:
 # ---------------------------------------------------------------- the emitter
 class _Emitter:
     def __init__(self, func: ir.Function, program: Program, kernel: str):
+        func = scoped_lets(func)   # the let names of the Program (engine/scopes.py)
         self.func, self.p, self.kernel = func, program, kernel
         self.idx = _index(func)
         # helpers only (literal, view_of, register_of); views from the Program. Elaborating the

@@ -278,6 +278,9 @@ class NumericInputs:
         self.conditions: list = []   # (ir condition over global loads, line): uniform branches
         self.cells: dict = {}        # id(ir.Subscript) -> (root, fn(env) -> byte key, text)
         self.reduced: list = []      # (line, how): branches whose outcome cannot matter
+        # (branch line, first line, last line) of the arms of the branches reduced as taken
+        # every time ("taken", "fenced"): a read there may run where the real outcome skips it
+        self.taken_arms: list = []
         self.lengths: list = []      # (symbol, what it is, in words)
         self.length_cells: list = []  # (symbol, fn(env) -> cell key): a cell that is a size itself
         self.fold_trips: list = []   # symbols standing for a trip count registers fold (`_fold_trips`)

@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from .. import ir
+from .scopes import scoped_lets
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models.atomics import shared_atomic, shared_destination
@@ -1818,6 +1819,7 @@ def inputs_alike_across_blocks(el: Elaborator) -> bool:
 
 
 def elaborate(func: ir.Function) -> Program:
+    func = scoped_lets(func)   # one name per let binding: name-keyed let tables are scoped (engine/scopes.py)
     el = Elaborator(func)
     body = el.block(func.body)
     _scan_globals(el, func.body)
@@ -2379,6 +2381,15 @@ def _barrier_ids(stmts) -> set | None:
     return ids
 
 
+def _arm_lines(st: PIf) -> tuple:
+    """(the branch's line, the first and last lines of its taken arm): a branch the numeric pass
+    checks taken every time, whose reads of shared memory may then run where the real outcome
+    skips them (analyze.py: a read of unwritten bytes there is not a definite bug)."""
+    spans = [s.span for s in statements(st.then) if getattr(s, "span", None) is not None]
+    return (st.span.line, min((x.line for x in spans), default=st.span.line),
+            max((x.end_line for x in spans), default=st.span.end_line))
+
+
 def _arm_extent(st: PIf) -> tuple:
     """(the branch's span, first and last source offsets of the arm's statements): what the machine treats as
     inside a fenced arm."""
@@ -2566,6 +2577,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             # the size provers (`bos + max_kv_i < S` would tie S to loaded numbers)
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
+            info.taken_arms.append(_arm_lines(st))
         elif uniform and cells and not held:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
@@ -2582,6 +2594,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         elif not st.other and _access_only(st.then):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
+            info.taken_arms.append(_arm_lines(st))
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "same"))
@@ -2589,6 +2602,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             # every outcome pattern runs a subset of the taken-everywhere run's fenced instances
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "fenced"))
+            info.taken_arms.append(_arm_lines(st))
             program.fenced_arms.append(_arm_extent(st))
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number" +
@@ -3419,6 +3433,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             for st in guards:
                 st.cond, st.src = (lambda env: True), ir.Const(True)
                 info.reduced.append((st.span.line, "taken"))
+                info.taken_arms.append(_arm_lines(st))
         elif not _only_difference(uses, start, end):
             continue
         chosen.append((start, end))
