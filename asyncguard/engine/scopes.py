@@ -7,8 +7,9 @@ statements after it in its own block (and everything nested in them), so each us
 binding in scope there; but the elaboration and numeric passes key their let tables by name
 (`let_values`, `_numeric_pass`'s `lets`, `_register_lets`, `_fold_trips`, `_iteration_choice`,
 the provers), where the later binding would win for every use. `scoped_lets` renames every
-binding after a name's first one (in source order) to `NAME%k` (k = 2, 3, ...), with the uses in
-its scope, so that every name-keyed table downstream is right by construction. `%` is in no
+binding after a name's first one (in source order) whose value differs from theirs to `NAME%k`
+(k = 2, 3, ...), with the uses in its scope (bindings of one value share a name: substituting
+that value for the name is right at every use), so that every name-keyed table downstream is right by construction. `%` is in no
 TVMScript name, so a renamed name meets no source name; spans are kept, so every line and column
 is the source's. Messages show the source name (`source_names`); the CUDA emitter prints a
 renamed one as a C name of its own (emit/cuda.py `c_name`).
@@ -69,7 +70,8 @@ def scoped_lets(func: ir.Function) -> ir.Function:
     dup = shadowed_lets(func)
     if not dup:
         return func
-    seen: Counter = Counter()
+    bound: dict = {}   # name -> [(value as renamed, the name given to bindings of that value)]
+    renamed = []
 
     def expr(e, env: dict):
         if e is None or not env:
@@ -93,8 +95,15 @@ def scoped_lets(func: ir.Function) -> ir.Function:
                 value = expr(s.value, env)   # the value is read before the name is bound
                 if is_let(s) and s.target.name in dup:
                     name = s.target.name
-                    seen[name] += 1
-                    new = name if seen[name] == 1 else f"{name}{SHADOW_MARK}{seen[name]}"
+                    given = bound.setdefault(name, [])
+                    # a binding of the same value (warp-specialized branches each loading
+                    # `kv_start = cu_seqlens[b]`) keeps the name: one expression per name is
+                    # then right for every use, as before
+                    new = next((n for v, n in given if v == value), None)
+                    if new is None:
+                        new = name if not given else f"{name}{SHADOW_MARK}{len(given) + 1}"
+                        given.append((value, new))
+                        renamed.append(new != name)
                     env[name] = new
                     target = ir.Var(new, s.target.span)
                 elif isinstance(s.target, ir.Var):
@@ -120,4 +129,7 @@ def scoped_lets(func: ir.Function) -> ir.Function:
             out.append(s)
         return tuple(out)
 
-    return ir.Function(func.name, func.decorators, func.params, block(func.body, {}), func.span)
+    body = block(func.body, {})
+    if not any(renamed):
+        return func
+    return ir.Function(func.name, func.decorators, func.params, body, func.span)
