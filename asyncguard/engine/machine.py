@@ -967,9 +967,10 @@ class Machine:
     def sync(self, waiters: np.ndarray, arrivers: np.ndarray, known: bool = True) -> np.ndarray | None:
         """Release everyone's knowledge to the waiters; everyone starts a new clock interval.
         Returns what every live thread now knows (`vc[alive].min(axis=0)`, for `retire`) when
-        the waiters include every live thread and there are two or more of those (a block
-        barrier): each live row is then the joined row plus one on its own diagonal, so the
-        least of each column is the joined value. Else None (always, without `known`)."""
+        two or more live threads wait: each live waiter's row is then the joined row plus one on
+        its own diagonal, so the least of each column over those rows is the joined value, and
+        only the other live rows are reduced (a named barrier of 512 of 640 threads: 128 rows,
+        not 640). Else None (always, without `known`)."""
         everyone = (np.concatenate([waiters, arrivers]) if arrivers.size else waiters).astype(np.int64, copy=False)
         if everyone.size == 0:
             return None
@@ -988,14 +989,21 @@ class Machine:
         if waiters.size < 2 or not known:
             return None
         alive = self.alive
-        if not (isinstance(waiting, slice) and waiting.start == 0 and waiting.stop == self.T):
+        if isinstance(waiting, slice) and waiting.start == 0 and waiting.stop == self.T:
+            rest = None
+            if np.count_nonzero(alive) < 2:
+                return None
+        else:
             covered = np.zeros(self.T, dtype=bool)
             covered[waiters] = True
-            if (alive & ~covered).any():
+            rest = alive & ~covered
+            if np.count_nonzero(alive & covered) < 2:
                 return None
-        if np.count_nonzero(alive) < 2:
-            return None
-        return joined
+            if not rest.any():
+                rest = None
+        if rest is None:
+            return joined
+        return np.minimum(joined, self.vc[thread_rows(np.flatnonzero(rest))].min(axis=0))
 
     def retire(self, known: np.ndarray | None = None) -> None:
         """Records that happen-before every live thread leave the race check (state/memory.py).
