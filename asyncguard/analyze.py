@@ -399,10 +399,13 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
         scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")
     if numeric is not None and numeric.problem is None:
         cells = {sym for sym, _ in numeric.length_cells}
+        # a trip count of one cell and the block indices (program.py `_cell_trip_symbol`): no
+        # offsets array orders anything, it is a loop count as a fold's is
+        counts = set(numeric.fold_trips) | {t[0] for t in numeric.trip_cells if not t[3]}
         bounds = {sym: (bound, line) for sym, bound, line in numeric.bounds}
         for sym, text in numeric.lengths:
             line = (f"{sym} ({text}) is a symbolic size: "
-                    f"{CELL_LENGTH_ASSUMPTION if sym in cells else FOLD_TRIPS_ASSUMPTION if sym in numeric.fold_trips else LENGTH_ASSUMPTION}")
+                    f"{CELL_LENGTH_ASSUMPTION if sym in cells else FOLD_TRIPS_ASSUMPTION if sym in counts else LENGTH_ASSUMPTION}")
             if sym in bounds:
                 line += (f", and at most {bounds[sym][0]}: the largest for which the shared access "
                          f"at line {bounds[sym][1]} stays inside its buffer (the kernel's own "

@@ -3409,6 +3409,10 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         trips = _trip_symbol(el, program, info, bare, pairs, expand, loops, conds, problems)
     if trips is not None:
         return set(), trips
+    if not pairs:
+        cell = _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, problems)
+        if cell is not None:
+            return cell
     replaced: set = set()
     chosen = []
     for start, end in pairs:
@@ -3530,7 +3534,98 @@ def _operands(e) -> list:
     return []
 
 
-def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, conds, problems):
+def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, problems):
+    """A split paged kernel bounds its loops by one expression of a single loaded cell at a
+    block-uniform address and the block index (DeepSeek MLA decode, split: `total_blocks // 4 +
+    ite(bz < total_blocks % 4, 1, 0) - 2`, total_blocks = (cache_seqlens[bx] + 63) // 64), so
+    the cell is no size alone. The cell is named (every prover-facing source reads the name, the
+    lets computed from it read their expressions) and `_trip_symbol` makes the one subexpression
+    E of that name and the block indices that every loop bound reads the symbolic size, exactly
+    as for cu_seqlens pairs (each run loads a cell value z3 picks so that E has the size's value
+    in the block). Whatever else the machine decides from the name (a loop, branch, shared
+    address or synchronization argument that is not E plus a rest the cell does not decide)
+    keeps the kernel unknown. Returns (replaced let names, rewrite) or None where it does not
+    fit (the single-cell length rule then applies)."""
+    block_vars = set(el.launch.block_vars)
+
+    def expand(e):
+        for _ in range(32):
+            if not free_names(e) & set(lets):
+                break
+            e = _rewrite(e, lets)
+        return e
+    cells: list = []
+    mixed = False
+    for lp in loops:
+        for x in lp.src:
+            x = expand(x)
+            subs = [c for c in _subscripts(x, []) if el.view_of(c.value) is not None and
+                    el.roots.get(el.view_of(c.value).name) in numeric_roots]
+            for c in subs:
+                if c not in cells:
+                    cells.append(c)
+            mixed |= bool(subs) and bool(free_names(x) & block_vars)
+    if len(cells) != 1 or not mixed:
+        return None
+    sub = cells[0]
+    if not free_names(sub.indices) <= block_vars | set(el.symbols):
+        return None
+    name = expr_text(sub)
+    # lets whose value reads the cell (through other lets too) and no other loaded number
+    inline: dict = {}
+    for n, v in lets.items():
+        full = expand(v)
+        others = [c for c in _subscripts(full, []) if c != sub and el.view_of(c.value) is not None
+                  and el.roots.get(el.view_of(c.value).name) in numeric_roots]
+        if sub in _subscripts(full, []) and not others:
+            inline[n] = _replace_subscripts(full, [(sub, ir.Var(name))])
+    named = [(sub, ir.Var(name))]
+
+    def pre_fix(e):
+        if e is None:
+            return None
+        for _ in range(32):
+            if not free_names(e) & set(inline):
+                break
+            e = _rewrite(e, inline)
+        return _replace_subscripts(e, named)
+    done: list = []
+
+    def pre():
+        _rewrite_program(program.body, {}, named, inline)
+        done.append(True)
+    trips = _trip_symbol(el, program, info, {name: sub}, [], pre_fix, loops, conds, problems,
+                         names={name}, pre=pre)
+    if trips is None:
+        if done:   # (never: `pre` runs only once the shape fits)
+            problems.append(f"a loop trip count decided by {name} together with block indices")
+        return None
+
+    def fix(e):
+        return trips(pre_fix(e))
+    # what still reads the cell's name decides something apart from the trip count: unknown
+    def walk(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, PIf):
+                if st.relevant and st.src is not None and name in free_names(st.src):
+                    problems.append(f"line {st.span.line}: a branch on {name} that is not a "
+                                    "threshold of the trip count it decides")
+                walk(st.then)
+                walk(st.other)
+            elif isinstance(st, PLoop):
+                if name in free_names(st.src):
+                    problems.append(f"line {st.span.line}: a loop bound reads {name} apart from the "
+                                    "trip count")
+                walk(st.body)
+            elif isinstance(st, POp) and st.src is not None and name in free_names(st.src):
+                problems.append(f"line {st.span.line}: a loaded number decides a shared address or "
+                                "a synchronization argument apart from the trip count")
+    walk(program.body)
+    return set(inline), fix
+
+
+def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, conds, problems,
+                 names: set | None = None, pre=None):
     """Causal varlen attention bounds its loops by one expression of two cu_seqlens pairs and
     the block index (`min(bx * 2 + (kv_len - q_len + 191) // 64, (kv_len + 63) // 64)`), so
     no pair is a size alone. Where every loop bound that reads the pairs reads them through one
@@ -3544,7 +3639,7 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
     address that reads the symbol, `_below_zero`); a largest value of E bounds the size.
     Returns the rewrite (prover-facing expressions only: the runs evaluate the loaded values),
     or None where the shape does not fit (the pairs' own rules then apply)."""
-    names = {n for p in pairs for n in p}
+    names = {n for p in pairs for n in p} if names is None else names
     if not names:
         return None
     found = None
@@ -3571,6 +3666,8 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         return None   # one pair alone: a length (the pairs' own rule)
     if any(not set(p) <= used for p in in_pairs):
         return None
+    if pre is not None:
+        pre()   # the sources now read the names `found` is written in
     sym = f"trips(line {lines[0]})"
     fix = _rewrite_program(program.body, {}, [(found, ir.Var(sym))], {})
     # a shared address or branch that is E plus something the pairs do not decide, written
@@ -3611,7 +3708,8 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(max(most, 0))))
     keys = {n: _cell_key(el, bare[n])[1] for n in used}
     info.trip_cells.append((sym, found, keys, [p for p in in_pairs]))
-    texts = ", ".join(f"{expr_text(bare[e])} - {expr_text(bare[s])}" for s, e in in_pairs)
+    texts = ", ".join(f"{expr_text(bare[e])} - {expr_text(bare[s])}" for s, e in in_pairs) or \
+        ", ".join(sorted(expr_text(bare[n]) for n in used))
     info.lengths.append((sym, f"the trip count {expr_text(found)} of the loops at lines "
                               f"{sorted(set(lines))}, decided by {texts}; each run loads values "
                               "z3 picks to give it, and z3 proved that a negative one runs as 0" +
