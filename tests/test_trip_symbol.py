@@ -150,3 +150,94 @@ def test_a_windowed_pipeline_slot_written_apart_from_the_trip_count_reads_the_tr
     scope = " ".join(rep.kernels[0].scope)
     assert "one block stands for every block" in scope
     assert "checked for trips(line 118) in {0, 1, 2, 3, 4}" in scope
+
+
+# ---- a trip count of one loaded cell and the block index (split paged MLA decode:
+# `total_blocks // 4 + ite(bz < total_blocks % 4, 1, 0)`, engine/program.py `_cell_trip_symbol`)
+PAGED = SIZES / ("deepseek_mla__example_mla_decode_paged__b2_h128_kv2048_n64_h64_split4_bs64__"
+                 "mla_decode_tilelang.main_split__sm_80.tir")
+SPLIT = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(L: T.handle("int32", "global"), G: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"blockIdx.x": 2, "blockIdx.z": 4, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 2)
+    bz = T.launch_thread("blockIdx.z", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    L_1 = T.decl_buffer((2,), "int32", data=L)
+    G_1 = T.decl_buffer((1048576,), data=G)
+    C_1 = T.decl_buffer((1048576,), data=C)
+    S = T.alloc_buffer((128,), scope="shared.dyn")
+    total: T.int32 = (L_1[bx] + 63) // 64
+    for kk in range({start}total // 4 + T.if_then_else(bz < total % 4, 1, 0)):
+        S[tx + kk % 2 * 64] = G_1[kk * 64 + tx + bz * 4096]
+{sync}        C_1[tx + kk * 64] = S[63 - tx + kk % 2 * 64]
+{tail}'''
+
+
+def split(start: str = "", sync: bool = True, tail: str = "") -> str:
+    return SPLIT.replace("{start}", start).replace(
+        "{sync}", '        T.tvm_storage_sync("shared")\n' if sync else "").replace(
+        "{tail}", textwrap.indent(textwrap.dedent(tail).strip() + "\n", "    ") if tail else "")
+
+
+def test_a_trip_count_of_one_cell_and_the_block_index_is_proved_for_every_value():
+    rep = check_text(split())
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every trips(line 13) >= 0" in scope
+    assert "decided by L_1[bx]" in scope
+    assert "a loop count; a negative one runs no iteration" in scope
+
+
+def test_a_trip_count_of_one_cell_without_its_barrier_is_a_race():
+    rep = check_text(split(sync=False))
+    assert rep.verdict == "buggy"
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    assert race.witness["sizes"]["trips(line 13)"] >= 1
+
+
+def test_the_cell_in_a_shared_address_apart_from_the_trip_count_stays_unknown():
+    rep = check_text(split(tail="S[tx + total % 2 * 64] = T.float32(0)"))
+    assert rep.verdict == "unknown"
+    assert any("apart from the trip count" in s for s in rep.kernels[0].scope)
+
+
+def test_the_trip_count_in_a_shared_address_outside_its_loop_stays_unknown():
+    rep = check_text(split(tail="S[tx + (total // 4 + T.if_then_else(bz < total % 4, 1, 0)) % 2 * 64] = T.float32(0)"))
+    assert rep.verdict == "unknown"
+    assert any("reads it where it runs at 0" in s for s in rep.kernels[0].scope)
+
+
+def test_a_loop_whose_start_reads_the_cell_stays_unknown():
+    # the loop variable (a shared slot `kk % 2`) then depends on the cell beyond the count
+    rep = check_text(split(start="total // 4, "))
+    assert rep.verdict == "unknown"
+
+
+def test_two_loops_with_different_counts_of_the_cell_stay_unknown():
+    rep = check_text(split(tail="""
+        if tx < 32:
+            for j in range(total // 4 + 1):
+                S[tx] = T.float32(0)
+                T.tvm_storage_sync("shared")
+    """))
+    assert rep.verdict == "unknown"
+
+
+def test_split_paged_mla_decode_is_definite_and_its_only_finding_is_the_shared_memory_limit():
+    rep = check_text(PAGED.read_text(), str(PAGED))
+    assert rep.verdict == "buggy"
+    # 231424 bytes of dynamic shared memory exceed sm_80's opt-in maximum, as for the
+    # no-split sibling of the same sizes; nothing about synchronization
+    assert {f.rule.code for f in rep.findings} == {"AG503"}
+    scope = " ".join(rep.kernels[0].scope)
+    assert "proved for every trips(line 127) >= 0" in scope
+    assert "decided by cache_seqlens_1[bx]" in scope
+
+
+def test_split_paged_mla_decode_without_its_pipeline_barrier_is_a_race():
+    lines = PAGED.read_text().splitlines(keepends=True)
+    assert lines[205].strip() == 'T.tvm_storage_sync("shared.dyn")'   # line 206, inside the loop
+    rep = check_text("".join(lines[:205] + lines[206:]))
+    assert rep.verdict == "buggy"
+    assert any(f.rule.kind == "race" for f in rep.findings), [f.rule.code for f in rep.findings]
