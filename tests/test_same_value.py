@@ -83,3 +83,22 @@ def test_a_value_read_from_one_shared_element_is_one_value(value, clean):
         assert r.verdict == "clean", [f.message for f in r.findings]
     else:
         assert "AG201" in {f.rule.code for f in r.findings}
+
+
+def test_the_per_address_proof_is_asked_only_where_ranges_meet(monkeypatch):
+    """`same_value_per_address` (a z3 query, seconds on a swizzled fp64 GEMM's smem fill) is read
+    only by the self clash check, and only where two threads' ranges meet: a store whose threads
+    never meet (each thread its own element) does not ask it; one where they do asks it once."""
+    from asyncguard.engine import program
+    asked = []
+    real = program.same_value_per_address
+
+    def counting(el, target, value):
+        asked.append(target.span.line if target.span else None)
+        return real(el, target, value)
+    monkeypatch.setattr(program, "same_value_per_address", counting)
+    own = KERNEL.format(value="A_1[tx]", let="j = k", tail="").replace(
+        "for i in range(128):\n            S[i] =", "for i in range(2):\n            S[i * 64 + tx] =")
+    r = check_text(own, "k.tir")
+    assert (r.verdict, asked) == ("clean", [])
+    assert verdict_and_rules("A_1[tx]") == ("buggy", ["AG201"]) and len(asked) == 1

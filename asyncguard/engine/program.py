@@ -1109,15 +1109,25 @@ class Elaborator:
                     if key is not None:
                         if len(recent) >= 128:
                             recent.clear()
-                        recent[key] = (lo_v, tids, lo, hi)
+                        recent[key] = [lo_v, tids, lo, hi]
             if width is None:
                 lo, hi = byte_span(lo, hi - lo, bits)
                 lo, hi = base + lo, base + hi
             if value is not None and not same_value:
                 # sub-byte elements: two threads' elements share a byte, which each thread
                 # rewrites whole (a read-modify-write), so one value does not make it safe
-                same_value.append(bits >= 8 and (self.same_in_every_thread(value) or
-                                                 same_value_per_address(self, sub, value)))
+                if bits < 8:
+                    same_value.append(False)
+                elif self.same_in_every_thread(value):
+                    same_value.append(True)
+                elif _ranges_meet(lo, hi, recent.get(key) if width is not None and key is not None else None):
+                    # the flag is read only where two of the instance's ranges meet (the self
+                    # clash check, state/memory.py `_check_self`: with no two meeting it finds
+                    # no clash whatever the flag); until an instance's ranges meet it stays
+                    # undecided (False), and the proof, a z3 query that can take seconds, is
+                    # asked only then. The answer depends on the elaborated kernel alone, not on
+                    # the instance, so it is the one the first run would have given.
+                    same_value.append(same_value_per_address(self, sub, value))
             return [Access(kind, tids, lo, hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store",
                            same_value=bool(same_value and same_value[0]))]
@@ -4499,6 +4509,25 @@ def _injective(index: tuple, var: str, bounds: tuple) -> bool:
     except Unencodable:   # bounds z3 cannot read (a symbolic divisor): injective everywhere then
         inside = []
     return unsat(*sa, *sb, *inside, ea == eb, a[var] != b[var])
+
+
+def _ranges_meet(lo, hi, entry=None) -> bool:
+    """Whether two threads' byte ranges [lo, hi) of one store instance meet, as
+    state/memory.py `_check_self` finds a clash over all of them (sorted by start, one starting
+    before the furthest end so far). `entry`: the store's `recent` cache entry for these very
+    arrays, which remembers the answer (the arrays are read-only)."""
+    if entry is not None and len(entry) > 4 and entry[2] is lo and entry[3] is hi:
+        return entry[4]
+    a = np.asarray(lo, dtype=np.int64).reshape(-1)
+    b = np.asarray(hi, dtype=np.int64).reshape(-1)
+    if a.size < 2:
+        meet = False
+    else:
+        order = np.argsort(a, kind="stable")
+        meet = bool((a[order][1:] < np.maximum.accumulate(b[order])[:-1]).any())
+    if entry is not None and len(entry) == 4 and entry[2] is lo and entry[3] is hi:
+        entry.append(meet)
+    return meet
 
 
 def _fixed_width(s: ir.Slice) -> int | None:
