@@ -125,7 +125,7 @@ def _taken_arm_reads(found: list, program, path: str) -> list:
     from .checks.unsupported import UNSUPPORTED
     out = []
     for f in found:
-        arm = next((a for a in arms if a[1] <= f.line <= a[2]), None) \
+        arm = next((a for a in arms if f.line in a[1]), None) \
             if f.rule is UNWRITTEN_READ else None
         if arm is None:
             out.append(f)

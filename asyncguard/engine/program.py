@@ -2392,12 +2392,12 @@ def _barrier_ids(stmts) -> set | None:
 
 
 def _arm_lines(st: PIf) -> tuple:
-    """(the branch's line, the first and last lines of its taken arm): a branch the numeric pass
-    checks taken every time, whose reads of shared memory may then run where the real outcome
-    skips them (analyze.py: a read of unwritten bytes there is not a definite bug)."""
-    spans = [s.span for s in statements(st.then) if getattr(s, "span", None) is not None]
-    return (st.span.line, min((x.line for x in spans), default=st.span.line),
-            max((x.end_line for x in spans), default=st.span.end_line))
+    """(the branch's line, the lines where its taken arm's statements start): a branch the numeric
+    pass checks taken every time, whose reads of shared memory may then run where the real
+    outcome skips them (analyze.py: a read of unwritten bytes there is not a definite bug). Start
+    lines only: the repair's reuse of a run compares where spans start (repair/prefix.py)."""
+    return (st.span.line, frozenset(s.span.line for s in statements(st.then)
+                                    if getattr(s, "span", None) is not None))
 
 
 def _arm_extent(st: PIf) -> tuple:
@@ -3299,7 +3299,8 @@ def _register_copies(el: Elaborator, program: Program, is_cell) -> None:
             continue
         # every read: after the top statement holding the copy, one element, inside the register
         ok, pairs = True, []
-        end = top.span.end_line
+        # (start lines only: the repair's reuse of a run compares where spans start)
+        end = max(n.span.line for n in ir.nodes(top) if getattr(n, "span", None) is not None)
         for x, rloops in reads.get(region, []):
             if x is tgt:
                 continue
