@@ -2529,12 +2529,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     other_lets = {n: v for n, v in lets.items() if n not in replaced}
 
     def expand(e):
-        e = fix(e)
-        for _ in range(32):
-            if not free_names(e) & set(other_lets):
-                break
-            e = _rewrite(e, other_lets)
-        return fix(e)
+        return fix(_inline(fix(e), other_lets))
 
     # a length symbol may decide shared addresses: the size prover reads them like a dynamic K's
     for exprs, why in uses:
@@ -3406,11 +3401,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
     grid_sizes = {n for n, a in el.launch.block_vars.items() if a in el.launch.symbolic_blocks}
 
     def expand(e):
-        for _ in range(32):
-            if not free_names(e) & set(derived):
-                break
-            e = _rewrite(e, derived)
-        return e
+        return _inline(e, derived)
     bounds = [expand(x) for lp in loops for x in lp.src]
     live = bounds + [expand(st.src) for st, _ in conds]
     trips = None
@@ -3471,11 +3462,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
     others = {n: v for n, v in lets.items() if n not in mapping}
 
     def expand_all(e):
-        for _ in range(32):
-            if not free_names(e) & set(others):
-                break
-            e = _rewrite(e, others)
-        return _rewrite(e, mapping)
+        return _rewrite(_inline(e, others), mapping)
     singles: list = []
     for lp in loops:
         for x in lp.src:
@@ -3560,11 +3547,7 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
     block_vars = set(el.launch.block_vars)
 
     def expand(e):
-        for _ in range(32):
-            if not free_names(e) & set(lets):
-                break
-            e = _rewrite(e, lets)
-        return e
+        return _inline(e, lets)
     cells: list = []
     mixed = False
     for lp in loops:
@@ -3595,11 +3578,7 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
     def pre_fix(e):
         if e is None:
             return None
-        for _ in range(32):
-            if not free_names(e) & set(inline):
-                break
-            e = _rewrite(e, inline)
-        return _replace_subscripts(e, named)
+        return _replace_subscripts(_inline(e, inline), named)
     done: list = []
 
     def pre():
@@ -4155,6 +4134,16 @@ def _replace_subscripts(e, sub_map: list):
     return ir.rewrite(e, target)
 
 
+def _inline(e, lets: dict, rounds: int = 32):
+    """`e` with the names of `lets` (name -> expression) replaced by their expressions, again in
+    what they bring in, until none is left (at most `rounds` times: a let chain is short)."""
+    for _ in range(rounds):
+        if not free_names(e) & set(lets):
+            break
+        e = _rewrite(e, lets)
+    return e
+
+
 def _rewrite_program(body, mapping: dict, sub_map: list = (), inline: dict | None = None):
     """Replace the pair lets' names, the length cells and the lets computed from them in every
     expression the provers read, and make the pair lets evaluate to 0 (start) and the length
@@ -4164,11 +4153,7 @@ def _rewrite_program(body, mapping: dict, sub_map: list = (), inline: dict | Non
     def fix(e):
         if e is None:
             return None
-        for _ in range(32):
-            if not free_names(e) & set(inline):
-                break
-            e = _rewrite(e, inline)
-        return _replace_subscripts(_rewrite(e, mapping), sub_map)
+        return _replace_subscripts(_rewrite(_inline(e, inline), mapping), sub_map)
     for st in body:
         if isinstance(st, PLet):
             if st.name in mapping:
