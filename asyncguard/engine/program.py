@@ -1591,14 +1591,23 @@ def _range_truth_guard(cond):
     return cond if isinstance(cond, ir.Call) and cond.name in RANGE_TRUTHS else None
 
 
-def _register_range_truth(el, call):
-    """The register region (`Elaborator.register_of`'s tuple) a `T.all_of` / `T.any_of` call
-    reads with a read-only `T.tvm_access_ptr` into a register buffer of the same element width,
-    or None."""
+def _range_truth_ptr(call):
+    """The `T.tvm_access_ptr(type, buffer, offset, extent, access)` a `T.all_of` / `T.any_of`
+    call reads through, or None (another call, or another pointer form)."""
     if not (isinstance(call, ir.Call) and call.name in RANGE_TRUTHS and len(call.args) == 2):
         return None
     ptr = call.args[0]
     if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5):
+        return None
+    return ptr
+
+
+def _register_range_truth(el, call):
+    """The register region (`Elaborator.register_of`'s tuple) a `T.all_of` / `T.any_of` call
+    reads with a read-only `T.tvm_access_ptr` into a register buffer of the same element width,
+    or None."""
+    ptr = _range_truth_ptr(call)
+    if ptr is None:
         return None
     view = el.view_of(ptr.args[1])
     reg = el.register_of(view)
@@ -2020,12 +2029,10 @@ def _shared_masks_taken(el: Elaborator, func: ir.Function) -> None:
                 copies.append(src)
                 roots.add(root)
                 return (x.target.indices, src.indices)
-            if isinstance(x, ir.Call) and x.name in RANGE_TRUTHS and len(x.args) == 2:
-                ptr = x.args[0]
-                if isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5 \
-                        and in_region(ptr.args[1]):
-                    reads += 1
-                    return (ptr.args[2:4], x.args[1])
+            ptr = _range_truth_ptr(x)
+            if ptr is not None and in_region(ptr.args[1]):
+                reads += 1
+                return (ptr.args[2:4], x.args[1])
             if in_region(x):
                 ok = False   # any other read, write or pointer
                 return ()
@@ -4380,10 +4387,8 @@ def _bare_truth(cond):
 def _range_view(el, call):
     """The global view a `T.all_of` / `T.any_of` call reads through its `T.tvm_access_ptr` (a
     constant length, read-only access), or None."""
-    if not (isinstance(call, ir.Call) and call.name in RANGE_TRUTHS and len(call.args) == 2):
-        return None
-    ptr = call.args[0]
-    if not (isinstance(ptr, ir.Call) and ptr.name == "T.tvm_access_ptr" and len(ptr.args) == 5):
+    ptr = _range_truth_ptr(call)
+    if ptr is None:
         return None
     n = el.literal(call.args[1])
     view = el.view_of(ptr.args[1])
