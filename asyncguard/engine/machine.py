@@ -475,8 +475,11 @@ class Machine:
     # A loop that synchronizes (a pipeline's main loop) runs a whole stage per iteration, so it is
     # planned from accelerate_above // SYNC_FACTOR trips (16 by default), not only above
     # accelerate_above: MLA decode's 64-trip loops of two stages each ran every iteration (2 of its
-    # 3.9 s). A loop of register and shared accesses alone costs little to run and is not, nor
-    # are loops in kernels with symbolic sizes (the induction, prover/induction.py, picks its own)
+    # 3.9 s). A loop of register and shared accesses alone costs little to run and is not. In a
+    # kernel with symbolic sizes this holds for loops of fixed trips too (the induction,
+    # prover/induction.py, plans only the size loops; a skip is exact, so a run that skips inside
+    # a size loop's iteration is the run the induction compares): the pooled MQA's 32 AllReduce
+    # calls per iteration, 6 named barriers each, ran for every trip count
     SYNC_FACTOR = 4
 
     def _long(self, loop: PLoop, n: int) -> bool:
@@ -484,8 +487,9 @@ class Machine:
         recorded (a loop beside it that skips while this one does not makes the run mixed)."""
         if n > self.accelerate_above:
             return True
-        return n > self.accelerate_above // self.SYNC_FACTOR and not self.p.symbols \
-            and loop_synchronizes(loop)
+        if self.p.symbols and not (loop.src and all(isinstance(e, ir.Const) for e in loop.src)):
+            return False   # a size loop, or one of bounds a size may reach: the induction's
+        return n > self.accelerate_above // self.SYNC_FACTOR and loop_synchronizes(loop)
 
     # A loop of few trips whose iterations run inner loops (a persistent kernel's tile loop) costs
     # like a long one: it is planned from accelerate_above // TILE_FACTOR trips (8 by default)

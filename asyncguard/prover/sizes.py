@@ -304,6 +304,8 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
 
     class _Probe(Machine):
         def _plan(self, loop, n, start, in_outer=False):   # visit every boundary, never skip, no proof needed
+            if loop.span.line not in lines:
+                return accelerate.Plan(0, 0, None, "probe: not a size loop")
             return accelerate.Plan(period, horizon, n - 1, "probe")
 
         def _maybe_jump(self, f):

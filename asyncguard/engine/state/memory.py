@@ -1152,6 +1152,15 @@ class Memory:
         key = (rec.tkey, rec.lo_min, rec.hi_max)
         old = g.last.get(key)
         g.last[key] = rec
+        if not (rec.lo.flags.writeable or rec.hi.flags.writeable):
+            # the same read-only range arrays (models.frozen): the last record of exactly these
+            # ranges, though records of other ranges with the same bounds came between (the
+            # butterfly levels of an AllReduce read lane ^ 64, lane ^ 32, ... of one workspace,
+            # every call). g.last holds the arrays, so their ids are not reused meanwhile.
+            same = (key, id(rec.lo), id(rec.hi))
+            if old is None or not _same_ranges(old, rec):
+                old = g.last.get(same)
+            g.last[same] = rec
         if old is None or self.plain.get(old.id) is not g or (rec.tainted and not old.tainted) \
                 or not _same_ranges(old, rec):
             return
