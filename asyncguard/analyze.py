@@ -110,6 +110,19 @@ def check_text(text: str, path: str = "<string>", limits: Limits | None = None,
     return report
 
 
+def _fixed_skips_mixed(result, sizes) -> bool:
+    """A size's run in which loops of constant bounds were planned (engine/machine.py `_long`)
+    is not the kernel's: a skip was stopped as not matched by a loop beside it, or of those loops
+    (the size loops left out: their own runs decide their skips, prover/induction.py) one skipped
+    periods while another that may block or release threads did not."""
+    if result.skips_mixed:
+        return True
+    size_lines = getattr(getattr(sizes, "induction", None), "loop_lines", ()) or ()
+    taken = [a is not None for span, _, a, _, _ in result.accelerated
+             if span.line not in size_lines and (a is not None or span not in result.sync_free)]
+    return any(taken) and not all(taken)
+
+
 def _taken_arm_reads(found: list, program, path: str) -> list:
     """A read of unwritten shared bytes (AG417) inside the arm of a branch on a loaded number that
     the numeric pass checks taken every time (engine/program.py `_numeric_pass`, "taken" and
@@ -313,6 +326,15 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 if stop is not None and limits.stop_at_race and not size:
                     machine.on_race = _race_stop(stop, findings, at_race, path, limits.strict)
                 machine, result = run(machine)
+                if size and machine.fixed_planned and _fixed_skips_mixed(result, sizes):
+                    # a loop of constant bounds inside a size loop skipped and a loop beside it
+                    # did not skip as many: run this size again planning only what was planned
+                    # before such loops were (engine/machine.py `_long`)
+                    machine, result = run(new_machine(
+                        max_steps=budget, plan_fixed=False,
+                        accelerate_lines=() if size_skip_failed else
+                        getattr(getattr(sizes, "induction", None), "loop_lines", ()),
+                        settle=not (stop is not None and limits.stop_at_race)))
                 ind = getattr(sizes, "induction", None)
                 if size and ind is not None and ind.loop_lines and any(
                         a is None and n >= ind.n0_of(span.line) and span.line in ind.loop_lines

@@ -82,3 +82,42 @@ def test_pooled_mqa_skips_its_reduction_loop():
     assert (rep.verdict, sorted({f.rule.code for f in rep.findings})) == ("buggy", ["AG503"])
     assert any(line.startswith("loop at line 96 (32 iterations): periods skipped in the sizes' runs")
                for line in scope_of(rep))
+
+
+def test_a_size_run_whose_fixed_loop_skips_disagree_runs_again_without_them(monkeypatch):
+    """analyze.py: when a size's run planned loops of constant bounds and their skips disagreed,
+    the size runs again with only what was planned before (`plan_fixed=False`): forced here, the
+    kernel keeps its verdict and no fixed loop skips."""
+    import asyncguard.analyze as analyze
+    monkeypatch.setattr(analyze, "_fixed_skips_mixed", lambda result, sizes: True)
+    rep = check_text(SIZED)
+    assert rep.verdict == "clean"
+    lines = scope_of(rep)
+    assert lines[0].startswith("proved for every n >= 1")
+    assert not any("periods skipped" in line for line in lines)
+
+
+def test_which_size_runs_count_as_mixed():
+    """Outcomes (span, trips, skipped from, to, how) of the loops of constant bounds decide; the
+    size loops' own (too few trips to skip in short sizes) do not, nor loops that neither wait
+    nor release anybody."""
+    from collections import namedtuple
+    from types import SimpleNamespace
+
+    from asyncguard.analyze import _fixed_skips_mixed
+    from asyncguard.engine.machine import RunResult
+    span = namedtuple("span", "line")
+    fixed, other, size_loop = (span(n) for n in (13, 20, 12))
+    sizes = SimpleNamespace(induction=SimpleNamespace(loop_lines={12: (1, 2, 2)}))
+
+    def result(*outcomes, sync_free=(), mixed=False):
+        r = RunResult()
+        r.accelerated = list(outcomes)
+        r.sync_free = set(sync_free)
+        r.skips_mixed = mixed
+        return r
+    skipped = (fixed, 32, 2, 30, "proved periodic with period 1")
+    assert not _fixed_skips_mixed(result(skipped, (size_loop, 3, None, None, "not skipped: too few")), sizes)
+    assert _fixed_skips_mixed(result(skipped, (other, 32, None, None, "not skipped")), sizes)
+    assert not _fixed_skips_mixed(result(skipped, (other, 32, None, None, "not skipped"), sync_free={other}), sizes)
+    assert _fixed_skips_mixed(result(skipped, mixed=True), sizes)

@@ -196,8 +196,12 @@ class Machine:
     FEATURES = FEATURES
     def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
                  block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None,
-                 accelerate_lines: tuple = (), settle: bool = True):
+                 accelerate_lines: tuple = (), settle: bool = True, plan_fixed: bool = True):
         self.p = program
+        # with symbolic sizes, loops of constant bounds are planned like in any kernel (`_long`);
+        # False: as before that (analyze.py's fallback when their skips disagreed), and
+        # `fixed_planned` says whether one was
+        self.plan_fixed, self.fixed_planned = plan_fixed, False
         # loops inside a while loop compare their state from the end of their first iteration on
         # (accelerate.plan's `settles`); False: from the end of their second period, as others
         self.settle = settle
@@ -487,9 +491,13 @@ class Machine:
         recorded (a loop beside it that skips while this one does not makes the run mixed)."""
         if n > self.accelerate_above:
             return True
-        if self.p.symbols and not (loop.src and all(isinstance(e, ir.Const) for e in loop.src)):
-            return False   # a size loop, or one of bounds a size may reach: the induction's
-        return n > self.accelerate_above // self.SYNC_FACTOR and loop_synchronizes(loop)
+        if not (n > self.accelerate_above // self.SYNC_FACTOR and loop_synchronizes(loop)):
+            return False
+        if self.p.symbols:
+            if not self.plan_fixed or not (loop.src and all(isinstance(e, ir.Const) for e in loop.src)):
+                return False   # a size loop, or one of bounds a size may reach: the induction's
+            self.fixed_planned = True
+        return True
 
     # A loop of few trips whose iterations run inner loops (a persistent kernel's tile loop) costs
     # like a long one: it is planned from accelerate_above // TILE_FACTOR trips (8 by default)
@@ -792,8 +800,9 @@ class Machine:
                     "skipped periods are not the kernel's; run without skipping")
                 for k, n in self.found_before_skip.items():   # found since rests on the skip
                     del getattr(self.result, k)[n:]
-                if not self.p.symbols:   # analyze.py runs the block again without skipping
-                    self.result.skips_mixed = True
+                # analyze.py runs the block (a size's run: without the fixed loops' plans) again
+                self.result.skips_mixed = True
+                if not self.p.symbols:
                     self._throw_away()
                 return
 
