@@ -312,14 +312,15 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     kernel.observe(made)
                     return made, _run_machine(made, clock, limits.max_seconds)
 
-                machine = new_machine(max_steps=budget,
-                                      # sizes: the induction needs the size loops to skip
-                                      accelerate_lines=() if size_skip_failed else
-                                      getattr(getattr(sizes, "induction", None), "loop_lines", ()),
-                                      # a run that may stop at its first race compares no state
-                                      # before the second period: a task waiting at a compared
-                                      # boundary ends the stopping (_race_stop)
-                                      settle=not (stop is not None and limits.stop_at_race))
+                first_run = dict(max_steps=budget,
+                                 # sizes: the induction needs the size loops to skip
+                                 accelerate_lines=() if size_skip_failed else
+                                 getattr(getattr(sizes, "induction", None), "loop_lines", ()),
+                                 # a run that may stop at its first race compares no state
+                                 # before the second period: a task waiting at a compared
+                                 # boundary ends the stopping (_race_stop)
+                                 settle=not (stop is not None and limits.stop_at_race))
+                machine = new_machine(**first_run)
                 if size and size not in ran:
                     ran.append(size)
                 at_race: list = []   # the certain race findings a stopped run ended with
@@ -330,11 +331,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # a loop of constant bounds inside a size loop skipped and a loop beside it
                     # did not skip as many: run this size again planning only what was planned
                     # before such loops were (engine/machine.py `_long`)
-                    machine, result = run(new_machine(
-                        max_steps=budget, plan_fixed=False,
-                        accelerate_lines=() if size_skip_failed else
-                        getattr(getattr(sizes, "induction", None), "loop_lines", ()),
-                        settle=not (stop is not None and limits.stop_at_race)))
+                    machine, result = run(new_machine(**first_run, plan_fixed=False))
                 ind = getattr(sizes, "induction", None)
                 if size and ind is not None and ind.loop_lines and any(
                         a is None and n >= ind.n0_of(span.line) and span.line in ind.loop_lines

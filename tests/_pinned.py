@@ -23,6 +23,12 @@ class PinnedCorpus:
         return [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if self.times.get(p.name, FAST_S + 1) > FAST_S else [])
                 for p in self.files]
 
+    def also_in(self, *corpora: str) -> list:
+        """The names of this corpus's files whose text a file of the named corpora (folders
+        beside it) has too: a held-out corpus must have none."""
+        others = {p.read_text() for d in corpora for p in (self.folder.parent / d).glob("*.tir")}
+        return [p.name for p in self.files if p.read_text() in others]
+
     def check_against_record(self, tir: Path) -> None:
         """The check's verdict and (rule, line) findings are those recorded (a recorded `skip`:
         the kernel is not pinned, for the reason given)."""
