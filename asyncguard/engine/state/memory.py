@@ -494,8 +494,9 @@ class _Group:
         if last:   # no entry keeps a record that left (a loop over ever new bytes would pile them up)
             for r in left:
                 key = (r.tkey, r.lo_min, r.hi_max)
-                if last.get(key) is r:
-                    del last[key]
+                for k in (key, (key, id(r.lo), id(r.hi))):   # (and its entry by range arrays)
+                    if last.get(k) is r:
+                        del last[k]
         if self.recs and not bounds_kept and any(
                 r.lo_min <= self.lo_min or r.hi_max >= self.hi_max for r in left):
             self.lo_min = min(r.lo_min for r in self.recs)
