@@ -9,6 +9,13 @@ bytes: k16 fp16, k8 tf32, k32 fp8) from its start address. With swizzled layouts
 really read are spread over the same stage tile, so this stays inside the stage the
 descriptor names (docs/model.md states the approximation).
 
+A wgmma is a warpgroup's operation (PTX ISA, wgmma: "executed by all 128 threads of a
+warpgroup"; `wgmma.wait_group` waits for the executing warpgroup's wgmma-groups): a statement
+that several warpgroups run issues one per warpgroup, each completed by a wait of its own
+warpgroup only. (Until the twenty-third session it was one operation of all the statement's
+threads, which a wait in either warpgroup completed: NVIDIA/Fuser#3865 and triton#11047, one
+warpgroup refilling a stage the other's wgmma still read, came back clean.)
+
 Sparse wgmma (`wgmma.mma_async.sp`, `ptx_wgmma_sp_ss/_rs`): A is 2:4 structured-sparse and
 stored compressed (K/2 elements per row) while the shape's K doubles (k32 fp16, k16 tf32,
 k64 fp8/int8), so an A row is still 32 bytes and a B row 64. The metadata operand `E` and the
@@ -18,6 +25,8 @@ bytes. Argument positions as TileLang's codegen_cuda.cc reads them (18 and 17 ar
 from __future__ import annotations
 
 import re
+
+import numpy as np
 
 from ..events import Access, AccessKind, CommitGroup, Proxy, SetDescriptor, WaitGroup
 from . import NotModelled, constant, op, per_thread
@@ -79,6 +88,7 @@ def wgmma(ctx, call):
     if size is None:
         raise NotModelled(f"wgmma shape {shape!r}")
     parts = [(name, desc_key(ctx, call.args[d]), ctx.compile(call.args[d + 1])) for name, d in operands]
+    cta_threads = ctx.launch.num_threads
 
     def run(env, tids):
         out = []
@@ -86,11 +96,29 @@ def wgmma(ctx, call):
             if key not in env:
                 raise NotModelled("wgmma descriptor used before initialize_wgmma_descriptor")
             start = per_thread(env[key], tids) + per_thread(off_fn(env), tids) * 16
-            out.append(Access(AccessKind.ASYNC_READ, tids, start, start + size[name],
-                              f"wgmma {name.upper()} operand", 0, 1, call.name.removeprefix("T."),
-                              group_kind="wgmma", proxy=Proxy.ASYNC, collective=True))
+            # one operation per warpgroup: the threads of a statement that two warpgroups run
+            # (a 256-thread GEMM without warp specialization) issue two, and each warpgroup's
+            # wait_group completes its own (module doc)
+            for sel in _by_warpgroup(tids, cta_threads):
+                who, lo = (tids, start) if sel is None else (tids[sel], start[sel])
+                out.append(Access(AccessKind.ASYNC_READ, who, lo, lo + size[name],
+                                  f"wgmma {name.upper()} operand", 0, 1, call.name.removeprefix("T."),
+                                  group_kind="wgmma", proxy=Proxy.ASYNC, collective=True))
         return out
     return run
+
+
+WARPGROUP = 128
+
+
+def _by_warpgroup(tids, cta_threads: int) -> list:
+    """Selections of `tids` by warpgroup (four consecutive warps of a CTA; machine thread t is
+    thread t % cta_threads of CTA t // cta_threads): [None] when they are one warpgroup's."""
+    group = (tids // cta_threads) * cta_threads + (tids % cta_threads) // WARPGROUP * WARPGROUP
+    first = int(group[0])
+    if (group == first).all():
+        return [None]
+    return [group == g for g in np.unique(group)]
 
 
 @op("T.warpgroup_arrive")
