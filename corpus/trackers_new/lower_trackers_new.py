@@ -123,6 +123,11 @@ KERNELS = {
         E1550),
     "tileops1550_tma_store_epilogue_refill_sm90a_fixed": (tileops1550_tma_store_epilogue, "sm_90a", NO_REUSE,
         "TileLang 0.1.15 output (tl.disable_shared_memory_reuse), unedited: a warpgroup-scoped named barrier before each C_shared refill (the fix of TileOPs#1550)."),
+    # the fixed program under 0.1.15's default pass configs: C_shared0 and C_shared1 merged at one offset
+    # (MANIFEST.md, the note of pair 3; docs/found-bugs.md)
+    "tileops1550_epilogue_default_reuse_sm90a": (tileops1550_tma_store_epilogue, "sm_90a", {},
+        "TileLang 0.1.15 output, unedited, default pass configs, of the reduced TileOPs#1550 epilogue (with its fix): "
+        "shared-memory reuse puts both warpgroups' C_shared at one offset, though the two T.ws bodies run at the same time."),
     "tilelang2612_if_hoisted_barrier_sm90a": (lambda: tl2612_if_hoist(False), "sm_90a", {},
         "TileLang 0.1.15 output, unedited, of the with_if_else reproducer of tile-ai/tilelang#3138 (issue #2612): "
         "the CTA barrier is hoisted before `if tx % 4 == 0` and no longer separates S[tx] = ... from the read of S[(tx + 4) % 64]."),
