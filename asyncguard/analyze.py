@@ -115,12 +115,8 @@ def _fixed_skips_mixed(result, sizes) -> bool:
     is not the kernel's: a skip was stopped as not matched by a loop beside it, or of those loops
     (the size loops left out: their own runs decide their skips, prover/induction.py) one skipped
     periods while another that may block or release threads did not."""
-    if result.skips_mixed:
-        return True
     size_lines = getattr(getattr(sizes, "induction", None), "loop_lines", ()) or ()
-    taken = [a is not None for span, _, a, _, _ in result.accelerated
-             if span.line not in size_lines and (a is not None or span not in result.sync_free)]
-    return any(taken) and not all(taken)
+    return result.skips_mixed or result.skips_disagree(leave_out=size_lines)
 
 
 def _taken_arm_reads(found: list, program, path: str) -> list:

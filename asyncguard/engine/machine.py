@@ -107,15 +107,17 @@ class RunResult:
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
 
-    def skip_outcomes(self) -> list:
+    def skip_outcomes(self, leave_out=()) -> list:
         """Whether each loop outcome skipped, of the loops whose outcome counts: not those that
-        ran every iteration without waiting for or releasing anybody (`sync_free`)."""
+        ran every iteration without waiting for or releasing anybody (`sync_free`), nor the
+        loops at the lines `leave_out`."""
         return [a is not None for span, _, a, _, _ in self.accelerated
-                if a is not None or span not in self.sync_free]
+                if (a is not None or span not in self.sync_free) and span.line not in leave_out]
 
-    def skips_disagree(self) -> bool:
-        """One loop skipped periods while another that may block or release threads did not."""
-        taken = self.skip_outcomes()
+    def skips_disagree(self, leave_out=()) -> bool:
+        """One loop skipped periods while another that may block or release threads did not
+        (the loops at the lines `leave_out` aside)."""
+        taken = self.skip_outcomes(leave_out)
         return any(taken) and not all(taken)
 
     def mixed(self) -> bool:

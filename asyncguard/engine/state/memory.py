@@ -341,6 +341,18 @@ class _KnownColumns:
         return self.values
 
 
+def _last_keys(r: Record) -> tuple:
+    """The keys of `_Group.last` (Memory._supersede_plain) a record stands at: its threads and byte
+    bounds, and, when its range arrays are read-only (models.frozen), those arrays too: the last
+    record of exactly these ranges, though records of other ranges with the same bounds came
+    between (the butterfly levels of an AllReduce read lane ^ 64, lane ^ 32, ... of one
+    workspace, every call). The table holds the arrays, so their ids are not reused meanwhile."""
+    key = (r.tkey, r.lo_min, r.hi_max)
+    if r.lo.flags.writeable or r.hi.flags.writeable:
+        return (key,)
+    return key, (key, id(r.lo), id(r.hi))
+
+
 def _take_out(recs: list, rids: list, gone: set) -> list:
     """Take the records `rids` (`gone` as a set) out of `recs`, a list in id order, in place;
     the records taken. One id (a superseded record, at every access of a loop) by bisection."""
@@ -493,8 +505,7 @@ class _Group:
         last = self.last
         if last:   # no entry keeps a record that left (a loop over ever new bytes would pile them up)
             for r in left:
-                key = (r.tkey, r.lo_min, r.hi_max)
-                for k in (key, (key, id(r.lo), id(r.hi))):   # (and its entry by range arrays)
+                for k in _last_keys(r):
                     if last.get(k) is r:
                         del last[k]
         if self.recs and not bounds_kept and any(
@@ -1150,18 +1161,13 @@ class Memory:
         one (a finding on the tainted one is dropped). A generic record the proxy check still
         tracks stays there (`shadow`) and is retired as before: a later async-proxy access
         ordered after it but not after `rec` is both a race on `rec` and a proxy finding on it."""
-        key = (rec.tkey, rec.lo_min, rec.hi_max)
+        key, *same = _last_keys(rec)
         old = g.last.get(key)
         g.last[key] = rec
-        if not (rec.lo.flags.writeable or rec.hi.flags.writeable):
-            # the same read-only range arrays (models.frozen): the last record of exactly these
-            # ranges, though records of other ranges with the same bounds came between (the
-            # butterfly levels of an AllReduce read lane ^ 64, lane ^ 32, ... of one workspace,
-            # every call). g.last holds the arrays, so their ids are not reused meanwhile.
-            same = (key, id(rec.lo), id(rec.hi))
+        for k in same:   # the last record of exactly these read-only ranges (_last_keys)
             if old is None or not _same_ranges(old, rec):
-                old = g.last.get(same)
-            g.last[same] = rec
+                old = g.last.get(k)
+            g.last[k] = rec
         if old is None or self.plain.get(old.id) is not g or (rec.tainted and not old.tainted) \
                 or not _same_ranges(old, rec):
             return
