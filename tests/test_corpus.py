@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from asyncguard.analyze import check_text
+from asyncguard.analyze import Limits, check_text
 from asyncguard.diagnostics import RULES
 from asyncguard.mutants import EXPECTED_KINDS, EXPECTED_RULES
 
@@ -23,6 +23,13 @@ def test_corpus_file(tir: Path):
     assert report.verdict == expect["verdict"]
     found = sorted({(f.rule.code, f.line) for f in report.findings if f.rule.kind != "unsupported"})
     assert found == sorted((f["rule"], f["line"]) for f in expect["findings"])
+    if "strict" in expect:
+        # an opt-in reading (docs/model.md) that the upstream bug is an instance of
+        strict = expect["strict"]
+        under = check_text(tir.read_text(), str(tir), limits=Limits(strict=tuple(strict["readings"])))
+        assert under.verdict == strict["verdict"]
+        assert sorted({(f.rule.code, f.line) for f in under.findings if f.rule.kind != "unsupported"}) == \
+            sorted((f["rule"], f["line"]) for f in strict["findings"])
     if expect["verdict"] == "unknown" and "unsupported_lines" in expect:
         assert sorted({f.line for f in report.findings if f.rule.kind == "unsupported"}) == \
             expect["unsupported_lines"]

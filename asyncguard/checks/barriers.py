@@ -1,4 +1,5 @@
-"""Barrier protocol: divergence of block barriers, named-barrier thread counts."""
+"""Barrier protocol: divergence of block barriers, named-barrier thread counts, `bar.arrive`
+running a phase ahead."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,6 +63,43 @@ if tx < 128:
 
 ## Witness
 The barrier id, the count it expects, the threads that arrived (and where) and those missing.
+""")
+
+NAMED_RUN_AHEAD = rule("AG303", "named-barrier-arrival-runs-ahead", "hang", "error",
+                       "a thread arrives on a named barrier again before it can know the phase its bar.arrive joined completed", """
+## What it does
+Flags an arrival (`bar.arrive` or `bar.sync`) on a named barrier by a thread whose previous
+arrival on it was a `bar.arrive` (`T.named_barrier_arrive`), when between the two the thread
+synchronized with none of the threads that waited for that phase after they were released.
+
+## Why is this bad?
+`bar.arrive` does not wait. Nothing then stops the thread from reaching its next arrival before
+the phase its first one joined has completed, and the hardware counts both in that phase: it
+completes once `n` arrivals are in, without threads the waiters expect (they pass before their
+partners), and a later phase is short of them, so its waiters hang. The mbarrier form of this
+bug is AG412. vLLM's CUTLASS MLA kernel hung this way (vllm-project/vllm#26026).
+
+## Example
+```python
+for tile in range(4):
+    if tx < 128:
+        T.named_barrier_arrive(1, 160)              # compute warps: no wait
+    elif tx >= 160 and tx < 192:
+        T.tvm_storage_sync("shared", 1, 160)        # load warp
+```
+
+## Use instead
+```python
+for tile in range(4):
+    if tx < 128:
+        T.tvm_storage_sync("shared", 1, 160)        # bar.sync: one arrival per phase
+    elif tx >= 160 and tx < 192:
+        T.tvm_storage_sync("shared", 1, 160)
+```
+
+## Witness
+The barrier id and count, the `bar.arrive` and the next arrival (lines, threads), and the
+threads that waited for the first phase, none of which the arriving threads synchronized with.
 """)
 
 
@@ -166,6 +204,17 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    "whose lanes name several has no defined behaviour (on an H200 the kernel stopped "
                    f"with an illegal instruction){short}. The analysis stops here")
             out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
+        elif p.kind == "run-ahead":
+            (first, tids), (again, _) = p.arrivals
+            wit["waiters"] = _groups(p.missing)
+            line, col = again.line, again.col
+            msg = (f"threads {_groups(tids)} arrive on named barrier {p.barrier_id} at line {again.line} "
+                   f"without knowing that the phase their bar.arrive at line {first.line} joined has "
+                   f"completed: bar.arrive does not wait, and they synchronize with none of that phase's "
+                   f"waiters (threads {wit['waiters']}) in between, so both arrivals can fall in one "
+                   f"phase of {p.expected}: it completes without partners its waiters expect, and a "
+                   "later phase is short of them (hang)")
+            out.append(Finding(NAMED_RUN_AHEAD, line, col, msg, wit, path))
         elif p.kind == "warp-multiple":
             msg = (f"named barrier {p.barrier_id} count {p.expected} is not a positive multiple of "
                    "the warp size (32)")

@@ -213,6 +213,26 @@ PROXY_FENCE_BY_ANOTHER_THREAD = rule("AG418", "proxy-fence-by-another-thread", "
     "The generic write (line, thread), the async-proxy read, and the third thread's fence (`fencer`, "
     "`fence_line`)."))
 
+PROXY_FENCE_BY_READER_ONLY = rule("AG419", "proxy-fence-by-reader-only", "race", "error",
+                                  "generic writes of other threads are proxy-fenced only by the async-proxy reader, after the barrier (opt-in: --strict proxy)", _doc(
+    "Flags shared bytes written through the generic proxy by one thread and read through the async "
+    "proxy (TMA store, wgmma, tcgen05.mma) by another, when the writer did not run "
+    "`T.fence_proxy_async()` between its write and the barrier (or mbarrier arrive) that hands the "
+    "bytes over, and the only fence is the reader's, after it acquired them. Off by default: the "
+    "PTX memory model counts a proxy fence anywhere along the causality path for the alias proxy, "
+    "and TileLang's and nvFuser's TMA-store epilogues are this shape (all threads store, barrier, "
+    "the elected thread fences and issues); docs/model.md, \"The async proxy\". Enable with "
+    "`--strict proxy`.",
+    "The CUDA programming guide's TMA pattern has every writing thread fence before the barrier, "
+    "and pytorch/ao#4278 fixed a race it attributes to the fence being after the barrier: if a proxy "
+    "fence orders only the fencing thread's own writes with the async proxy, the TMA reads other "
+    "threads' bytes as the async proxy saw them before the writes.",
+    "O_shared[tx] = acc\nT.tvm_storage_sync(\"shared\")\nif tx == 0:\n    T.fence_proxy_async()\n"
+    "    T.tma_store(desc, O_shared, ...)",
+    "O_shared[tx] = acc\nT.fence_proxy_async()          # every writer\nT.tvm_storage_sync(\"shared\")\n"
+    "if tx == 0:\n    T.tma_store(desc, O_shared, ...)",
+    "The generic write (line, thread) and the async-proxy read whose issuer's fence is the only one."))
+
 TMA_BARRIER_INVALID = rule("AG416", "tma-completion-not-mbarrier", "invalid", "error",
                            "a TMA load completes on something that is not an mbarrier", _doc(
     "Flags a TMA load whose completion operand is an element of an undeclared buffer or of a buffer "
@@ -239,7 +259,7 @@ UNWRITTEN_READ = rule("AG417", "read-of-unwritten-shared", "race", "error",
 
 # Rules off by default, and the `--strict` word that turns each on (checks.run_all filters them).
 STRICT = {LAPPED_WAITER.code: "lapping", REVERSE_PROXY_FENCE.code: "proxy", PROXY_FENCE_IN_FLIGHT.code: "proxy",
-          PROXY_FENCE_BY_ANOTHER_THREAD.code: "proxy"}
+          PROXY_FENCE_BY_ANOTHER_THREAD.code: "proxy", PROXY_FENCE_BY_READER_ONLY.code: "proxy"}
 STRICT_READINGS = tuple(sorted(set(STRICT.values())))   # the names `--strict` takes
 
 ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
@@ -359,6 +379,14 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"is thread {p.fencer}'s at line {p.fence_line} (neither the writer's nor the reader's)")
             wit.update(fencer=p.fencer, fence_line=p.fence_line)
             out.append(Finding(PROXY_FENCE_BY_ANOTHER_THREAD, r.span.line, r.span.col, msg, wit, path))
+            continue
+        if p.direction == "reader-fence":
+            msg = (f"{r.via} at {where(r)} {verb} {what} through the async proxy; thread {p.t_write} wrote "
+                   f"them at {where(w)} through the generic proxy and did not fence.proxy.async before "
+                   f"handing them over: the only fence is thread {p.t_read}'s, after it acquired them")
+            wit["missing"] = (f"T.fence_proxy_async() by thread {p.t_write} after line {w.span.line}, "
+                              "before the barrier")
+            out.append(Finding(PROXY_FENCE_BY_READER_ONLY, r.span.line, r.span.col, msg, wit, path))
             continue
         out.append(Finding(MISSING_PROXY_FENCE, r.span.line, r.span.col, msg, wit, path))
     seen = set()

@@ -164,6 +164,8 @@ class Generator:
         elif code == "AG405":
             out += self.insert(t.gaps_before(B) + t.gaps_after(A), FENCE_PROXY,
                                "order generic-proxy writes before the async-proxy read")
+        elif code == "AG303":
+            out += self.arrive_to_sync(self.L(w["arrivals"][0]["line"]))
         elif code in ("AG410", "AG413"):
             out += self.wait_into_elected_branch(f.line)
             out += self.every_waiter_releases(f)
@@ -287,6 +289,17 @@ class Generator:
         if not arrived - waited:
             out += self.missing_wait(waits, B, A)
         return out
+
+    def arrive_to_sync(self, line: int) -> list[tuple]:
+        """`bar.arrive` that runs a phase ahead (AG303) becomes `bar.sync` on the same barrier
+        and count: the thread then waits for the phase it joined (vllm-project/vllm#26026's fix)."""
+        s = self.t.stmt_at(line)
+        c = call_of(s) if s is not None else None
+        if c is None or c.name != "T.named_barrier_arrive" or len(c.args) != 2:
+            return []
+        old = body(self.t.lines[line - 1])
+        text = old.replace("T.named_barrier_arrive(", 'T.tvm_storage_sync("shared", ', 1)
+        return [(Edit(line, "replace", text, "", "make the arrival wait for its phase (bar.sync)"),)]
 
     def wait_into_elected_branch(self, line: int) -> list[tuple]:
         """A lapped waiter whose only work after the wait is an elected thread's branch (TileLang's

@@ -19,7 +19,7 @@ _NONE.flags.writeable = False
 
 @dataclass
 class BarrierProblem:
-    kind: str               # "divergence" | "count" | "warp-multiple" | "stuck" | "warp-ids"
+    kind: str               # "divergence" | "count" | "warp-multiple" | "stuck" | "warp-ids" | "run-ahead"
     barrier_id: int
     expected: int | None
     arrivals: list          # [(span, tids)]
@@ -35,6 +35,8 @@ class BarrierProblem:
     # "stuck": the barrier counts every thread of the CTA (`bar.sync 0`, or `bar.sync id, 0` /
     # no count): the hardware waits only for threads that have not exited
     all_threads: bool = False
+    # "run-ahead": the threads arrive again (`arrivals[1]`) not knowing that the phase their
+    # `bar.arrive` at `arrivals[0]` joined has completed; `missing` are that phase's waiters
 
 
 class _BarrierGen:
@@ -54,6 +56,14 @@ class Barriers:
         # (cluster rank, barrier id) -> its generation in progress: bar.sync is per CTA, and each
         # CTA of a cluster (state/cluster.py) has its own
         self.barriers: dict[tuple, _BarrierGen] = {}
+        # Run-ahead of `bar.arrive` (docs/model.md "Named barriers"), kept only for barriers some
+        # thread arrives at without waiting: key -> generations completed so far; key -> each
+        # thread's generation of its last bar.arrive still unconfirmed (-1: none) and the line;
+        # (key, generation) -> that generation's waiters and their own clocks once released
+        self.completed: dict[tuple, int] = {}
+        self.arrived_gen: dict[tuple, tuple] = {}
+        self.released: dict[tuple, tuple] = {}
+        self.arrive_spans: dict = {}   # line -> span of a bar.arrive
 
     def signature(self):
         return None
@@ -71,6 +81,8 @@ class Barriers:
             self._per_thread_ids(task, ev, s)
             return
         key = (task.cta, ev.barrier_id)
+        if ev.arrive_only or key in self.arrived_gen:
+            self._check_run_ahead(key, ev, s)
         gen = self.barriers.setdefault(key, _BarrierGen())
         gen.arrivals.append((task, ev.tids, s.span, ev.arrive_only))
         gen.count += len(ev.tids)
@@ -122,6 +134,41 @@ class Barriers:
         for t, sub in zip(self.machine.split(task, [sub.tids for sub in subs]), subs):
             self.barrier(t, sub, s)
 
+    def _check_run_ahead(self, key: tuple, ev: Barrier, s) -> None:
+        """`bar.arrive` does not wait: a thread that arrives again on the same barrier must know
+        that the phase its last `bar.arrive` joined has completed, through some waiter of that
+        phase it synchronized with since. If it cannot know, another schedule puts both
+        arrivals into that phase: it completes without partners the waiters expect, and a later
+        phase is short of them (a hang). The mbarrier form is state/mbarrier.py's run-ahead."""
+        tids = ev.tids.astype(np.int64, copy=False)
+        done = self.completed.get(key, 0)
+        gens, lines = self.arrived_gen.get(key) or (None, None)
+        if gens is None:
+            gens = np.full(self.machine.T, -1, dtype=np.int64)
+            lines = np.zeros(self.machine.T, dtype=np.int64)
+            self.arrived_gen[key] = (gens, lines)
+        prev = gens[tids]
+        # prev == done: the same phase in this schedule, which the count check sees
+        for g in np.unique(prev[(prev >= 0) & (prev < done)]).tolist():
+            mine = tids[prev == g]
+            waiters, clocks = self.released.get((key, g), (None, None))
+            if waiters is None:
+                continue
+            vc = self.machine.vc
+            knows = (vc[np.ix_(mine, waiters)] >= clocks[None, :]).any(axis=1)
+            ahead = mine[~knows]
+            if ahead.size:
+                spot = ("bar-run-ahead", key, int(lines[ahead[0]]), s.span.start)
+                if spot not in self.machine.seen_pairs:
+                    self.machine.seen_pairs.add(spot)
+                    first = self.arrive_spans[int(lines[ahead[0]])]
+                    self.machine.result.barrier_problems.append(BarrierProblem(
+                        "run-ahead", key[1], ev.count, [(first, ahead), (s.span, ahead)], waiters, []))
+        gens[tids] = done if ev.arrive_only else -1
+        if ev.arrive_only:
+            lines[tids] = s.span.line
+            self.arrive_spans[s.span.line] = s.span
+
     def _complete_barrier(self, key: tuple, gen: _BarrierGen, expected: int) -> None:
         del self.barriers[key]
         bid = key[1]
@@ -137,6 +184,17 @@ class Barriers:
         arrivers = [tids for _, tids, _, ao in gen.arrivals if ao]
         known = self.machine.sync(np.concatenate(waiters) if waiters else np.array([], dtype=np.int64),
                                   np.concatenate(arrivers) if arrivers else np.array([], dtype=np.int64))
+        if key in self.arrived_gen:
+            g = self.completed.get(key, 0)
+            if arrivers and waiters:
+                w = np.concatenate(waiters).astype(np.int64, copy=False)
+                self.released[(key, g)] = (w, self.machine.vc[w, w].copy())
+                # a generation no thread's last bar.arrive is in can be asked about no more
+                gens = self.arrived_gen[key][0]
+                oldest = int(gens[gens >= 0].min()) if (gens >= 0).any() else g
+                for k in [k for k in self.released if k[0] == key and k[1] < oldest]:
+                    del self.released[k]
+            self.completed[key] = g + 1
         if waiters:   # what they do next is ordered by this barrier, not guarded by their last mbarrier wait
             self.machine.mbarrier.guard[np.concatenate(waiters)] = -1
             self.machine.mbarrier.guard_version += 1
@@ -153,6 +211,8 @@ class Barriers:
         if result.trapped:   # the kernel stopped at an undefined barrier: no end to speak of
             return
         for (cta, bid), gen in self.barriers.items():
+            if all(ao for _, _, _, ao in gen.arrivals):
+                continue   # only bar.arrive: nobody waits for the phase, so nothing hangs
             arrived = np.concatenate([tids for _, tids, _, _ in gen.arrivals])
             missing = np.setdiff1d(machine.cluster.threads_of(cta), arrived)
             where = []

@@ -633,6 +633,7 @@ class Memory:
             known_at = known.values
         else:
             known_at = known.tolist()
+        known_all = known   # (the columns object, for `publish`: `known` below may become its array)
         asked = []
         # the records a thread's clock kept live last time, by that clock column: only those
         # whose clock `known` reaches now are asked again (popped here; pushed again below when
@@ -660,6 +661,8 @@ class Memory:
             asked.sort(key=lambda r: r.id)   # issue order, as `live` lists them
         whens = [r.done if r.done is not None else r.clk for r in asked]
         if not asked:
+            if machine.proxy.awaiting:
+                machine.proxy.publish(known_all)
             return
         if isinstance(known, _KnownColumns):
             owners = np.concatenate([r.owner for r in asked]) if len(asked) > 1 else asked[0].owner
@@ -692,6 +695,8 @@ class Memory:
                 machine.proxy.retired(r)
             gone.append(r)
         self._drop(gone)
+        if machine.proxy.awaiting:
+            machine.proxy.publish(known_all)
 
     def _block(self, r: Record, col: int, need: int) -> None:
         """`r` stays live until what every live thread knows of clock column `col` reaches `need`."""

@@ -33,6 +33,8 @@ class ProxyProblem:
     # cp.async landed (the strict reading, docs/model.md "The async proxy"). "path-fence": the
     # only fence ordering them is a third thread's on the happens-before path (`fencer` at
     # `fence_line`), neither the writer's nor the reader's (the strict reading too).
+    # "reader-fence": only the async-proxy reader fenced, after acquiring another thread's
+    # write (`Proxies.writer_fences_only`, the strict reading again).
     direction: str = "write-read"
     fencer: int | None = None
     fence_line: int | None = None
@@ -230,10 +232,21 @@ class Proxies:
         # needs a fence.proxy.async in between (the reverse direction)
         self.async_writers = _uses(program.body, ("tma_load", "tma_load_multicast", "tma_load_im2col"))
         self.unfenced_reads = _ByBytes()
+        # retired records that every thread of has fenced, kept (in `unfenced` or
+        # `unfenced_reads`) until every live thread knows those fences (`publish`): a fence that
+        # came after the barrier handing the bytes over orders nothing for the reader that
+        # passed it (each thread writes, the barrier, each thread fences, thread 0 issues the
+        # TMA store: AG405). By id: (the kept set, the record)
+        self.awaiting: dict = {}
         # the live records that carry a fence_clk (generic ones), by id in issue order: what the
         # checks and fences below visit, instead of every live record
         self.tracked = _ByBytes()
         self.fences = 0                          # fence events so far (fence_floor's cache key)
+        # `--strict proxy` (analyze.py sets it): a fence the async-proxy reader runs after
+        # acquiring covers its own generic writes only, not the writes of the threads it
+        # synchronized with (the CUDA guide's pattern: every writer fences, then the barrier);
+        # the default reading accepts it (docs/model.md "The async proxy")
+        self.writer_fences_only = False
         self._fence_floor_of, self._fence_floor = None, None
 
     def signature(self):
@@ -245,11 +258,25 @@ class Proxies:
     def retired(self, r: Record) -> None:
         """`r` (a generic record) left the race check: keep it while some thread has not fenced it."""
         self.tracked.discard(r)
-        if _unfenced(r):
-            if r.kind in _READS:
-                self.unfenced_reads.add(r)
-            elif self.async_readers:
-                self.unfenced.add(r)
+        kept = self.unfenced_reads if r.kind in _READS else self.unfenced if self.async_readers else None
+        if kept is not None:
+            kept.add(r)
+            if not _unfenced(r):   # fenced; `publish`, at the end of this retirement, decides
+                self.awaiting[r.id] = (kept, r)
+
+    def publish(self, known) -> None:
+        """Memory.retire's end: records fenced by all their threads whose fences every live
+        thread now knows (`known`, vc[alive].min(axis=0), an array or memory._KnownColumns)
+        leave: every later async-proxy access is ordered after those fences."""
+        gone = []
+        for rid, (kept, r) in self.awaiting.items():
+            at = known.need(r.tids) if hasattr(known, "need") else known
+            if (at[r.tids] >= r.fence_clk).all() and (
+                    r.landed_fence_clk is None or (at[r.tids] >= r.landed_fence_clk).all()):
+                kept.discard(r)
+                gone.append(rid)
+        for rid in gone:
+            del self.awaiting[rid]
 
     def track(self, rec: Record, ev, writes: bool) -> None:
         """A new access: a generic one waits for its threads' next proxy fence."""
@@ -300,8 +327,13 @@ class Proxies:
         and before the release the second acquired, or by the second after acquiring."""
         key = ("proxy", old.span.start, new.span.start)
         path_key = ("proxy-path-fence", old.span.start, new.span.start)
-        if key in self.machine.seen_pairs or path_key in self.machine.seen_pairs:
-            return   # (a pair reported under the path-fence reading is not asked again either)
+        reader_key = ("proxy-reader-fence", old.span.start, new.span.start)
+        seen = self.machine.seen_pairs
+        if key in seen or path_key in seen or reader_key in seen:
+            return   # (a pair reported under a strict reading is not asked again either)
+        # the strict reading that discounts the reader's fence: for a generic write read through
+        # the async proxy
+        by_writer = self.writer_fences_only and direction == "write-read" and new.kind in _READS
         if not meets(new, old):
             return   # no interval meets: bytes first, the cheaper test where hulls overlap (2-CTA)
         vc = self.machine.vc
@@ -318,7 +350,7 @@ class Proxies:
         quiet = (when != PENDING) & (old.fence_clk != PENDING) & (floor[t_issuer] >= old.fence_clk)
         if strict:
             quiet &= (old.landed_fence_clk != PENDING) & (floor[t_issuer] >= old.landed_fence_clk)
-        if not quiet.all():
+        if not quiet.all() and not by_writer:
             quiet |= (when != PENDING) & (self.fence_floor(new)[old.owner] >= when)
         if quiet.all():
             # for good: the clocks and fence clocks only grow, a completion or a fence clock once
@@ -357,6 +389,10 @@ class Proxies:
             bad = np.flatnonzero(ordered & ~after_landing & ~reader_fenced)
             direction = "in-flight"
             key = strict_key
+        if bad.size == 0 and by_writer:
+            # the reader fenced after acquiring; the strict reading wants the writer's fence
+            bad = np.flatnonzero(ordered & ~writer_fenced & (t_new != t_old))
+            direction, key = "reader-fence", reader_key
         if bad.size == 0:
             return
         fencer = None
@@ -439,7 +475,8 @@ class Proxies:
                             r.landed_fence_clk[sel] = vc[r.tids[sel], r.tids[sel]]
                     if kept is not self.tracked:
                         touched.append((kept, r))
-        # a record's fence clocks change only here: only those just visited can leave
+        # a record's fence clocks change only here: those just fenced by every thread leave once
+        # every live thread knows the fences (`publish`)
         for kept, r in touched:
             if not _unfenced(r):
-                kept.discard(r)
+                self.awaiting[r.id] = (kept, r)
