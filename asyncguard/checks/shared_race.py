@@ -35,6 +35,14 @@ Both accesses: line, thread, loop values, buffer and bytes; the barrier that is 
 """)
 
 
+def _system_arrival(result: RunResult, thread: int):
+    """(line, record) of a tcgen05.commit / cp.async.mbarrier.arrive that `thread` issues, or None."""
+    for line, rec in sorted(result.system_arrivals.items()):
+        if (rec[2] == thread).any():
+            return line, rec
+    return None
+
+
 def check(result: RunResult, path: str) -> list[Finding]:
     out = []
     for race in result.races:
@@ -55,5 +63,14 @@ def check(result: RunResult, path: str) -> list[Finding]:
                               f"line {b.span.line} (thread {race.t_second})")
             msg = (f"{pattern} race on {what}: thread {race.t_first} at {where(a)} and thread "
                    f"{race.t_second} at {where(b)}, with no barrier in between")
+            system = _system_arrival(result, race.t_first)
+            if system is not None:
+                line, (bar, via, _) = system
+                wit["system_arrival"] = {"line": line, "mbarrier": bar, "op": via}
+                wit["missing"] = (f"a release by thread {race.t_first} after line {a.span.line} that thread "
+                                  f"{race.t_second} acquires (an mbarrier.arrive on {bar} counted in its "
+                                  "init, or a barrier)")
+                msg += (f" (the {via} on {bar} at line {line} that thread {race.t_first} issues "
+                        "releases only its asynchronous copies, not its other accesses: PTX ISA)")
         out.append(Finding(SHARED_RACE, b.span.line, b.span.col, msg, wit, path))
     return out

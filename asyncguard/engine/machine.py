@@ -106,6 +106,10 @@ class RunResult:
     num_threads: int = 0
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
+    # line of a tcgen05.commit / cp.async.mbarrier.arrive -> (its mbarrier, the instruction, the
+    # issuing threads first seen): their arrivals release the threads' copies only, so a race on
+    # the threads' other accesses says so (checks/shared_race.py)
+    system_arrivals: dict = field(default_factory=dict)
 
     def skip_outcomes(self, leave_out=()) -> list:
         """Whether each loop outcome skipped, of the loops whose outcome counts: not those that

@@ -96,6 +96,10 @@ class Mbarriers:
         # arrived, added expected bytes) before their next wait or block / named barrier.
         # `guard[t]`: thread t's latest watch, -1 after a barrier.
         self.guard = np.full(T, -1, dtype=np.int64)
+        # each thread's own clock when it last passed an mbarrier wait (-1: never); its accesses
+        # after the wait carry a later clock (`_acquire`), so a system-performed arrival can
+        # release the thread's progress without its accesses (`_arrive`)
+        self.last_wait_clk = np.full(T, -1, dtype=np.int64)
         self.watch_acted: list = []
         # `acts` of a read-only thread-id array since `guard` last changed (`guard_version`): a
         # second time marks nothing new (watch_acted only gains marks)
@@ -256,7 +260,19 @@ class Mbarriers:
                 self._complete_phase(m, b)
             return
         tids = ev.tids
-        m.rel_vc = np.maximum(m.rel_vc, self.machine.vc[thread_rows(tids)].max(axis=0))
+        released = self.machine.vc[thread_rows(tids)].max(axis=0)
+        if ev.copies:
+            # the arrive-on that tcgen05.commit / cp.async.mbarrier.arrive has the system perform
+            # is ordered after the tracked operations only, "not to those of any other
+            # instruction issued by the thread" (PTX ISA, program order of async operations):
+            # of the issuers' own column it releases their progress to their last mbarrier wait
+            # (a waiter lapped or not, Schedules), not the accesses they made after it
+            # (docs/model.md "What a system-performed arrival releases")
+            released[tids] = np.maximum(m.rel_vc[tids], self.last_wait_clk[tids])
+            if s.span.line not in self.machine.result.system_arrivals:
+                via = "tcgen05.commit" if ev.copies == "tcgen05" else "cp.async.mbarrier.arrive"
+                self.machine.result.system_arrivals[s.span.line] = (m.name, via, tids)
+        m.rel_vc = np.maximum(m.rel_vc, released)
         if len(tids) == 1:
             t = int(tids[0])
             self.machine.vc[t, t] += 1   # later accesses are not covered by this release
@@ -432,7 +448,11 @@ class Mbarriers:
         self.watch_acted.append(np.zeros(self.machine.T, dtype=bool))
         self.guard[tids] = watch
         self.guard_version += 1
-        m.observations.append((phase, tids, self.machine.vc[tids, tids].copy(), span, watch))
+        clocks = self.machine.vc[tids, tids].copy()
+        m.observations.append((phase, tids, clocks, span, watch))
+        # later accesses are not covered by a release of this progress alone (`_arrive`)
+        self.last_wait_clk[tids] = clocks
+        self.machine.vc[tids, tids] = clocks + 1
 
     def acts(self, tids: np.ndarray) -> None:
         """`tids` access shared memory or contribute to an mbarrier phase: each one's latest
