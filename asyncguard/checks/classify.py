@@ -5,6 +5,9 @@ import numpy as np
 
 from ..engine.machine import Race, Record, RunResult
 from ..events import AccessKind
+from ..models.tcgen05 import DEALLOC, DEALLOC_PAIR
+
+DEALLOCS = (DEALLOC, DEALLOC_PAIR)
 
 READS = (AccessKind.READ, AccessKind.ASYNC_READ)
 
@@ -68,6 +71,8 @@ def copy_in_flight(race: Race) -> bool:
 def family(race: Race) -> str:
     """The rule code a race is reported under."""
     a, b = race.first, race.second
+    if a.via in DEALLOCS or b.via in DEALLOCS:   # the end of a tensor-memory allocation
+        return "AG420" if DEALLOC_PAIR in (a.via, b.via) else "AG421"
     if a.kind == AccessKind.ASYNC_WRITE:
         if copy_in_flight(race):
             if b.kind in READS:

@@ -5,7 +5,8 @@ from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
 from .barriers import _groups
 from ..events import AccessKind
-from .classify import READS, async_copy_name, async_reader, exited, family, is_tcgen05, is_tma, tcgen05_name
+from .classify import (DEALLOCS, READS, async_copy_name, async_reader, exited, family, is_tcgen05, is_tma,
+                       tcgen05_name)
 from .witness import access, byte_text, where
 
 
@@ -233,6 +234,39 @@ PROXY_FENCE_BY_READER_ONLY = rule("AG419", "proxy-fence-by-reader-only", "race",
     "if tx == 0:\n    T.tma_store(desc, O_shared, ...)",
     "The generic write (line, thread) and the async-proxy read whose issuer's fence is the only one."))
 
+TMEM_DEALLOC_PAIR = rule("AG420", "tmem-dealloc-while-in-use", "race", "error",
+                         "a cta_group::2 tcgen05.dealloc not ordered after every access to the pair's tensor memory", _doc(
+    "Flags a `T.ptx_deallocate_tensor_memory(..., use_2cta=1)` (`tcgen05.dealloc.cta_group::2`) and an "
+    "access to the allocation's columns (a `tcgen05_ld/st`, an MMA writing the accumulator or reading A, "
+    "in either CTA of the pair) that is not ordered before it.",
+    "The PTX ISA (tcgen05.alloc/dealloc): with `.cta_group::2`, the \"issuing warp and peer CTA warp must "
+    "synchronize Tensor Memory accesses before attempting to collectively deallocate the Tensor Memory\". "
+    "Deallocated columns can be allocated by another CTA on the SM at once, whose MMAs then overwrite what "
+    "this CTA still reads.",
+    "T.tcgen05_ld(32, 256, T.bool(False), C_tmem_1[0], 0, 32, ...)   # epilogue warps\n"
+    "if tx // 32 == 0:\n    T.ptx_deallocate_tensor_memory(..., 256, use_2cta=1)",
+    "T.tcgen05_ld(32, 256, T.bool(False), C_tmem_1[0], 0, 32, ...)\nT.cluster_sync()\n"
+    "if tx // 32 == 0:\n    T.ptx_deallocate_tensor_memory(..., 256, use_2cta=1)",
+    "The tensor-memory access (line, thread, columns) and the deallocation (line, warp)."))
+
+TMEM_DEALLOC = rule("AG421", "tmem-dealloc-before-last-use", "race", "error",
+                    "a tcgen05.dealloc not ordered after another warp's access to the columns (opt-in: --strict tmem)", _doc(
+    "Flags a `T.ptx_deallocate_tensor_memory` (`tcgen05.dealloc.cta_group::1`) and an access to the "
+    "allocation's columns by another warp (a `tcgen05_ld/st`, an MMA's accumulator) that is not ordered "
+    "before it: the deallocating warp can free the columns while that warp still reads them. Off by "
+    "default: for the single-CTA form the PTX ISA states no rule, and TileLang 0.1.15's warp-specialized "
+    "sm_100 kernels deallocate from one warp with no barrier after the other warps' last `tcgen05.ld` "
+    "(docs/model.md, \"Deallocation\"). Enable with `--strict tmem`.",
+    "Freed columns can be allocated by another CTA on the SM, whose MMAs overwrite them while this "
+    "CTA's warps still read: triton-lang/triton PR 7994 (\"Without a barrier some warp may deallocate "
+    "tmem while it is still in use causing some other block to override it\"), mlc-ai/TIRx-kernels#19 "
+    "and PaddlePaddle/flash-attention#138 fixed this bug with a barrier before the dealloc.",
+    "T.tcgen05_ld(32, 128, T.bool(False), D_tmem_1[0], 0, 32, ...)   # consumer warps\n"
+    "if tx // 32 == 0:   # producer warp, after its loop\n    T.ptx_deallocate_tensor_memory(..., 128)",
+    "T.tcgen05_ld(32, 128, T.bool(False), D_tmem_1[0], 0, 32, ...)\nT.tvm_storage_sync(\"shared\")\n"
+    "if tx // 32 == 0:\n    T.ptx_deallocate_tensor_memory(..., 128)",
+    "The tensor-memory access (line, thread, columns) and the deallocation (line, warp)."))
+
 TMA_BARRIER_INVALID = rule("AG416", "tma-completion-not-mbarrier", "invalid", "error",
                            "a TMA load completes on something that is not an mbarrier", _doc(
     "Flags a TMA load whose completion operand is an element of an undeclared buffer or of a buffer "
@@ -259,7 +293,8 @@ UNWRITTEN_READ = rule("AG417", "read-of-unwritten-shared", "race", "error",
 
 # Rules off by default, and the `--strict` word that turns each on (checks.run_all filters them).
 STRICT = {LAPPED_WAITER.code: "lapping", REVERSE_PROXY_FENCE.code: "proxy", PROXY_FENCE_IN_FLIGHT.code: "proxy",
-          PROXY_FENCE_BY_ANOTHER_THREAD.code: "proxy", PROXY_FENCE_BY_READER_ONLY.code: "proxy"}
+          PROXY_FENCE_BY_ANOTHER_THREAD.code: "proxy", PROXY_FENCE_BY_READER_ONLY.code: "proxy",
+          TMEM_DEALLOC.code: "tmem"}
 STRICT_READINGS = tuple(sorted(set(STRICT.values())))   # the names `--strict` takes
 
 ASYNC_PENDING_AT_EXIT = rule("AG411", "async-pending-at-exit", "race", "error",
@@ -303,11 +338,14 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
     out = []
     for race in result.races:
         code = family(race)
-        if code not in ("AG401", "AG402"):
+        if code not in ("AG401", "AG402", "AG420", "AG421"):
             continue
         a, b = race.first, race.second
         wit = {"first": access(a, race.t_first, race.lo, race.hi),
                "second": access(b, race.t_second, race.lo, race.hi)}
+        if code in ("AG420", "AG421"):
+            out.append(_dealloc_finding(code, race, a, b, wit, path))
+            continue
         what = byte_text(b.buffer, race.lo, race.hi, b.region_base, max(b.elem_size, 1))
         verb = "reads" if b.kind in READS else "writes"
         if code == "AG401":
@@ -346,6 +384,25 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
                        f"reading it (no {waitname} completed it before the release)")
             out.append(Finding(ASYNC_READ_OVERWRITTEN, b.span.line, b.span.col, msg, wit, path))
     return out
+
+
+def _dealloc_finding(code: str, race, a, b, wit: dict, path: str) -> Finding:
+    """A tensor-memory access and the deallocation of its columns, unordered (AG420 / AG421)."""
+    dealloc, other = (a, b) if a.via in DEALLOCS else (b, a)
+    t_dealloc, t_other = (race.t_first, race.t_second) if dealloc is a else (race.t_second, race.t_first)
+    ncols = max(int(dealloc.hi[0] - dealloc.lo[0]) // (128 * 4), 1)   # it covers 128 lanes x ncols words
+    lane, col = divmod((race.lo - int(dealloc.lo[0])) // 4, ncols)
+    verb = "reads" if other.kind in READS else "writes"
+    what = f"{'the accumulator' if is_tcgen05(other) else 'tensor memory'}, lane {lane} column {col}"
+    wit["missing"] = (f"a barrier (or mbarrier handshake) that thread {t_other} reaches after line "
+                      f"{other.span.line} and thread {t_dealloc}'s warp reaches before line {dealloc.span.line}")
+    msg = (f"tcgen05.dealloc by thread {t_dealloc}'s warp at {where(dealloc)} frees columns that "
+           f"{'the ' + tcgen05_name(other) if is_tcgen05(other) else 'thread ' + str(t_other)} at "
+           f"{where(other)} {verb} ({what}) with nothing ordering the two: the columns can be "
+           "allocated again and overwritten while still in use")
+    line_of = dealloc
+    return Finding(TMEM_DEALLOC_PAIR if code == "AG420" else TMEM_DEALLOC, line_of.span.line,
+                   line_of.span.col, msg, wit, path)
 
 
 def check(result: RunResult, path: str) -> list[Finding]:

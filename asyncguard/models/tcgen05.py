@@ -46,6 +46,8 @@ from .wgmma import K_BYTES, desc_key, init_desc
 
 TMEM_ALLOC = 128 * 512 * 4   # the most one allocation can hold (128 lanes x 512 columns x 4 bytes)
 LANES = 128
+# what a tcgen05.dealloc's end of its allocation is called (checks/classify.py keys its rules on it)
+DEALLOC, DEALLOC_PAIR = "tcgen05.dealloc", "tcgen05.dealloc.cta_group::2"
 
 
 def _allocs(ctx) -> dict:
@@ -152,15 +154,26 @@ def tmem_alloc(ctx, call):
 
 @op("T.ptx_deallocate_tensor_memory")
 def tmem_dealloc(ctx, call):
-    """tcgen05.dealloc by a warp reads the address word. Whether every user of the allocation
-    is done first is not checked: the PTX ISA requires the dealloc before exit but says nothing
-    of accesses after it that a finding could rest on (TileLang's warp-specialized kernels
-    deallocate from a producer warp with no barrier after the consumers' last tcgen05.ld)."""
-    pair_form(ctx, call)   # the cta_group::2 form: each CTA's warp reads its own word
+    """tcgen05.dealloc by a warp reads the address word and ends the allocation: a write of all
+    its columns by the warp's elected lane, so that any tensor-memory access (tcgen05.ld/st, an
+    MMA's accumulator or A operand) not ordered before it races with it. Such a race is its own
+    rule (checks/classify.py): AG420 for the cta_group::2 form, where the PTX ISA requires the
+    pair's accesses to be synchronized first; AG421, opt-in (`--strict tmem`), for the
+    single-CTA form, where it states no rule (docs/model.md "Deallocation")."""
+    pair = pair_form(ctx, call)   # the cta_group::2 form: each CTA's warp, its own word and columns
     view = _word(ctx, call.args[0]) if call.args else None
     if view is None:
         raise NotModelled(f"{call.name} without an address word")
-    return lambda env, tids: [_word_access(AccessKind.READ, view, tids, "tcgen05.dealloc")]
+    base, ncols = _tmem(ctx, view, call.name)
+    via = DEALLOC_PAIR if pair else DEALLOC
+
+    def run(env, tids):
+        at = tmem_base(ctx) + base
+        who = elected(tids)[:1]
+        lo = np.full(len(who), at, dtype=np.int64)
+        return [_word_access(AccessKind.READ, view, tids, "tcgen05.dealloc"),
+                Access(AccessKind.WRITE, who, lo, lo + LANES * ncols * 4, "tensor memory", at, 4, via)]
+    return run
 
 
 @op("T.tcgen05_before_thread_sync", "T.tcgen05_after_thread_sync")

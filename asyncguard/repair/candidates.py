@@ -143,7 +143,7 @@ class Generator:
             gaps = sorted(gaps, key=lambda g: 0 if t.norm(g) == t.norm(t.gaps_after(wl)[0]) else 1)
             out += self.insert(gaps, BARRIER, "publish the landed copy to the other threads",
                                uniform=True)
-        elif code in ("AG103", "AG201", "AG402", "AG403"):
+        elif code in ("AG103", "AG201", "AG402", "AG403", "AG420", "AG421"):
             out += self.insert(t.gaps_between(A, B), BARRIER,
                                "order the last access before the overwrite", uniform=True)
             if code == "AG402" and "wgmma" in str(first.get("op", "")):
@@ -170,7 +170,7 @@ class Generator:
             out += self.wait_into_elected_branch(f.line)
             out += self.every_waiter_releases(f)
         if t.clustered and code in ("AG103", "AG201", "AG401", "AG402", "AG403", "AG408",
-                                                 "AG430"):
+                                                 "AG420", "AG430"):
             # the CTAs of a cluster are ordered by the cluster barrier only (a remote store, a
             # peer's barrier init, a CTA that must not exit before its peer is done with it)
             lo, hi = sorted((A or B, B or A))
