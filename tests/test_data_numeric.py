@@ -234,10 +234,16 @@ def test_sparse_mla_gathers_under_a_loaded_flag_and_its_own_findings_are_the_onl
     rep = check_text(SPARSE_MLA.read_text(), str(SPARSE_MLA))
     found = {(f.rule.code, f.line) for f in rep.findings}
     # (line 223: consumer 1's wgmma, whose only fence on the path is consumer 0's: the strict
-    # reading, AG418, tests/test_field_false_alarms.py)
-    assert found == {("AG201", 231), ("AG405", 102), ("AG405", 116), ("AG405", 130)}
-    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    # reading, AG418, tests/test_field_false_alarms.py). And the flag itself: consumers read it
+    # (line 90) after waiting on bar_k_ready, which only the producer's cp.async.mbarrier.arrive
+    # completes, and that arrival releases its copies, not its store (docs/model.md "What a
+    # system-performed arrival releases")
+    assert found == {("AG201", 90), ("AG201", 231), ("AG405", 102), ("AG405", 116), ("AG405", 130)}
+    race = next(f for f in rep.findings if (f.rule.code, f.line) == ("AG201", 231))
     assert "sum_exp_shared" in race.message and "line 184" in race.message
+    flag = next(f for f in rep.findings if (f.rule.code, f.line) == ("AG201", 90))
+    assert "is_kv_valid" in flag.message and "line 255" in flag.message
+    assert flag.witness["system_arrival"]["op"] == "cp.async.mbarrier.arrive"
     assert any("lines [257]" in s and "checked taken" in s for s in rep.kernels[0].scope)
 
 

@@ -269,9 +269,14 @@ class Mbarriers:
             # (a waiter lapped or not, Schedules), not the accesses they made after it
             # (docs/model.md "What a system-performed arrival releases")
             released[tids] = np.maximum(m.rel_vc[tids], self.last_wait_clk[tids])
-            if s.span.line not in self.machine.result.system_arrivals:
+            seen = self.machine.result.system_arrivals
+            if s.span.line not in seen:
                 via = "tcgen05.commit" if ev.copies == "tcgen05" else "cp.async.mbarrier.arrive"
-                self.machine.result.system_arrivals[s.span.line] = (m.name, via, tids)
+                seen[s.span.line] = (m.name, via, tids)
+            elif seen[s.span.line][0] != m.name and not seen[s.span.line][0].endswith("[...]"):
+                # one statement, several barriers (a stage index): name the array
+                name, via, first = seen[s.span.line]
+                seen[s.span.line] = (name.split("[")[0] + "[...]", via, first)
         m.rel_vc = np.maximum(m.rel_vc, released)
         if len(tids) == 1:
             t = int(tids[0])
