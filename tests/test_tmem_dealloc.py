@@ -61,3 +61,26 @@ def test_tilelang_gqa_forward_deallocates_from_the_producer_warp():
     strict = found(text, ("tmem",))[1]
     assert not any(code in ("AG420", "AG421") for code, _ in default)
     assert sorted(set(strict) - set(default)) == [("AG421", 196), ("AG421", 197)]
+
+
+def test_fix_puts_a_named_barrier_over_the_role_that_deallocates():
+    # a block barrier inside `if tx >= 128` would hang threads 0..127: the repair's barrier for a
+    # thread-dependent branch is `bar.sync ID, N` over the threads that reach it (TIRx-kernels#19's fix)
+    from asyncguard.repair import repair_text
+    text = (TIRX19.parent / (TIRX19.name + ".tir")).read_text()
+    r = repair_text(text, str(TIRX19), limits=Limits(strict=("tmem",)))
+    assert r.status == "fixed"
+    added = [b for b in r.new_text.splitlines() if b not in text.splitlines()]
+    assert added == ['        T.tvm_storage_sync("shared", 15, 128)']
+    assert found(r.new_text, ("tmem",))[:2] == ("clean", [])
+
+
+def test_threads_reaching_a_gap():
+    from asyncguard.repair.tree import Gap, Tree
+    tree = Tree((TIRX19.parent / (TIRX19.name + ".tir")).read_text())
+    dealloc = next(s for s in tree.stmts if type(s).__name__ == "ExprStmt"
+                   and "ptx_deallocate_tensor_memory" in tree.src(s))
+    bi, i = tree.where[id(dealloc)]
+    assert tree.threads_at(Gap(bi, i)) == 32            # inside `if tx // 32 == 4` under `tx >= 128`
+    outer = tree.blocks[bi].parent
+    assert tree.threads_at(Gap(*tree.where[id(outer)])) == 128   # the `tx >= 128` branch

@@ -146,6 +146,7 @@ class Generator:
         elif code in ("AG103", "AG201", "AG402", "AG403", "AG420", "AG421"):
             out += self.insert(t.gaps_between(A, B), BARRIER,
                                "order the last access before the overwrite", uniform=True)
+            out += self.named_barriers(t.gaps_between(A, B), "order the last access before the overwrite")
             if code == "AG402" and "wgmma" in str(first.get("op", "")):
                 out += self.wg_wait_candidates(A)
         elif code == "AG104":
@@ -288,6 +289,38 @@ class Generator:
             out += self.missing_arrive(waits)
         if not arrived - waited:
             out += self.missing_wait(waits, B, A)
+        return out
+
+    def named_barriers(self, gaps, why: str, limit: int = 4) -> list[tuple]:
+        """`bar.sync ID, N` at gaps only some threads reach (a warp-specialized role's branch,
+        where a block barrier would hang the others): N the threads that reach the gap
+        (Tree.threads_at), ID the highest barrier id the kernel does not use."""
+        t = self.t
+        used = set()
+        for name in ("T.tvm_storage_sync", "T.named_barrier_sync", "T.named_barrier_arrive"):
+            for s in t.calls(name):
+                c = call_of(s)
+                i = 1 if name == "T.tvm_storage_sync" else 0
+                if len(c.args) > i:
+                    v = c.args[i]
+                    if not isinstance(v, ir.Const):
+                        return []   # an id computed at run time: any id may be taken
+                    used.add(v.value)
+        free = [b for b in range(15, 0, -1) if b not in used]
+        if not free:
+            return []
+        out = []
+        for g in gaps:
+            if t.uniform(g):
+                continue
+            n = t.threads_at(g)
+            if not n or n % 32:
+                continue
+            e = t.gap_edit(g, f'T.tvm_storage_sync("shared", {free[0]}, {n})', why + f" ({n} threads reach it)")
+            if e is not None:
+                out.append((e,))
+            if len(out) >= limit:
+                break
         return out
 
     def arrive_to_sync(self, line: int) -> list[tuple]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .. import ir
 from ..parse import parse
 from .edits import Edit, body, split_lines
@@ -220,6 +222,51 @@ class Tree:
         """Every thread of the block reaches this point (no thread-dependent branch above)."""
         return not self.blocks[g.block].thread_dep
 
+    def threads_at(self, g: Gap) -> int | None:
+        """How many threads reach gap `g`: the threadIdx.x values that satisfy every `if` on the
+        way down (a branch's `else` negated), when the launch is one-dimensional in threads and
+        each condition is a function of the thread index and constants alone; else None."""
+        lanes = self._thread_index()
+        if lanes is None:
+            return None
+        name, tx = lanes
+        keep = np.ones(len(tx), dtype=bool)
+        block = self.blocks[g.block]
+        while block.parent is not None:
+            owner = block.parent
+            if isinstance(owner, ir.If):
+                took = _eval_cond(owner.cond, name, tx)
+                if took is None:
+                    return None
+                took = took.astype(bool)
+                keep &= took if block.stmts is owner.then else ~took
+            owner_block, _ = self.where[id(owner)]
+            block = self.blocks[owner_block]
+        return int(keep.sum())
+
+    def _thread_index(self):
+        """(name, all values) of the kernel's threadIdx.x, when threadIdx.y and .z are 1."""
+        found, extents = None, {}
+        for s in self.stmts:
+            call, target = None, None
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var) and isinstance(s.value, ir.Call):
+                call, target = s.value, s.target.name
+            elif isinstance(s, ir.With) and s.name and isinstance(s.ctx, ir.Call):
+                call, target = s.ctx, s.name
+            if call is None or call.name not in ("T.launch_thread", "T.env_thread") or len(call.args) < 2:
+                continue
+            axis, ext = call.args[0], call.args[1]
+            if not (isinstance(axis, ir.Const) and str(axis.value).startswith("threadIdx")):
+                continue
+            if not isinstance(ext, ir.Const) or not isinstance(ext.value, int):
+                return None
+            extents[str(axis.value)] = ext.value
+            if str(axis.value) == "threadIdx.x":
+                found = (target, np.arange(ext.value, dtype=np.int64))
+        if found is None or any(v != 1 for k, v in extents.items() if k != "threadIdx.x"):
+            return None
+        return found
+
     def calls(self, name: str) -> list:
         return [s for s in self.stmts if (c := call_of(s)) is not None and c.name == name]
 
@@ -233,6 +280,30 @@ class Tree:
 
     def src(self, node) -> str:
         return self.text[node.span.start:node.span.end]
+
+
+_OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide, "%": np.mod,
+        "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal,
+        "!=": np.not_equal, "and": np.logical_and, "or": np.logical_or, "&": np.bitwise_and,
+        "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift}
+
+
+def _eval_cond(e, name: str, tx: np.ndarray):
+    """`e` evaluated for every thread index (`name` bound to `tx`), or None when it reads
+    anything else (a loop variable, a register, a call)."""
+    if isinstance(e, ir.Const) and isinstance(e.value, (int, bool)):
+        return np.full(len(tx), e.value, dtype=np.int64)
+    if isinstance(e, ir.Var):
+        return tx if e.name == name else None
+    if isinstance(e, ir.BinOp) and e.op in _OPS:
+        a, b = _eval_cond(e.left, name, tx), _eval_cond(e.right, name, tx)
+        if a is None or b is None or (e.op in ("//", "%") and (b == 0).any()):
+            return None
+        return _OPS[e.op](a, b)
+    if isinstance(e, ir.UnaryOp) and e.op in ("not", "-"):
+        a = _eval_cond(e.operand, name, tx)
+        return None if a is None else (np.logical_not(a) if e.op == "not" else -a)
+    return None
 
 
 def _nodes(e):
