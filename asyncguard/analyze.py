@@ -302,7 +302,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                                          block=block, sizes=dict(size, **{INPUTS: inputs}), **options)
                     for reason, span in program.notes + getattr(sizes, "notes", []):
                         made._note(reason, span)
-                    made.proxy.writer_fences_only = "proxy" in limits.strict
+                    if hasattr(made, "proxy"):   # (a machine refused at its limits has no features)
+                        made.proxy.writer_fences_only = "proxy" in limits.strict
                     return made
 
                 def run(made):

@@ -184,13 +184,25 @@ def test_a_change_every_rule_must_ignore_keeps_the_verdict(name, change):
     assert (a.verdict, codes(a)) == (b.verdict, codes(b))
 
 
-def test_fix_makes_every_lapped_waiter_release_the_stage(tmp_path):
+def test_fix_syncs_the_lapped_waiters_before_the_leader_releases(tmp_path):
+    # one edit: a named barrier over the 128 consumers between their reads and the leader's
+    # release arrive, so no consumer can still be at the wait when the next phase completes
+    # (triton-lang/triton#10035's fix: a partition bar.sync before the leader's arrive). Before
+    # the named-barrier candidates the repair made every waiter release the stage instead
+    # (two edits: the init count and the elected branch).
     p = tmp_path / "k.tir"
-    p.write_text(text("ws_leader_arrive_lapped"))
+    src = text("ws_leader_arrive_lapped")
+    p.write_text(src)
     out = subprocess.run([sys.executable, "-m", "asyncguard", "fix", "--write", str(p)],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode in (0, 1), out.stderr
     fixed = p.read_text()
-    assert "T.ptx_init_barrier_thread_count(mbarrier[2], 128)" in fixed
-    assert "            T.ptx_arrive_barrier(mbarrier[k % 2 + 2])\n" in fixed   # no elected branch around it
+    lines = fixed.splitlines()
+    added = [x for x in lines if x not in src.splitlines()]
+    assert added == ['            T.tvm_storage_sync("shared", 15, 128)']
+    at = lines.index(added[0])
+    assert "T.tl_shuffle_elect(128)" in lines[at + 1] and "ptx_arrive_barrier" in lines[at + 2]
     assert check_text(fixed).verdict == "clean"
+    # the consumers' lapping is gone under the strict reading too (what stays there is the
+    # producer side's, AG413 at its empty wait, and the proxy reading's AG414)
+    assert 32 not in {f.line for f in check_text(fixed, limits=STRICT).findings}

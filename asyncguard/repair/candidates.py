@@ -310,7 +310,9 @@ class Generator:
         if not free:
             return []
         out = []
-        for g in gaps:
+        # the fewest enclosing loops first: once per iteration of the role's loop, not per
+        # element of an unrolled copy loop inside it
+        for g in sorted(gaps, key=lambda g: t.blocks[g.block].depth_loops):
             if t.uniform(g):
                 continue
             n = t.threads_at(g)

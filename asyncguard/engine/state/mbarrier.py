@@ -358,6 +358,8 @@ class Mbarriers:
             elif every:
                 r.owner = filled(len(r.tids), self.machine.T + b)
                 r.group_kind, r.mbarrier = "mbarrier", b
+                if r.fence_clk is not None:
+                    r.fenced_at_handover = r.fence_clk != PENDING
                 m.delivered.append(r)
             else:   # a copy only some of whose threads hand over to the mbarrier
                 self.machine.note(f"{kind} tracked by an mbarrier for only some of its threads", s.span)

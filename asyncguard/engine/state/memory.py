@@ -85,6 +85,11 @@ class Record:
     proxy: Proxy = Proxy.GENERIC
     fence_clk: np.ndarray | None = None  # generic accesses: the thread's clock at its next proxy fence
     landed_fence_clk: np.ndarray | None = None  # cp.async: clock at the first fence after it landed
+    # a copy handed to an mbarrier (cp.async.mbarrier.arrive): which of its threads had proxy-fenced
+    # it before the handover. The handover's arrival releases the copy, not the thread's fence;
+    # the default reading lets a fence before it count for whoever acquires the phase
+    # (docs/model.md "What a system-performed arrival releases")
+    fenced_at_handover: np.ndarray | None = None
     mbarrier: int = -1                 # TMA load: barrier id; phase it completed on in `phase`
     phase: int = -1
     collective: bool = False           # wgmma: one operation; a wait by any owner completes it

@@ -380,6 +380,8 @@ class Proxies:
         # by the barrier, whose clock column is another one)
         t_issuer = old.tids[cols]
         writer_fenced = (old.fence_clk[cols] != PENDING) & (vc[t_new, t_issuer] >= old.fence_clk[cols])
+        if old.fenced_at_handover is not None:   # fenced before an mbarrier took the copy over
+            writer_fenced |= old.fenced_at_handover[cols]
         reader_fenced = self.fence_vc[t_new, t_old] >= when
         bad = np.flatnonzero(ordered & ~writer_fenced & ~reader_fenced)
         if bad.size == 0 and strict:
