@@ -299,11 +299,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 def new_machine(**options):
                     """A machine for this block, size and inputs, with the program's notes."""
                     made = machine_class(_run_program(program, sizes, size), max_threads=limits.max_threads,
-                                         block=block, sizes=dict(size, **{INPUTS: inputs}), **options)
+                                         block=block, sizes=dict(size, **{INPUTS: inputs}),
+                                         strict=limits.strict, **options)
                     for reason, span in program.notes + getattr(sizes, "notes", []):
                         made._note(reason, span)
-                    if hasattr(made, "proxy"):   # (a machine refused at its limits has no features)
-                        made.proxy.writer_fences_only = "proxy" in limits.strict
                     return made
 
                 def run(made):

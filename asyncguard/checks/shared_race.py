@@ -35,12 +35,11 @@ Both accesses: line, thread, loop values, buffer and bytes; the barrier that is 
 """)
 
 
-def _system_arrival(result: RunResult, thread: int):
-    """(line, record) of a tcgen05.commit / cp.async.mbarrier.arrive that `thread` issues, or None."""
-    for line, rec in sorted(result.system_arrivals.items()):
-        if (rec[2] == thread).any():
-            return line, rec
-    return None
+def _system_arrival(result: RunResult, thread: int, after_line: int):
+    """(line, record) of a tcgen05.commit / cp.async.mbarrier.arrive that `thread` issues, or
+    None: the first one below `after_line` (the access it was taken to release), else the first."""
+    mine = [(line, rec) for line, rec in sorted(result.system_arrivals.items()) if (rec[2] == thread).any()]
+    return next((m for m in mine if m[0] > after_line), mine[0] if mine else None)
 
 
 def check(result: RunResult, path: str) -> list[Finding]:
@@ -63,7 +62,7 @@ def check(result: RunResult, path: str) -> list[Finding]:
                               f"line {b.span.line} (thread {race.t_second})")
             msg = (f"{pattern} race on {what}: thread {race.t_first} at {where(a)} and thread "
                    f"{race.t_second} at {where(b)}, with no barrier in between")
-            system = _system_arrival(result, race.t_first)
+            system = _system_arrival(result, race.t_first, a.span.line)
             if system is not None:
                 line, (bar, via, _) = system
                 wit["system_arrival"] = {"line": line, "mbarrier": bar, "op": via}

@@ -202,8 +202,11 @@ class Machine:
     FEATURES = FEATURES
     def __init__(self, program: Program, max_steps: int = 2_000_000, max_threads: int = 1024,
                  block: dict | None = None, accelerate_above: int = 64, sizes: dict | None = None,
-                 accelerate_lines: tuple = (), settle: bool = True, plan_fixed: bool = True):
+                 accelerate_lines: tuple = (), settle: bool = True, plan_fixed: bool = True,
+                 strict: frozenset = frozenset()):
         self.p = program
+        # the opt-in readings (`--strict`) a feature's state consults (state/proxy.py: "proxy")
+        self.strict = frozenset(strict)
         # with symbolic sizes, loops of constant bounds are planned like in any kernel (`_long`);
         # False: as before that (analyze.py's fallback when their skips disagreed), and
         # `fixed_planned` says whether one was

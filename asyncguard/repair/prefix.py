@@ -329,7 +329,7 @@ def check_removals(oracle, removals: list) -> int:
     kernel = KernelContext(run_p, func, text, None)
     inputs = next(iter(InputSearch(MAX_INPUT_PATTERNS, numbers=[{}])))
     machine = Machine(run_p, max_steps=limits.max_steps, max_threads=limits.max_threads,
-                      block={}, sizes={INPUTS: inputs})
+                      block={}, sizes={INPUTS: inputs}, strict=limits.strict)
     kernel.observe(machine)
     total = oracle.base_steps or 1
     answered = 0

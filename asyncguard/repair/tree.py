@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import ir
+from ..engine.exprs import NotConcrete, compile_expr, free_names
 from ..parse import parse
 from .edits import Edit, body, split_lines
 
@@ -133,7 +134,7 @@ class Tree:
             if c.name in _THREAD_CALLS or not c.name.startswith("T."):
                 return True
         # a branch on loaded data is not uniform either
-        return any(isinstance(x, ir.Subscript) for x in _nodes(cond))
+        return any(isinstance(x, ir.Subscript) for x in ir.nodes(cond))
 
     # ---------------------------------------------------------------- queries
     def stmt_at(self, line: int):
@@ -282,41 +283,14 @@ class Tree:
         return self.text[node.span.start:node.span.end]
 
 
-_OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide, "%": np.mod,
-        "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal,
-        "!=": np.not_equal, "and": np.logical_and, "or": np.logical_or, "&": np.bitwise_and,
-        "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift}
-
-
 def _eval_cond(e, name: str, tx: np.ndarray):
-    """`e` evaluated for every thread index (`name` bound to `tx`), or None when it reads
-    anything else (a loop variable, a register, a call)."""
-    if isinstance(e, ir.Const) and isinstance(e.value, (int, bool)):
-        return np.full(len(tx), e.value, dtype=np.int64)
-    if isinstance(e, ir.Var):
-        return tx if e.name == name else None
-    if isinstance(e, ir.BinOp) and e.op in _OPS:
-        a, b = _eval_cond(e.left, name, tx), _eval_cond(e.right, name, tx)
-        if a is None or b is None or (e.op in ("//", "%") and (b == 0).any()):
-            return None
-        return _OPS[e.op](a, b)
-    if isinstance(e, ir.UnaryOp) and e.op in ("not", "-"):
-        a = _eval_cond(e.operand, name, tx)
-        return None if a is None else (np.logical_not(a) if e.op == "not" else -a)
-    return None
-
-
-def _nodes(e):
-    out = []
-
-    def go(x):
-        if isinstance(x, (tuple, list)):
-            for y in x:
-                go(y)
-        elif hasattr(x, "__dataclass_fields__"):
-            out.append(x)
-            for f in x.__dataclass_fields__:
-                if f != "span":
-                    go(getattr(x, f))
-    go(e)
-    return out
+    """`e` evaluated for every thread index (`name` bound to `tx`), by the engine's own
+    expression compiler, or None when it reads anything else (a loop variable, a register, a
+    load, a call the engine does not evaluate)."""
+    if free_names(e) - {name}:
+        return None
+    try:
+        value = compile_expr(e)({name: tx})
+    except NotConcrete:
+        return None
+    return np.broadcast_to(np.asarray(value), tx.shape)

@@ -662,13 +662,19 @@ class Memory:
             if b >= 0 and (r.done if r.done is not None else r.clk).item(b) == PENDING:
                 continue
             asked.append(r)
+        if asked:
+            self._retire_asked(asked, known)
+        if machine.proxy.awaiting:   # (kept fenced records: each live thread may know the fences now)
+            machine.proxy.publish(known_all)
+
+    def _retire_asked(self, asked: list, known) -> None:
+        """Drop the records of `asked` whose every thread's access (or completion) every live
+        thread knows (`known`: an array, or _KnownColumns); block the others on their first late
+        thread's column."""
+        machine = self.machine
         if len(asked) > 1:
             asked.sort(key=lambda r: r.id)   # issue order, as `live` lists them
         whens = [r.done if r.done is not None else r.clk for r in asked]
-        if not asked:
-            if machine.proxy.awaiting:
-                machine.proxy.publish(known_all)
-            return
         if isinstance(known, _KnownColumns):
             owners = np.concatenate([r.owner for r in asked]) if len(asked) > 1 else asked[0].owner
             known = known.need(owners)
@@ -700,8 +706,6 @@ class Memory:
                 machine.proxy.retired(r)
             gone.append(r)
         self._drop(gone)
-        if machine.proxy.awaiting:
-            machine.proxy.publish(known_all)
 
     def _block(self, r: Record, col: int, need: int) -> None:
         """`r` stays live until what every live thread knows of clock column `col` reaches `need`."""

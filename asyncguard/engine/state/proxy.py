@@ -242,11 +242,11 @@ class Proxies:
         # checks and fences below visit, instead of every live record
         self.tracked = _ByBytes()
         self.fences = 0                          # fence events so far (fence_floor's cache key)
-        # `--strict proxy` (analyze.py sets it): a fence the async-proxy reader runs after
-        # acquiring covers its own generic writes only, not the writes of the threads it
-        # synchronized with (the CUDA guide's pattern: every writer fences, then the barrier);
-        # the default reading accepts it (docs/model.md "The async proxy")
-        self.writer_fences_only = False
+        # `--strict proxy`: a fence the async-proxy reader runs after acquiring covers its own
+        # generic writes only, not the writes of the threads it synchronized with (the CUDA
+        # guide's pattern: every writer fences, then the barrier); the default reading accepts
+        # it (docs/model.md "The async proxy")
+        self.writer_fences_only = "proxy" in machine.strict
         self._fence_floor_of, self._fence_floor = None, None
 
     def signature(self):
