@@ -141,3 +141,24 @@ def test_tilelangs_sparse_gemm_is_clean_and_its_variants_are_flagged(kind, line,
     m = next(m for m in mutations(text) if m.kind == kind and m.line == line)
     rep = check_text(m.apply(text))
     assert rep.verdict == "buggy" and rules <= {f.rule.code for f in rep.findings}
+
+
+def test_proxy_fence_after_init_orders_it_for_the_ctas_async_proxy():
+    # the CUDA guide's TMA example and TransformerEngine#2695's kernel: init, then
+    # fence.proxy.async.shared::cta by the initializing thread, then __syncthreads
+    text = BASE.replace("    T.ptx_fence_barrier_init()\n", "    T.fence_proxy_async()\n")
+    assert check_text(text).verdict == "clean"
+
+
+def test_proxy_fence_by_another_thread_does_not_order_the_init():
+    text = BASE.replace("    T.ptx_fence_barrier_init()\n", "    if tx == 5:\n        T.fence_proxy_async()\n")
+    assert any(f.rule.code == "AG404" for f in findings(text))
+
+
+def test_proxy_fence_does_not_order_an_init_for_another_cta():
+    # a peer CTA arrives on the barrier: only fence.mbarrier_init orders the init for the cluster
+    text = (CORPUS / "real" / "cluster_dsmem_simt_remote_arrive_sm90a.tir").read_text()
+    assert check_text(text).verdict == "clean"
+    changed = text.replace("        T.ptx_fence_barrier_init()\n", "        T.fence_proxy_async()\n")
+    assert changed != text
+    assert any(f.rule.code == "AG404" for f in findings(changed))

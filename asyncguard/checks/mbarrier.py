@@ -62,7 +62,10 @@ INIT_UNFENCED = rule("AG404", "mbarrier-init-not-fenced", "invalid", "error",
     "Flags an mbarrier used by other threads when the initializing thread did not execute "
     "`T.ptx_fence_barrier_init()` (fence.mbarrier_init.release.cluster) between the init and the barrier "
     "that publishes it, and the barrier is used through the async proxy (a TMA completion, a cp.async or "
-    "tcgen05 commit's arrival) or by another CTA of the cluster.",
+    "tcgen05 commit's arrival) or by another CTA of the cluster. Within the barrier's own CTA, a "
+    "`T.fence_proxy_async()` by the initializing thread in that place also orders the init for the "
+    "async proxy (the CUDA guide's TMA example: init, `fence.proxy.async.shared::cta`, `__syncthreads()`); "
+    "for another CTA's use only fence.mbarrier_init does.",
     "TileLang and CUTLASS publish inits with the fence and a block barrier; the fence is what makes the "
     "init visible to the async proxy (TMA completions) and to other CTAs of a cluster. Without it the "
     "barrier may be observed uninitialized.",
@@ -464,7 +467,9 @@ def check(result: RunResult, path: str) -> list[Finding]:
             out.append(Finding(INIT_UNPUBLISHED, line, col, text, wit, path))
         elif p.kind == "init-unfenced":
             msg = (f"{p.barrier} initialized at line {p.detail['init_line']} is used at line {line} by "
-                   f"other threads, but no T.ptx_fence_barrier_init() follows the init")
+                   f"other threads, but no T.ptx_fence_barrier_init() follows the init"
+                   + (" (a T.fence_proxy_async() does, which orders it for this CTA's async proxy, not "
+                      "for another CTA's use)" if p.detail.get("proxy_fenced") else ""))
             out.append(Finding(INIT_UNFENCED, line, col, msg, wit, path))
         elif p.kind == "overflow":
             msg = (f"arrivals at line {line} on {p.barrier} exceed its init count {p.detail['count']}: "

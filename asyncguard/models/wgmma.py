@@ -92,14 +92,15 @@ def wgmma(ctx, call):
 
     def run(env, tids):
         out = []
+        # one operation per warpgroup: the threads of a statement that two warpgroups run (a
+        # 256-thread GEMM without warp specialization) issue two, and each warpgroup's
+        # wait_group completes its own (module doc)
+        groups = _by_warpgroup(tids, cta_threads)
         for name, key, off_fn in parts:
             if key not in env:
                 raise NotModelled("wgmma descriptor used before initialize_wgmma_descriptor")
             start = per_thread(env[key], tids) + per_thread(off_fn(env), tids) * 16
-            # one operation per warpgroup: the threads of a statement that two warpgroups run
-            # (a 256-thread GEMM without warp specialization) issue two, and each warpgroup's
-            # wait_group completes its own (module doc)
-            for sel in _by_warpgroup(tids, cta_threads):
+            for sel in groups:
                 who, lo = (tids, start) if sel is None else (tids[sel], start[sel])
                 out.append(Access(AccessKind.ASYNC_READ, who, lo, lo + size[name],
                                   f"wgmma {name.upper()} operand", 0, 1, call.name.removeprefix("T."),

@@ -58,11 +58,19 @@ class _Mbar:
         self.last_phase = np.full(threads, -1, dtype=np.int64)   # per thread: phase its last arrival joined
         self.init = None            # (tid, clock, span)
         self.fence_clk = None       # initializer's clock at fence.mbarrier_init
+        # initializer's clock at its first fence.proxy.async after the init: orders the init for
+        # the async proxy within the CTA (the CUDA guide's TMA example, init then
+        # fence.proxy.async.shared::cta then __syncthreads), not for other CTAs of a cluster
+        self.proxy_fence_clk = None
         # Uses of the current init without fence.mbarrier_init, held back while only generic
         # threads of the barrier's own CTA have used it (the block barrier publishing the init is
         # enough for them); reported once the async proxy or another CTA uses the barrier.
         self.unfenced: list = []
         self.beyond_cta = False     # the async proxy or another CTA has used the current init
+        # uses ordered after the init by a fence.proxy.async only, held back until another CTA
+        # uses the barrier (`cross_cta`), which only fence.mbarrier_init orders the init for
+        self.proxy_fenced_only: list = []
+        self.cross_cta = False
         self.rel_vc = np.zeros(ncols, dtype=np.int64)
         self.completed: list = []   # per completed phase: the released vector clock
         # per completed phase: did an arrival come from the system once tcgen05 work completed
@@ -105,6 +113,9 @@ class Mbarriers:
         # second time marks nothing new (watch_acted only gains marks)
         self.guard_version = 0
         self._acted: dict = {}   # id(tids) -> (tids, guard_version)
+        # initializing thread -> the barriers it initialized and has not run fence.proxy.async
+        # after (`proxy_fenced`; a few entries, visited at each proxy fence)
+        self.proxy_unfenced_inits: dict = {}
 
     def signature(self):
         # how many phases each thread's last arrival lies behind: only "not behind" / "behind"
@@ -169,6 +180,7 @@ class Mbarriers:
         # PTX ISA (fence.mbarrier_init, mbarrier): the fence orders the init for the async proxy and
         # for the cluster; generic threads of one CTA need only the barrier that published it
         m.beyond_cta = m.beyond_cta or async_proxy or owner != user
+        m.cross_cta = m.cross_cta or owner != user
         t0, c0, span0 = m.init
         others = tids[tids != t0]
         if others.size == 0:
@@ -180,14 +192,34 @@ class Mbarriers:
                 "init-unpublished", m.name, s.span, others[knows < c0],
                 {"init_line": span0.line, "init_thread": int(t0)}))
         elif m.fence_clk is None or not (knows >= m.fence_clk).all():
-            m.unfenced.append(MbarProblem(
-                "init-unfenced", m.name, s.span, others, {"init_line": span0.line, "init_thread": int(t0)}))
+            problem = MbarProblem("init-unfenced", m.name, s.span, others,
+                                  {"init_line": span0.line, "init_thread": int(t0)})
+            if m.proxy_fence_clk is not None and (knows >= m.proxy_fence_clk).all():
+                problem.detail["proxy_fenced"] = True
+                m.proxy_fenced_only.append(problem)
+            else:
+                m.unfenced.append(problem)
         self._report_unfenced(m)
 
     def _report_unfenced(self, m: _Mbar) -> None:
         if m.beyond_cta and m.unfenced:
             self.machine.result.mbar_problems.extend(m.unfenced)
             m.unfenced = []
+        if m.cross_cta and m.proxy_fenced_only:
+            self.machine.result.mbar_problems.extend(m.proxy_fenced_only)
+            m.proxy_fenced_only = []
+
+    def proxy_fenced(self, tids: np.ndarray) -> None:
+        """Threads `tids` ran fence.proxy.async: the inits they made and had not fenced so far
+        are ordered for the async proxy of their CTA (`_Mbar.proxy_fence_clk`)."""
+        if not self.proxy_unfenced_inits:
+            return
+        vc = self.machine.vc
+        for t0 in [t for t in self.proxy_unfenced_inits if (tids == t).any()]:
+            for b in self.proxy_unfenced_inits.pop(t0):
+                m = self.mbars[b]
+                if m.init is not None and m.init[0] == t0 and m.proxy_fence_clk is None:
+                    m.proxy_fence_clk = int(vc[t0, t0])
 
     def event(self, task, ev, s) -> None:
         if isinstance(ev, MbarFenceInit):
@@ -213,6 +245,8 @@ class Mbarriers:
             t0 = int(ev.tids[0])
             m.init, m.count, m.pending, m.fence_clk = (t0, int(self.machine.vc[t0, t0]), s.span), ev.count, ev.count, None
             m.unfenced, m.beyond_cta = [], False
+            m.proxy_fence_clk, m.proxy_fenced_only, m.cross_cta = None, [], False
+            self.proxy_unfenced_inits.setdefault(t0, []).append(b)
             return
         self._check_init(ev.tids, b, s, async_proxy=isinstance(ev, MbarArrive) and bool(ev.copies))
         if isinstance(ev, MbarArrive):

@@ -205,22 +205,19 @@ class Proxies:
     EVENTS = {ProxyFence: "fence"}
     FENCE_HISTORY = 8
 
-    @property
-    def fence_vc(self) -> np.ndarray:
-        """Each thread's knowledge at its last proxy fence (-1: none): the newest entry of its
-        fence history, read through a view made at each use (a view kept as an attribute would
-        come apart from the history in a copied machine, repair/prefix.py)."""
-        return self.hist_vc[:, 0]
-
     def __init__(self, machine):
         self.machine = machine
         program, T, cols = machine.p, machine.T, machine.vc.shape[1]
-        # each thread's last FENCE_HISTORY proxy fences, newest first: its own clock (-1: none),
-        # its knowledge and the line; a third thread's fence on the path from a write to its
-        # async-proxy reader (`_path_fencer`). A few, not one: the fencing warpgroup runs ahead
-        # of the reader it signalled (the next stage's fence) before the reader's turn comes
+        # each thread's knowledge at its last proxy fence (-1: none): what the checks read
+        self.fence_vc = np.full((T, cols), -1, dtype=machine.vc.dtype)
+        # each thread's last FENCE_HISTORY proxy fences, a ring per thread (slot = its fence count
+        # modulo FENCE_HISTORY: a fence writes one slot, nothing shifts): its own clock (-1:
+        # none), its knowledge and the line; a third thread's fence on the path from a write to
+        # its async-proxy reader (`_path_fencer`). A few, not one: the fencing warpgroup runs
+        # ahead of the reader it signalled (the next stage's fence) before the reader's turn comes
+        self.fence_count = np.zeros(T, dtype=np.int64)
         self.hist_own = np.full((T, self.FENCE_HISTORY), -1, dtype=np.int64)
-        self.hist_vc = np.full((T, self.FENCE_HISTORY, cols), -1, dtype=np.int64)
+        self.hist_vc = np.full((T, self.FENCE_HISTORY, cols), -1, dtype=machine.vc.dtype)
         self.hist_line = np.zeros((T, self.FENCE_HISTORY), dtype=np.int64)
         # generic writes retired from `live` but not yet proxy-fenced: an async-proxy read
         # (wgmma, TMA store) of them later still needs a fence.proxy.async
@@ -427,16 +424,24 @@ class Proxies:
         known = (own >= 0) & (own <= self.machine.vc[reader, :len(own)][:, None])
         hit = known & (self.hist_vc[:, :, col] >= when)
         t, k = np.nonzero(hit)
-        return (int(t[0]), int(self.hist_line[t[0], k[0]])) if t.size else None
+        if not t.size:
+            return None
+        # of the first such thread, its newest such fence
+        first, slots = int(t[0]), k[t == t[0]]
+        age = (int(self.fence_count[first]) - 1 - slots) % self.FENCE_HISTORY
+        return first, int(self.hist_line[first, slots[age.argmin()]])
 
     def fence(self, task, ev: ProxyFence, s) -> None:
         tids, vc = ev.tids, self.machine.vc
         t = tids.astype(np.int64)
-        for hist in (self.hist_own, self.hist_vc, self.hist_line):
-            hist[t, 1:] = hist[t, :-1]
-        self.hist_own[t, 0] = vc[t, t]
-        self.hist_vc[t, 0] = vc[t]
-        self.hist_line[t, 0] = s.span.line
+        slot = self.fence_count[t] % self.FENCE_HISTORY
+        self.fence_count[t] += 1
+        mine = vc[t]
+        self.fence_vc[t] = mine
+        self.hist_vc[t, slot] = mine
+        self.hist_own[t, slot] = vc[t, t]
+        self.hist_line[t, slot] = s.span.line
+        self.machine.mbarrier.proxy_fenced(tids)   # (an mbarrier init's fence for the async proxy)
         self.fences += 1
         fencing = thread_table(tids, self.machine.T)
         first, last = int(tids.min()), int(tids.max())
