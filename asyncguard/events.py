@@ -82,6 +82,9 @@ class MbarArrive:
     arrive: bool = True
     copies: str = ""     # which copies a completion tracks: "cp.async", "tcgen05" ("": none)
     cta: int | None = None     # cluster rank of the barrier (mapa'd address; None: the thread's own)
+    # False: the arrival is not one the init counted (cp.async.mbarrier.arrive without .noinc
+    # raises the pending count by one at issue and arrives when the copies land: net nothing)
+    counted: bool = True
 
 
 @dataclass

@@ -40,7 +40,8 @@ def async_copy_name(rec: Record) -> str:
         return tcgen05_name(rec)
     if is_clc(rec):
         return "try_cancel response write"
-    return "TMA load" if is_tma(rec) else "cp.async"
+    # (a cp.async handed to an mbarrier by cp.async.mbarrier.arrive completes through it too)
+    return "TMA load" if is_tma(rec) and not rec.via.startswith("ptx_cp_async") else "cp.async"
 
 
 def async_reader(rec: Record) -> tuple[str, str]:

@@ -270,6 +270,22 @@ TMEM_DEALLOC = rule("AG421", "tmem-dealloc-before-last-use", "race", "error",
     "if tx // 32 == 0:\n    T.ptx_deallocate_tensor_memory(..., 128)",
     "The tensor-memory access (line, thread, columns) and the deallocation (line, warp)."))
 
+INCREMENT_UNORDERED = rule("AG422", "cp-async-arrive-increment-unordered", "race", "error",
+                           "a counting cp.async.mbarrier.arrive whose increment the phase's completion may precede", _doc(
+    "Flags a `T.ptx_cp_async_barrier` (`cp.async.mbarrier.arrive` without `.noinc`) when no arrival "
+    "that completes the phase is ordered after it: not one by the issuing thread itself, nor by a thread "
+    "that synchronized with it after the instruction. The instruction raises the pending count of the "
+    "phase in progress by one when it executes and arrives when the thread's copies land; if the "
+    "arrivals the init counts come first, the phase completes without the copies.",
+    "The increment then joins the next phase and the copies complete on it: the waiters of this phase "
+    "read the bytes while they may still be in flight (kekzl/imp#1958: \"when the producer's 32 .noinc "
+    "arrivals land first ... the stage's first phase completes without the prefetched weights\").",
+    "# warp 0 (not counted in the init)\nT.ptx_cp_async(W_s ...)\nT.ptx_cp_async_barrier(full[1])\n"
+    "# warp 1: 32 arrivals complete full[1]\nT.ptx_cp_async_barrier_noinc(full[1])",
+    "# warp 0 is counted: init 64, and its arrival is .noinc\nT.ptx_cp_async(W_s ...)\n"
+    "T.ptx_cp_async_barrier_noinc(full[1])",
+    "The barrier, the phase, the instruction (line) and the issuing threads no arrival is ordered after."))
+
 TMA_BARRIER_INVALID = rule("AG416", "tma-completion-not-mbarrier", "invalid", "error",
                            "a TMA load completes on something that is not an mbarrier", _doc(
     "Flags a TMA load whose completion operand is an element of an undeclared buffer or of a buffer "
@@ -500,6 +516,12 @@ def check(result: RunResult, path: str) -> list[Finding]:
                          "late and the last one waits for a phase that never completes")
             msg = f"{_lapped(p, line)}; they then block until phase {p.detail['blocks_until_phase']}, {then}"
             out.append(Finding(LAPPED_WAITER, line, col, msg, wit, path))
+        elif p.kind == "increment-unordered":
+            msg = (f"threads {_groups(p.tids)}: the cp.async.mbarrier.arrive at line {line} raises the pending "
+                   f"count of phase {p.detail['phase']} of {p.barrier} without .noinc, but no arrival that "
+                   f"completes the phase is ordered after it: the phase can complete first, and the copies "
+                   f"then land in the next phase, unseen by this phase's waiters")
+            out.append(Finding(INCREMENT_UNORDERED, line, col, msg, wit, path))
         elif p.kind == "not-a-barrier":
             msg = (f"the TMA load at line {line} completes on {p.detail['operand']}, which is not an "
                    f"initialized mbarrier: no phase completes for its bytes")

@@ -74,6 +74,19 @@ def cp_async_arrive_noinc(ctx, call):
     return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids), copies="cp.async")]
 
 
+@op("T.ptx_cp_async_barrier")
+def cp_async_arrive_counting(ctx, call):
+    """`cp.async.mbarrier.arrive` without .noinc (tl::mbarrier_cp_async_arrive): the pending count
+    of the phase in progress is raised by one at issue, and the system arrives once the thread's
+    prior cp.asyncs complete, so the init does not count it. The copies complete on the phase the
+    increment joined, which is the phase the thread sees only if that phase's completion is
+    ordered after the increment (engine/state/mbarrier.py, AG422)."""
+    if len(call.args) != 1:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bar = _bar(ctx, call)
+    return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids), copies="cp.async", counted=False)]
+
+
 @op("T.mbarrier_wait_parity")
 def wait_parity(ctx, call):
     bar, p_fn = _bar(ctx, call), ctx.compile(call.args[1])

@@ -71,6 +71,9 @@ class _Mbar:
         # uses the barrier (`cross_cta`), which only fence.mbarrier_init orders the init for
         self.proxy_fenced_only: list = []
         self.cross_cta = False
+        # the phase's increments by counting cp.async.mbarrier.arrives: [tids, their clocks at
+        # issue, span, which of them an arrival of the phase is known to follow]
+        self.increments: list = []
         self.rel_vc = np.zeros(ncols, dtype=np.int64)
         self.completed: list = []   # per completed phase: the released vector clock
         # per completed phase: did an arrival come from the system once tcgen05 work completed
@@ -246,6 +249,7 @@ class Mbarriers:
             m.init, m.count, m.pending, m.fence_clk = (t0, int(self.machine.vc[t0, t0]), s.span), ev.count, ev.count, None
             m.unfenced, m.beyond_cta = [], False
             m.proxy_fence_clk, m.proxy_fenced_only, m.cross_cta = None, [], False
+            m.increments = []
             self.proxy_unfenced_inits.setdefault(t0, []).append(b)
             return
         self._check_init(ev.tids, b, s, async_proxy=isinstance(ev, MbarArrive) and bool(ev.copies))
@@ -282,6 +286,13 @@ class Mbarriers:
             self.event(t, sub, s)
 
     def _arrive(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
+        if m.increments and ev.arrive:
+            # an arrival by an issuer itself follows its own increment in program order
+            for inc in m.increments:
+                inc[3] |= np.isin(inc[0], ev.tids)
+        if not ev.counted:
+            self._increment(m, b, ev, s)
+            return
         if not (ev.copies == "tcgen05" and m.count == 1):
             # one thread's tcgen05.commits arrive in issue order (each once all its earlier tcgen05
             # work completed), so on a count-1 barrier each completes its own phase
@@ -345,6 +356,31 @@ class Mbarriers:
                          "spill": n}))
         if completed_any:
             self.machine.retire()
+
+    def _increment(self, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
+        """A counting cp.async.mbarrier.arrive: +1 pending at issue, the system's arrival when the
+        copies land, so the phase's count is unchanged and its copies complete on it (tracked
+        already). Its arrival releases what a system-performed arrival does (`_arrive`). Whether
+        the phase's completion is ordered after the increment is decided when it completes
+        (`_complete_phase`)."""
+        tids = ev.tids
+        self.acts(tids)
+        if m.phase > 0:
+            # the phase before completed already, and not through anything the issuers know of:
+            # in another schedule the increment joins that phase instead, whose waiters then miss
+            # the copies
+            late = self.machine.vc[tids, self.machine.T + b] < m.phase
+            if late.any():
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "increment-unordered", m.name, s.span, tids[late], {"phase": m.phase - 1}))
+        released = self.machine.vc[thread_rows(tids)].max(axis=0)
+        released[tids] = np.maximum(m.rel_vc[tids], self.last_wait_clk[tids])
+        m.rel_vc = np.maximum(m.rel_vc, released)
+        m.increments.append([tids.copy(), self.machine.vc[tids, tids].copy(), s.span,
+                             np.zeros(len(tids), dtype=bool)])
+        self.machine.vc[tids, tids] += 1   # later accesses are not covered by the arrival
+        seen = self.machine.result.system_arrivals
+        seen.setdefault(s.span.line, (m.name, "cp.async.mbarrier.arrive", tids))
 
     def _commit_in_order(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
         """A tcgen05.commit's arrival. The PTX ISA (tcgen05.commit): the mbarrier tracks the
@@ -445,6 +481,15 @@ class Mbarriers:
 
     def _complete_phase(self, m: _Mbar, b: int, retire: bool = True) -> int:
         phase = m.phase
+        for tids, clks, span, after in m.increments:
+            # the phase completes once its counted arrivals came: an increment none of them (nor
+            # a later increment's issuer) knew of may come after the completion, and its copies
+            # then complete on the next phase, unseen by this phase's waiters
+            late = ~(after | (m.rel_vc[tids] >= clks))
+            if late.any():
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "increment-unordered", m.name, span, tids[late], {"phase": phase}))
+        m.increments = []
         vc = m.rel_vc.copy()
         vc[self.machine.T + b] = phase + 1
         m.completed.append(vc)
