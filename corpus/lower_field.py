@@ -565,7 +565,9 @@ def read_events(tmp: str) -> list:
     return events
 
 
-def run_child(rel, archs, examples, tmproot, timeout, device):
+def run_child(rel, archs, examples, tmproot, timeout, device, script=None):
+    """Lower one example file in a child process (`script --child`, this file by default: the
+    pass-config probe, corpus/lower_passcfg.py, is its own child)."""
     tmp = os.path.join(tmproot, sanitize(rel))
     if os.path.isdir(tmp):
         for f in os.listdir(tmp):
@@ -573,7 +575,7 @@ def run_child(rel, archs, examples, tmproot, timeout, device):
     os.makedirs(tmp, exist_ok=True)
     env = dict(os.environ, TILELANG_DISABLE_CACHE="1", CUDA_VISIBLE_DEVICES="", TQDM_DISABLE="1",
                TVM_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", os.path.join(examples, rel),
+    cmd = [sys.executable, os.path.abspath(script or __file__), "--child", os.path.join(examples, rel),
            "--archs", ",".join(archs), "--tmp", tmp, "--device", device]
     t0 = time.time()
     try:
