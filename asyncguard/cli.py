@@ -167,8 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="larger files are reported AG002 and not parsed (suffixes K, M; 0: no limit)")
     c.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
                    help="stop the concrete engine after SECONDS per kernel and report AG002 "
-                        "(default 60; 0: none). Real kernels take 2 s at most; a kernel that hits "
-                        "it is unknown, and whether it does depends on the machine's speed")
+                        "(default 60; 0: none). TileLang's examples take under a second at the "
+                        "median and up to about 20 s on 2 cores; a kernel that hits it is unknown, "
+                        "and whether it does depends on the machine's speed")
     c.add_argument("--strict", action="append", choices=STRICT_READINGS,
                    help="also apply an opt-in strict reading (docs/model.md): lapped idle waiters, proxy fences")
     c.add_argument("--redundant", action="store_true",
