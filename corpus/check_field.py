@@ -121,7 +121,8 @@ def construct(msg: str) -> str:
 
 
 def arch_of(name: str) -> str:
-    m = re.search(r"__(sm_\d+a?)(_\d+)?\.tir$", name)
+    # (corpus/unseen_passcfg's names end in the pass configs after the arch: __sm_90a__nows.tir)
+    m = re.search(r"__(sm_\d+a?)(_\d+)?(__[a-z_]+)?\.tir$", name)
     return m.group(1) if m else "?"
 
 
