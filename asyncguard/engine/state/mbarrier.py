@@ -305,24 +305,7 @@ class Mbarriers:
                 self._complete_phase(m, b)
             return
         tids = ev.tids
-        released = self.machine.vc[thread_rows(tids)].max(axis=0)
-        if ev.copies:
-            # the arrive-on that tcgen05.commit / cp.async.mbarrier.arrive has the system perform
-            # is ordered after the tracked operations only, "not to those of any other
-            # instruction issued by the thread" (PTX ISA, program order of async operations):
-            # of the issuers' own column it releases their progress to their last mbarrier wait
-            # (a waiter lapped or not, Schedules), not the accesses they made after it
-            # (docs/model.md "What a system-performed arrival releases")
-            released[tids] = np.maximum(m.rel_vc[tids], self.last_wait_clk[tids])
-            seen = self.machine.result.system_arrivals
-            if s.span.line not in seen:
-                via = "tcgen05.commit" if ev.copies == "tcgen05" else "cp.async.mbarrier.arrive"
-                seen[s.span.line] = (m.name, via, tids)
-            elif seen[s.span.line][0] != m.name and not seen[s.span.line][0].endswith("[...]"):
-                # one statement, several barriers (a stage index): name the array
-                name, via, first = seen[s.span.line]
-                seen[s.span.line] = (name.split("[")[0] + "[...]", via, first)
-        m.rel_vc = np.maximum(m.rel_vc, released)
+        self._release(m, ev, s)
         if len(tids) == 1:
             t = int(tids[0])
             self.machine.vc[t, t] += 1   # later accesses are not covered by this release
@@ -357,10 +340,31 @@ class Mbarriers:
         if completed_any:
             self.machine.retire()
 
+    def _release(self, m: _Mbar, ev: MbarArrive, s) -> None:
+        """Merge what the arriving threads release into the phase in progress. The arrive-on
+        that tcgen05.commit / cp.async.mbarrier.arrive has the system perform is ordered after
+        the tracked operations only, "not to those of any other instruction issued by the thread"
+        (PTX ISA, program order of async operations): of the issuers' own column it releases
+        their progress to their last mbarrier wait (a waiter lapped or not, Schedules), not the
+        accesses they made after it (docs/model.md "What a system-performed arrival releases")."""
+        tids = ev.tids
+        released = self.machine.vc[thread_rows(tids)].max(axis=0)
+        if ev.copies:
+            released[tids] = np.maximum(m.rel_vc[tids], self.last_wait_clk[tids])
+            seen = self.machine.result.system_arrivals
+            if s.span.line not in seen:
+                via = "tcgen05.commit" if ev.copies == "tcgen05" else "cp.async.mbarrier.arrive"
+                seen[s.span.line] = (m.name, via, tids)
+            elif seen[s.span.line][0] != m.name and not seen[s.span.line][0].endswith("[...]"):
+                # one statement, several barriers (a stage index): name the array
+                name, via, first = seen[s.span.line]
+                seen[s.span.line] = (name.split("[")[0] + "[...]", via, first)
+        m.rel_vc = np.maximum(m.rel_vc, released)
+
     def _increment(self, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
         """A counting cp.async.mbarrier.arrive: +1 pending at issue, the system's arrival when the
         copies land, so the phase's count is unchanged and its copies complete on it (tracked
-        already). Its arrival releases what a system-performed arrival does (`_arrive`). Whether
+        already). Its arrival releases what a system-performed arrival does (`_release`). Whether
         the phase's completion is ordered after the increment is decided when it completes
         (`_complete_phase`)."""
         tids = ev.tids
@@ -373,14 +377,10 @@ class Mbarriers:
             if late.any():
                 self.machine.result.mbar_problems.append(MbarProblem(
                     "increment-unordered", m.name, s.span, tids[late], {"phase": m.phase - 1}))
-        released = self.machine.vc[thread_rows(tids)].max(axis=0)
-        released[tids] = np.maximum(m.rel_vc[tids], self.last_wait_clk[tids])
-        m.rel_vc = np.maximum(m.rel_vc, released)
+        self._release(m, ev, s)
         m.increments.append([tids.copy(), self.machine.vc[tids, tids].copy(), s.span,
                              np.zeros(len(tids), dtype=bool)])
         self.machine.vc[tids, tids] += 1   # later accesses are not covered by the arrival
-        seen = self.machine.result.system_arrivals
-        seen.setdefault(s.span.line, (m.name, "cp.async.mbarrier.arrive", tids))
 
     def _commit_in_order(self, task, m: _Mbar, b: int, ev: MbarArrive, s) -> None:
         """A tcgen05.commit's arrival. The PTX ISA (tcgen05.commit): the mbarrier tracks the
