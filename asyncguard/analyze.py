@@ -229,6 +229,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
     # derived size, whose sites are the ones that run decides on): made when a second block is met
     same_runs: dict = {}
     stood_for: dict = {}  # str(block) -> [block, [the block it ran as, per size], times run]
+    covered: dict = {}    # str(size) -> outcome combinations run (NumericInputs.assignments)
     for size in size_cases():
         if stop is not None and stop(findings):
             break
@@ -271,7 +272,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             if program.numeric is not None:   # numbers loaded from global memory (engine/inputs.py)
                 env = dict(program.launch.base_env(block), **size)
                 numbers, why = program.numeric.assignments(
-                    {k: v for k, v in env.items() if not isinstance(v, np.ndarray)})
+                    {k: v for k, v in env.items() if not isinstance(v, np.ndarray)},
+                    covered.setdefault(str(size), set()))
                 if why is not None and why != "truncated":
                     program.numeric.problem = why
                     numbers = [{}]

@@ -107,6 +107,27 @@ def test_two_gpus_and_one_give_the_same_rows(tmp_path, fake_gpu, capsys):
     assert rows[0] == rows[1] and all(v[0] == "pass" for v in rows[0].values())
 
 
+def test_synccheck_is_not_run_on_the_counting_cp_async_arrive(tmp_path, fake_gpu, capsys, monkeypatch):
+    """synccheck 2025.3 reports 'Missing wait' after every cp.async.mbarrier.arrive without .noinc
+    and stops the kernel; the H200 follows the PTX ISA (bench/sanitizer_h200/2026-12-03-session26/
+    probe). Its reports on such a kernel are not counted; racecheck's and the trace still are."""
+    def sanitize(san, tool, plan, work, timeout, g):
+        bad = tool == "synccheck"
+        return {"hazards": 64 if bad else 0, "errors": 64 if bad else 0, "warnings": 0, "finished": not bad,
+                "excerpt": ["========= Barrier error detected. Missing wait."] if bad else [],
+                "launch_error": "kernel: CUDA_ERROR_LAUNCH_FAILED" if bad else None}
+    monkeypatch.setattr(gate, "_sanitize_one", sanitize)
+    files = [str(KERNELS / "cp_async_mbarrier_counting.tir"), str(KERNELS / "cp_async_mbarrier_noinc.tir")]
+    out = tmp_path / "r.json"
+    cli.main(["sanitize", "--jobs", "1", "--json", str(out)] + files)
+    rows = {r["kernel"].split("/")[-1]: r for r in json.loads(out.read_text())}
+    counting = rows["cp_async_mbarrier_counting.tir::cp_async_counting"]
+    assert counting["verdict"] == "pass" and counting["agree"] == "yes"
+    assert counting["synccheck"]["not_run"].startswith("not run: synccheck reports 'Missing wait'")
+    noinc = rows["cp_async_mbarrier_noinc.tir::cp_async_noinc"]
+    assert noinc["verdict"] == "fail" and noinc["why"] == ["synccheck: 64 report(s)"]   # still counted there
+
+
 RACE_A = """========= Warning: Race reported between Read access at agns_ag3_a::ag_read(AgState &, long long, long long)+0x2570 in ag3_a.cu:40
 =========     and Write access at agns_ag3_a::ag_cp_async(AgState &, long long, long long, bool)+0x1570 in ag3_a.cu:57 [65536 hazards]
 =========     and Write access at agns_ag3_a::ag_cp_async(AgState &, long long, long long, bool)+0x15e0 in ag3_a.cu:57 [65536 hazards]"""

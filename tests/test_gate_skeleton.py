@@ -211,6 +211,17 @@ def test_copies_completing_on_an_mbarrier_land_at_the_noinc_arrive():
     assert all(len(r) == 4 for r in c.refs[0].reads)
 
 
+def test_copies_handed_over_by_the_counting_arrive_land_there_too():
+    # T.ptx_cp_async_barrier (no .noinc, AG422's instruction) was SKIP: not emitted. The skeleton
+    # issues cp.async.mbarrier.arrive; the copies land on the phase it joins, as with .noinc
+    (c,) = _cases("cp_async_mbarrier_counting.tir")
+    assert c.skip is None and c.static == "clean"
+    assert "cp.async.mbarrier.arrive.shared::cta.b64" in c.emitted.source
+    assert "ag_mbar_cp_async_arrive_inc((&ag_mbar[0LL + (ag_floormod(v_k, 2LL))]));" in c.emitted.source
+    assert c.refs[0].unwritten_reads == {}
+    assert all(len(r) == 4 for r in c.refs[0].reads)
+
+
 def test_wgmma_operand_reads_never_pass_the_shared_buffer():
     (c,) = _cases("ws_uneven_128c_32p.tir")
     src = c.emitted.source

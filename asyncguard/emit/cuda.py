@@ -50,6 +50,8 @@ MAX_WAIT_N = 15            # wait_group counts computed at run time: 0..15 by sw
 KERNEL_PREFIX = "ag_"
 # Emitted.features: an mbarrier arrive by one elected thread (Emitter._note_elected_arrive)
 ELECTED_ARRIVE = "elected_mbarrier_arrive"
+# the skeleton issues cp.async.mbarrier.arrive without .noinc (emit/gate.py: synccheck not run)
+COUNTING_CP_ASYNC_ARRIVE = "counting_cp_async_arrive"
 
 
 # TileLang's explicit-width shared loads and stores: bytes per thread
@@ -277,6 +279,10 @@ __device__ __forceinline__ void ag_mbar_arrive_expect_tx(u64* b, i64 tx) {
 // for the thread (noinc: it counts against the init count, as TileLang's template issues it)
 __device__ __forceinline__ void ag_mbar_cp_async_arrive(u64* b) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(ag_saddr(b)) : "memory"); }
+// without .noinc: the pending count rises by one at issue and the arrival on completion takes it
+// back, so the phase waits for the copies without the init counting them (AG422's instruction)
+__device__ __forceinline__ void ag_mbar_cp_async_arrive_inc(u64* b) {
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];\n" :: "r"(ag_saddr(b)) : "memory"); }
 __device__ __noinline__ void ag_mbar_wait(AgState& s, u64* b, i64 parity) {
   u32 a = ag_saddr(b), ok = 0;
   // once a wait of this launch gave up the kernel is shown to hang: later waits poll briefly
@@ -980,6 +986,9 @@ class _Emitter:
             self.out(f"ag_mbar_arrive_expect_tx({self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
         elif name == "ptx_cp_async_barrier_noinc" and len(args) == 1:
             self.out(f"ag_mbar_cp_async_arrive({self.barrier(args[0])});  // line {span.line}: cp.async.mbarrier.arrive.noinc")
+        elif name == "ptx_cp_async_barrier" and len(args) == 1:
+            self.features.add(COUNTING_CP_ASYNC_ARRIVE)
+            self.out(f"ag_mbar_cp_async_arrive_inc({self.barrier(args[0])});  // line {span.line}: cp.async.mbarrier.arrive")
         elif name == "mbarrier_wait_parity":
             self.out(f"ag_mbar_wait(ag, {self.barrier(args[0])}, {self.expr(args[1])});  // line {span.line}")
         elif name == "fence_proxy_async":

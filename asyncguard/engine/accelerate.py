@@ -714,6 +714,8 @@ def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: di
     ranges.update({name: (value, value + 1) for name, value in block if name in ranges})
     ranges.update(inner)
     names = set().union(*(free_names(e) for e in exprs)) if exprs else set()
+    if loop.src and isinstance(loop.src[0], ir.Var) and loop.src[0].name not in ranges:
+        ranges[loop.src[0].name] = (start, start + 1)   # a named start (program.py `_start_residue`)
     for nm in names - set(ranges) - {loop.var}:
         ranges[nm] = None   # let values, outer loops, symbolic sizes: any value
     region = (start + warm - shift, start + warm + (m - 1) * shift)

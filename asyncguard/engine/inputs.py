@@ -290,6 +290,14 @@ class NumericInputs:
         # (symbol, ir trip expression, {let name: fn(env) -> cell key}, cu_seqlens-like pairs):
         # a trip count of several loaded values (engine/program.py `_trip_symbol`)
         self.trip_cells: list = []
+        # (trip symbol, ir start over the same names, M): loops of that trip count start at a value
+        # of the loaded numbers that decides the kernel only mod M (program.py `_start_residue`):
+        # the runs of each trip count load values for every remainder the block reaches
+        self.start_cells: list = []
+        # the block indices decide nothing but the named starts' remainders (program.py
+        # `_live_control`): a block's run of one (sizes, branch outcomes, remainders) runs as any
+        # other block's, so `assignments(.., covered)` drops the combinations a block already ran
+        self.starts_only_by_block = False
         # (symbol, fn(env) -> start cell key, fn(env) -> end cell key): a cu_seqlens-like pair whose
         # difference is a symbolic size (the runs read start as 0 and end as the size)
         self.pair_cells: list = []
@@ -297,9 +305,11 @@ class NumericInputs:
         self.problem: str | None = None   # why the loaded numbers cannot be enumerated
         self.max_patterns = 64
 
-    def assignments(self, env: dict) -> tuple[list, str | None]:
+    def assignments(self, env: dict, covered: set | None = None) -> tuple[list, str | None]:
         """Every satisfiable combination of the uniform conditions' outcomes in one block
-        (`env`: its block indices and sizes) -> ([{cell key: value}], None), or ([], why)."""
+        (`env`: its block indices and sizes) -> ([{cell key: value}], None), or ([], why).
+        `covered`: the combinations of outcomes earlier blocks ran at these sizes, where the blocks
+        differ in nothing else (`starts_only_by_block`): those are left out, this block's added."""
         if self.problem is not None:
             return [], self.problem
         base = {}
@@ -356,6 +366,9 @@ class NumericInputs:
         # in every combination: its cells are solved together with the conditions' (a condition's
         # cell may be one of them)
         from .exprs import free_names
+        # (z3 remainder of a loop start, its trip count's term, that count's value, the modulus)
+        starts: list = []
+        values: list = []   # each trip count's term == its value in this run
         try:
             for sym, expr, keys, pairs in trips:
                 names = {}
@@ -366,16 +379,36 @@ class NumericInputs:
                         bounds.extend([cells[key] >= 0, cells[key] < 2 ** 31])
                     names[name] = cells[key]
                 zenv = dict(names)
-                for name in free_names(expr) - set(names) - {"T"}:
+                for name in set().union(*(free_names(e) for e in [expr] + [
+                        st for t, st, _ in self.start_cells if t == sym])) - set(names) - {"T"}:
                     zenv[name] = z3.IntVal(int(env[name]))
                 term, s = encode(expr, zenv)
-                side += s + [term == int(env[sym])] + pair_order(pairs, names)
+                side += s + pair_order(pairs, names)
+                for t, start, modulus in self.start_cells:
+                    if t == sym:
+                        at, s_at = encode(start, zenv)
+                        side += s_at
+                        starts.append((at % modulus, term, int(env[sym]), modulus))
+                values.append(term == int(env[sym]))
         except (Unencodable, NotConcreteKey, KeyError, TypeError) as err:
             return [], f"a trip count with a branch on its loaded values ({err})"
+        atoms += [rest for rest, _, _, _ in starts]
+        seen: list = [set() for _ in starts]
         query = Query(*bounds, *side, rlimit=None)
+        query.solver.push()   # (popped for the larger trip counts' question, one context for both)
+        query.add(*values)
         out = []
+        dedupe = covered is not None and self.starts_only_by_block
+        kept = []
         while len(out) < self.max_patterns and query.check() == z3.sat:
             out.append({**base, **{key: query.number(v) for key, v in cells.items()}})
+            for got, (rest, _, _, _) in zip(seen, starts):
+                got.add(query.number(rest))
+            outcome = tuple(query.number(a) for a in atoms)
+            if not dedupe or outcome not in covered:
+                kept.append(out[-1])
+                if dedupe:
+                    covered.add(outcome)
             if not atoms:
                 break   # only trip counts to satisfy: one combination
             query.add(z3.Or(*[a != query.number(a) for a in atoms]))
@@ -383,8 +416,34 @@ class NumericInputs:
             return [], ("no loaded values give " + ", ".join(f"{t[0]} = {env[t[0]]}" for t in trips) +
                         " in this block")
         if len(out) >= self.max_patterns and query.check() == z3.sat:
-            return out, "truncated"
-        return out, None
+            return kept, "truncated"
+        if starts:   # a remainder this trip count misses must be missed by every larger one too
+            query.solver.pop()
+            why = _larger_trips_reach(query, starts, seen)
+            if why is not None:
+                return [], why
+        return kept, None
+
+
+def _larger_trips_reach(query, starts: list, seen: list) -> str | None:
+    """Why the loop-start remainders this trip count's runs load (`seen`, one set per start) may
+    not stand for a larger trip count, or None. A run of trip count n + step runs like one of n
+    with the same start (prover/induction.py), so every remainder that some larger trip count
+    reaches in this block must be among this one's. `query` holds the block's constraints but no
+    trip count's value."""
+    import z3
+    for (rest, trips, value, modulus), got in zip(starts, seen):
+        for r in range(modulus):
+            if r in got:
+                continue
+            query.solver.push()
+            query.add(trips > value, rest == r)
+            reached = query.check() != z3.unsat
+            query.solver.pop()
+            if reached:
+                return (f"a loop start's remainder {r} comes only with trip counts above "
+                        f"{value} in this block: no run may stand for them")
+    return None
 
 
 def numbers_enumerated(program) -> bool:

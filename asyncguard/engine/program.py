@@ -265,6 +265,9 @@ class Program:
     tied_roots: set = field(default_factory=set)
     size_assumptions: list = field(default_factory=list)   # what the kernel's own symbols assume
     size_lowest: dict = field(default_factory=dict)        # symbol -> smallest value to check
+    # a loop start named by `_start_residue` -> the block indices its expression reads: the runs
+    # of each block load the remainders that block reaches, so those blocks are run apart
+    start_blocks: dict = field(default_factory=dict)
     # registers computed from data whose stores were not run because nothing the machine
     # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
     unread_registers: str = ""
@@ -1505,7 +1508,7 @@ class Elaborator:
             if len(s.names) != 1:
                 return [PNote("loop with several targets", s.span)]
             start_expr = args[0] if len(args) == 2 else ir.Const(0)
-            extent_expr = ir.BinOp("-", args[1], args[0]) if len(args) == 2 else args[0]
+            extent_expr = _range_extent(args[0], args[1]) if len(args) == 2 else args[0]
             return [PLoop(s.names[0], start, extent, body, s.span, _relevant(body),
                           (start_expr, extent_expr))]
         if name == "T.grid" and len(args) == len(s.names) and args:
@@ -1519,6 +1522,14 @@ class Elaborator:
         if name == "T.thread_binding":
             return [PNote("T.thread_binding loop (use launch_thread)", s.span)]
         return [PNote(f"loop over {name or 'an expression'}", s.span)]
+
+
+def _range_extent(start, stop):
+    """The trip count of `range(start, stop)` as the provers read it: `x` where TVMScript printed
+    a loop of min `start` and extent x as `range(start, start + x)`, else `stop - start`."""
+    if isinstance(stop, ir.BinOp) and stop.op == "+" and stop.left == start:
+        return stop.right
+    return ir.BinOp("-", stop, start)
 
 
 # calls that compute a value from their arguments alone (no memory, no thread identity)
@@ -3641,11 +3652,15 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         return None
     found = None
     lines = []
+    starts: dict = {}    # id(loop) -> (loop, the holding subexpression of its start)
     for lp in loops:
-        for x in lp.src:
+        for pos, x in enumerate(lp.src):
             x = expand(x)
             inside = free_names(x) & names
             if not inside:
+                continue
+            if pos == 0 and len(lp.src) == 2:
+                starts[id(lp)] = (lp, x)   # the whole start: its value moves the iterations
                 continue
             e = _holding(x, inside)
             if found is not None and e != found:
@@ -3654,6 +3669,15 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
             lines.append(lp.span.line)
     if found is None:
         return None
+    # a start the pairs decide apart from the trip count (a varlen backward's `for k in
+    # range(min(by * 4, len // 32), ceil(len / 32))`): its own name, `_start_residue`
+    shifted = [lp for lp, e in starts.values() if e != found]
+    start = None
+    if shifted:
+        start = {e for lp, e in starts.values() if lp in shifted}
+        if len(start) != 1:
+            return None
+        start = start.pop()
     used = free_names(found) & names
     block_vars = set(el.launch.block_vars)
     if not free_names(found) - {"T"} <= names | block_vars | set(el.symbols):
@@ -3665,8 +3689,13 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         return None
     if pre is not None:
         pre()   # the sources now read the names `found` is written in
+    if start is not None and (not free_names(start) - {"T"} <= names | block_vars | set(el.symbols)
+                              or not free_names(start) & names <= used):
+        return None
     sym = f"trips(line {lines[0]})"
-    fix = _rewrite_program(program.body, {}, [(found, ir.Var(sym))], {})
+    start_sym = f"start(line {lines[0]})"
+    swaps = [(found, ir.Var(sym))] + ([(start, ir.Var(start_sym))] if start is not None else [])
+    fix = _rewrite_program(program.body, {}, swaps, {})
     # a shared address or branch that is E plus something the pairs do not decide, written
     # another way (a windowed pipeline's slot `(A // 64 + k - max(0, ..)) % 2` with E = A // 64 -
     # max(0, ..)): read as the symbol plus that rest (z3)
@@ -3703,6 +3732,19 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
     most = _largest(found, in_pairs, block_vars)
     if most is not None:   # a sliding window bounds the trip count: no larger value is a launch
         program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(max(most, 0))))
+    starting = ""
+    if start is not None:
+        modulus, why = _start_residue(program, start_sym, {lp.var for lp in shifted}, shifted)
+        if modulus is None:
+            problems.append(f"the loops at lines {sorted(lp.span.line for lp in shifted)} start at "
+                            f"{expr_text(start)}: {why}")
+            return fix
+        info.start_cells.append((sym, start, modulus))
+        program.start_blocks[start_sym] = frozenset(free_names(start) & block_vars)
+        starting = (f"; the loops at lines {sorted(lp.span.line for lp in shifted)} start at "
+                    f"{expr_text(start)}, which z3 proved decides the kernel only through its value "
+                    f"mod {modulus}: each value of {sym} runs every remainder the block's loaded "
+                    f"values give, and z3 proved that no larger {sym} gives one they do not")
     keys = {n: _cell_key(el, bare[n])[1] for n in used}
     info.trip_cells.append((sym, found, keys, [p for p in in_pairs]))
     texts = ", ".join(f"{expr_text(bare[e])} - {expr_text(bare[s])}" for s, e in in_pairs) or \
@@ -3710,8 +3752,57 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
     info.lengths.append((sym, f"the trip count {expr_text(found)} of the loops at lines "
                               f"{sorted(set(lines))}, decided by {texts}; each run loads values "
                               "z3 picks to give it, and z3 proved that a negative one runs as 0" +
-                              (f", and that it is never above {max(most, 0)}" if most is not None else "")))
+                              (f", and that it is never above {max(most, 0)}" if most is not None else "")
+                              + starting))
     return fix
+
+
+# the largest remainder modulus `_start_residue` tries
+MAX_START_MODULUS = 64
+
+
+def _start_residue(program, start_sym: str, loop_vars: set, shifted: list):
+    """(M, None) for the smallest M such that z3 proves every expression the machine evaluates
+    unchanged when the loops `shifted` start M later (their variables `loop_vars` and the name
+    `start_sym` of their start both + M): a run then depends on the start only through its
+    remainder mod M, iteration i of one start doing what iteration i of any start of the same
+    remainder does. (None, why) when no M up to MAX_START_MODULUS is proved. The loop variables
+    must be bound by these loops alone, so that + M moves only their iterations."""
+    import math
+
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    from .accelerate import collect, period_of
+    if any(isinstance(st, PLoop) and st.var in loop_vars and st not in shifted
+           for st in statements(program.body)):
+        return None, "another loop binds its loop variable"
+    exprs: list = []
+    collect(program.body, program.views, exprs, {})
+    moved_names = loop_vars | {start_sym}
+    exprs = [e for e in exprs if free_names(e) & moved_names and e != ir.Var(start_sym)]  # (the starts)
+    period = 1
+    for name in moved_names:
+        period = math.lcm(period, period_of(exprs, name))
+    if period > MAX_START_MODULUS:
+        return None, f"it decides expressions of period {period}"
+    for m in [d for d in range(1, period + 1) if period % d == 0]:
+        moved = {n: ir.BinOp("+", ir.Var(n), ir.Const(m)) for n in moved_names}
+        ok = True
+        for e in exprs:
+            env = {n: z3.Int(n) for n in free_names(e) - {"T"}}
+            try:
+                a, sa = encode(e, env)
+                b, sb = encode(_rewrite(e, moved), env)
+            except Unencodable as err:
+                return None, f"z3 cannot express {expr_text(e)} ({err})"
+            if not unsat(*sa, *sb, a != b):
+                ok = False
+                break
+        if ok:
+            return m, None
+    return None, f"no remainder mod a divisor of {period} decides what it does"
 
 
 def _largest(trips, pairs, block_vars: set):
@@ -4239,6 +4330,11 @@ def _live_control(el: Elaborator, program: Program) -> None:
             for m in free_names(src) - names:
                 names.add(m)
                 todo.append(m)
+    if program.numeric is not None and program.start_blocks:
+        program.numeric.starts_only_by_block = not names & set(el.launch.block_vars)
+    for start, blocks in program.start_blocks.items():
+        if start in names:
+            names |= blocks
     program.control_names = names | (el.control_names & set(program.symbols))
     program.block_dependent = bool(names & set(el.launch.block_vars))
 

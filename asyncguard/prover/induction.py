@@ -258,7 +258,9 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
         k = z3.Int(lp.var)
         env_k = dict(env)
         env_k[lp.var] = k
-        inner = {n for e in body for n in free_names(e)} - set(env_k) - {lp.var}
+        # (a loop may start at a name the loaded numbers give, engine/program.py `_start_residue`:
+        # the same value in the run of K and in that of K + dK)
+        inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var, "T"}
         for n in inner:
             env_k[n] = z3.Int(n)
         relevant: list = []
@@ -266,14 +268,16 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
             if free_names(e) & {sym, lp.var} and e not in trips:
                 k_parts(e, {sym, lp.var}, relevant)
         n_term, n_side = encode(lp.src[1], env_k)
+        lo, lo_side = encode(lp.src[0], env_k)
+        n_side = n_side + lo_side
         prefix = [(e, _substitute(e, sym, shiftK)) for e in relevant]
-        res = _check_forall_equal(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= 0, k < w])
+        res = _check_forall_equal(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= lo, k < lo + w])
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, prefix: {res}", n0, S, dk)
         kS = ir.BinOp("+", ir.Var(lp.var), ir.Const(S))
         tail = [(e, _substitute(_substitute(e, lp.var, kS), sym, shiftK)) for e in relevant]
         res = _check_forall_equal(tail, env_k, dom + asm_c + n_ok + n_side +
-                                  [K >= 1, k >= n_term - tl - S, k < n_term])
+                                  [K >= 1, k >= lo + n_term - tl - S, k < lo + n_term])
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, tail: {res}", n0, S, dk)
     return Induction("proved", f"step {sym} + {dk} moves every trip count by {S}", n0, S, dk,
