@@ -3652,29 +3652,30 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         return None
     found = None
     lines = []
-    starts: dict = {}    # id(loop) -> (loop, the holding subexpression of its start)
+    starts: list = []    # (loop, its start, the start's holding subexpression)
     for lp in loops:
         for pos, x in enumerate(lp.src):
             x = expand(x)
             inside = free_names(x) & names
             if not inside:
                 continue
-            if pos == 0 and len(lp.src) == 2:
-                starts[id(lp)] = (lp, x)   # the whole start: its value moves the iterations
-                continue
             e = _holding(x, inside)
+            if pos == 0 and len(lp.src) == 2:
+                starts.append((lp, x, e))
+                continue
             if found is not None and e != found:
                 return None
             found = e
             lines.append(lp.span.line)
     if found is None:
         return None
-    # a start the pairs decide apart from the trip count (a varlen backward's `for k in
-    # range(min(by * 4, len // 32), ceil(len / 32))`): its own name, `_start_residue`
-    shifted = [lp for lp, e in starts.values() if e != found]
+    # a start that reads the pairs through E is E's (the rewrite below); one that reads them
+    # otherwise (a varlen backward's `for k in range(min(by * 4, len // 32), ceil(len / 32))`)
+    # gets a name of its own, the whole start: its value moves the iterations (`_start_residue`)
+    shifted = [lp for lp, _, e in starts if e != found]
     start = None
     if shifted:
-        start = {e for lp, e in starts.values() if lp in shifted}
+        start = {x for lp, x, _ in starts if lp in shifted}
         if len(start) != 1:
             return None
         start = start.pop()
