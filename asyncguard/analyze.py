@@ -406,8 +406,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                             f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
                                                               inputs.pattern().items()) + ")"
                         findings.append(f)
-    if scope_line(searches, program.iteration_choices):
-        scope.append(scope_line(searches, program.iteration_choices))
+    closed = program.closed_arms
+    if scope_line(searches, program.iteration_choices, closed):
+        scope.append(scope_line(searches, program.iteration_choices, closed))
     for fact in program.assumed_facts:   # engine/program.py `_pinned_by_assume`
         if fact not in scope:
             scope.append(fact)

@@ -186,9 +186,10 @@ def register_copy_line(region: str, param: str, line: int, reads: list) -> str:
             f"for every thread, so its reads at lines {reads} read those cells")
 
 
-def scope_line(searches: list, choices: list = ()) -> str | None:
+def scope_line(searches: list, choices: list = (), closed_arms: bool = False) -> str | None:
     """What the verdict assumed and covered, in words, over the searches of every block and
-    size; None when no run met a data-dependent value."""
+    size; None when no run met a data-dependent value. `closed_arms`: some taken branches guard
+    a wgmma their arm commits and waits for itself (engine/program.py `_closed_wgmma_arm`)."""
     met = [s for s in searches if s.names]
     if not met:
         return None
@@ -242,6 +243,10 @@ def scope_line(searches: list, choices: list = ()) -> str | None:
     if taken:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")
+        if closed_arms:
+            text += (" (some arms also issue a wgmma they fence before, commit and wait for "
+                     "themselves, with no wgmma in flight where they start and no operation outside "
+                     "relying on their fence: skipping one removes its accesses and its own waits)")
     return text
 
 

@@ -268,6 +268,7 @@ class Program:
     # a loop start named by `_start_residue` -> the block indices its expression reads: the runs
     # of each block load the remainders that block reaches, so those blocks are run apart
     start_blocks: dict = field(default_factory=dict)
+    closed_arms: bool = False   # closed wgmma arms checked taken (`_closed_wgmma_arm`)
     # registers computed from data whose stores were not run because nothing the machine
     # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
     unread_registers: str = ""
@@ -363,6 +364,11 @@ class Elaborator:
         self.count_ranges: set = set()   # ids of the all_of / any_of calls of those loops
         self.tied_roots: set = set()   # Program.tied_roots (the same set once elaborated)
         self.taken_guards: set = set()   # ids of the loads of input cells taken as true (_taken_site)
+        # of those, the guards of closed wgmma arms (`_closed_wgmma_arm`), taken only where the
+        # whole kernel allows it (`_closed_arms_hold`, decided after elaboration: closed_arms_ok)
+        self.closed_guards: set = set()
+        self._taken_closed = False
+        self.closed_arms_ok = False
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
         # control names outside the addresses of global loads, and those addresses per parameter:
         # blocks that differ only in which input cells they read behave alike (elaborate())
@@ -571,6 +577,8 @@ class Elaborator:
         fns = [self.compile(i) for i in sub.indices]
         self.input_sites.append((root, tuple(sub.indices), tuple(strides), view.byte_offset, view.elem_size))
         both = sub is not self._taken_site
+        if not both and self._taken_closed:   # decided after elaboration (`_closed_arms_hold`)
+            both = lambda: not self.closed_arms_ok   # noqa: E731
         if self._register_site is not None and self._register_site[0] is sub:
             region = self._register_site[1]
             both = lambda: region in self.register_both   # noqa: E731 -- decided after elaboration
@@ -1336,11 +1344,18 @@ class Elaborator:
             then, other = self.block(s.then), self.block(s.other)
             bare = _guarding_load(s.cond)
             taken = bare is not None and not other and _access_only(then)
+            # a closed wgmma arm is taken too, once the whole kernel allows it (`closed_arms_ok`)
+            closed = bare is not None and not other and not taken and _closed_wgmma_arm(then) and \
+                self.register_of(self.view_of(bare.value)) is None
+            self._taken_closed = closed
+            taken = taken or closed
             self._taken_site = bare if taken else None
             if bare is None and not other and _access_only(then):
                 self._taken_site = _range_truth_guard(s.cond)   # an all_of / any_of cell
             if taken:
                 self.taken_guards.add(id(bare))
+            if closed:
+                self.closed_guards.add(id(bare))
             # an all_of / any_of over a register range guarding an access-only arm is a taken read
             # of the register, as a bare element read is
             ranged = _register_range_truth(self, self._taken_site) \
@@ -1353,6 +1368,7 @@ class Elaborator:
                     self.register_both.add(region)
             cond = self.compile(s.cond)
             self._taken_site = None
+            self._taken_closed = False
             node = PIf(cond, then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
                        _relevant(then) or _relevant(other), frozenset(free_names(s.cond)), s.cond)
             return cond_effects + [node]
@@ -1560,6 +1576,89 @@ def _access_only(stmts) -> bool:
             continue
         return False
     return True
+
+
+# a wgmma sequence the arm closes itself (issue, commit, wait(0)), with the proxy fence before it
+_WGMMA_ISSUE = {"ptx_wgmma_ss", "ptx_wgmma_rs"}
+_CLOSED_ARM_OPS = _WGMMA_ISSUE | {"warpgroup_arrive", "warpgroup_commit_batch", "warpgroup_wait",
+                                  "warpgroup_fence_operand", "initialize_wgmma_descriptor",
+                                  "increase_descriptor_offset", "fence_proxy_async"}
+
+
+def _waits_all(op) -> bool:
+    """`warpgroup_wait(0)`: every wgmma group of the warpgroup complete."""
+    src = op.src
+    return isinstance(src, ir.Call) and len(src.args) >= 1 and src.args[0] == ir.Const(0)
+
+
+def _closed_wgmma_arm(stmts) -> bool:
+    """An arm of shared accesses and wgmma whose every wgmma it commits and waits for itself
+    (`wait(0)` after its last issue and commit), fenced before its first issue: TileLang's
+    block-sparse GEMM without warp specialization, `if M[k]: fence; wgmma ...; commit; wait(0)`.
+    Skipping it removes accesses and the waits of its own wgmma only, where no wgmma is in
+    flight when it starts (`_closed_arms_hold`)."""
+    ops = [x for x in statements(stmts) if isinstance(x, POp)]
+    if not all(isinstance(x, (PLoop, PNote)) or isinstance(x, POp) and
+               (x.name in _ACCESS_ONLY_OPS or x.name in _CLOSED_ARM_OPS) for x in statements(stmts)):
+        return False   # (a branch inside the arm would decide which wgmma run)
+    issues = [i for i, x in enumerate(ops) if x.name in _WGMMA_ISSUE]
+    if not issues:
+        return False
+    last = max(i for i, x in enumerate(ops) if x.name in _WGMMA_ISSUE or x.name == "warpgroup_commit_batch")
+    fences = [i for i, x in enumerate(ops) if x.name == "fence_proxy_async"]
+    writes = [i for i, x in enumerate(ops) if x.name in ("store", "ptx_stmatrix", "ptx_cp_async")]
+    return any(x.name == "warpgroup_wait" and _waits_all(x) for x in ops[last + 1:]) and \
+        any(f < issues[0] and not any(f < w < issues[0] for w in writes) for f in fences)
+
+
+def _closed_arms_hold(body) -> bool:
+    """What taking the closed wgmma arms (`_closed_wgmma_arm`) every time needs of the whole
+    kernel: (1) in program order every wgmma issue is followed by a commit before a wait, and
+    every commit by `wait(0)` before any other wgmma op, so no wgmma is in flight where an arm
+    starts and an arm's wait completes its own wgmma only; (2) every other operation that may
+    touch shared memory through the async proxy (anything but plain accesses, barriers, fences
+    and the TMA store's own waits) follows a `fence_proxy_async` of its own statement list with
+    no shared write between, so no arm's fence is what orders it."""
+    seq = [x for x in statements(body) if isinstance(x, POp) and
+           (x.name in _WGMMA_ISSUE or x.name in ("warpgroup_commit_batch", "warpgroup_wait"))]
+    for a, b in zip(seq, seq[1:] + [None]):
+        if a.name in _WGMMA_ISSUE and (b is None or b.name == "warpgroup_wait"):
+            return False
+        if a.name == "warpgroup_commit_batch" and (b is None or b.name != "warpgroup_wait" or not _waits_all(b)):
+            return False
+    return _fenced_outside(body, False)
+
+
+_GENERIC_OPS = _ACCESS_ONLY_OPS | {"tvm_storage_sync", "fence_proxy_async", "tma_store_arrive",
+                                   "tma_store_wait", "prefetch_tma_descriptor", "ptx_commit_group",
+                                   "ptx_wait_group"}
+
+
+def _fenced_outside(stmts, fenced: bool) -> bool:
+    for st in stmts:
+        if isinstance(st, PIf):
+            if _closed_wgmma_arm(st.then) and not st.other:
+                continue   # its own fence (`_closed_wgmma_arm`)
+            if not (_fenced_outside(st.then, fenced) and _fenced_outside(st.other, fenced)):
+                return False
+            fenced = False
+        elif isinstance(st, PLoop):
+            if not _fenced_outside(st.body, fenced):
+                return False
+            fenced = fenced and _access_free(st.body)
+        elif isinstance(st, POp):
+            if st.name == "fence_proxy_async":
+                fenced = True
+            elif st.name in ("store", "ptx_stmatrix", "ptx_cp_async"):
+                fenced = False
+            elif st.name not in _GENERIC_OPS and not fenced:
+                return False
+    return True
+
+
+def _access_free(stmts) -> bool:
+    return not any(isinstance(x, POp) and x.name in ("store", "ptx_stmatrix", "ptx_cp_async")
+                   for x in statements(stmts))
 
 
 def _bare_load(cond):
@@ -1852,6 +1951,9 @@ def elaborate(func: ir.Function) -> Program:
     func = scoped_lets(func)   # one name per let binding: name-keyed let tables are scoped (engine/scopes.py)
     el = Elaborator(func)
     body = el.block(func.body)
+    el.closed_arms_ok = bool(el.closed_guards) and _closed_arms_hold(body)
+    if not el.closed_arms_ok:
+        el.taken_guards -= el.closed_guards   # their cells are searched both ways
     _scan_globals(el, func.body)
     _register_reads_taken(el, func)
     truth_from_copies(el, func)
@@ -1868,6 +1970,7 @@ def elaborate(func: ir.Function) -> Program:
                        read_only_globals=frozenset(n for n, root in el.roots.items()
                                                    if root not in el.written_roots))
     program.assumed_facts = list(el.assumed_facts)
+    program.closed_arms = el.closed_arms_ok
     el.tied_roots = program.tied_roots
     program.shared_masks = [(region, el.shared_mask_roots[region], sorted(set(el.shared_mask_lines[region])))
                             for region in sorted(el.shared_taken)]
@@ -3775,17 +3878,34 @@ def _start_residue(program, start_sym: str, loop_vars: set, shifted: list):
 
     from ..prover.encode import Unencodable, encode
     from ..prover.solve import unsat
-    from .accelerate import collect, period_of
+    from .exprs import shared_index_exprs
     if any(isinstance(st, PLoop) and st.var in loop_vars and st not in shifted
            for st in statements(program.body)):
         return None, "another loop binds its loop variable"
-    exprs: list = []
-    collect(program.body, program.views, exprs, {})
+    exprs: list = []   # what the machine evaluates (as accelerate.collect gathers it)
+    for st in statements(program.body):
+        if isinstance(st, (PIf, PLoop)) and not st.relevant:
+            continue   # (its inside is skipped unevaluated too: a false positive costs only a proof)
+        if isinstance(st, POp) and st.src is not None:
+            shared_index_exprs(st.src, program.views, exprs)
+        elif isinstance(st, (PIf, PLet)) and st.src is not None:
+            exprs.append(st.src)
+        elif isinstance(st, (PLoop, PStore)):
+            exprs += [x for x in st.src if x is not None]
     moved_names = loop_vars | {start_sym}
     exprs = [e for e in exprs if free_names(e) & moved_names and e != ir.Var(start_sym)]  # (the starts)
     period = 1
-    for name in moved_names:
-        period = math.lcm(period, period_of(exprs, name))
+    for e in exprs:   # the moduli and divisors acting on the moved names
+        for x in ir.nodes(e):
+            if isinstance(x, ir.BinOp) and x.op in ("//", "%") and isinstance(x.right, ir.Const) and \
+                    isinstance(x.right.value, int) and x.right.value > 0 and free_names(x.left) & moved_names:
+                period = math.lcm(period, x.right.value)
+            elif isinstance(x, ir.Call) and x.name in ("T.floordiv", "T.floormod", "T.bitwise_and",
+                                                       "T.bitwise_xor") and len(x.args) == 2 and \
+                    free_names(x.args[0]) & moved_names:
+                c = getattr(x.args[1], "value", None)
+                period = math.lcm(period, c if x.name in ("T.floordiv", "T.floormod") and
+                                  isinstance(c, int) and c > 0 else 2)
     if period > MAX_START_MODULUS:
         return None, f"it decides expressions of period {period}"
     for m in [d for d in range(1, period + 1) if period % d == 0]:
