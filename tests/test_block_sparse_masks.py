@@ -189,13 +189,23 @@ def test_overlapping_ranges_stay_unknown():
     assert "only decide whole loop iterations" not in scope(rep)
 
 
-# ---------------------------------------------------------------- not taken: wgmma arms (sm_90a)
+# ---------------------------------------------------------------- wgmma arms (sm_90a)
 @pytest.mark.parametrize("where", ["local", "shared"])
-def test_masks_guarding_wgmma_arms_stay_unknown(where):
-    # the compute arm fences (warpgroup_arrive, fence.proxy.async) and waits (warpgroup_wait):
-    # skipping it removes synchronization, not only accesses
+def test_a_mask_guarding_closed_wgmma_arms_is_taken(where):
+    # the compute arm fences, issues its wgmma, commits and waits for it (wait(0)) itself: skipping
+    # it removes its accesses and the waits of its own wgmma only (engine/program.py
+    # `_closed_wgmma_arm`; tests/test_closed_wgmma_arms.py checks the mutants). Before: unknown
     rep = check_text(kernel("all_of", where, "sm_90a").read_text())
-    assert rep.verdict == "unknown"
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+
+
+def test_a_mask_guarding_an_arm_with_its_wait_dropped_is_not_taken():
+    # without the arm's wait(0) the arm is not closed: the cells are searched both ways again
+    text = kernel("all_of", "shared", "sm_90a").read_text()
+    lines = text.split("\n")
+    waits = [i for i, line in enumerate(lines) if "T.warpgroup_wait(0)" in line]
+    rep = check_text("\n".join(lines[:waits[0]] + lines[waits[0] + 1:]))
+    assert rep.verdict != "clean"
 
 
 # ---------------------------------------------------------------- a mask copied into registers, read as numbers (sm_90a)

@@ -46,3 +46,18 @@ def test_each_single_bug_mutant_is_found(name, pred, which, rule):
     report = check_text(_without(pred, which), f"{name}.tir")
     assert report.verdict == "buggy", name
     assert rule in _codes(report), (name, _codes(report))
+
+
+LOCAL = (Path(__file__).resolve().parent.parent / "corpus" / "unseen_wide" /
+         "language__language_all_of__test_block_sparse_matmul_local__sm_90a.tir").read_text()
+
+
+def test_the_mask_copied_into_registers_and_tested_by_all_of_is_taken_too():
+    """TileLang's `test_block_sparse_matmul_local` (sm_90a): `T.all_of` over a register copy of
+    the mask guards the closed wgmma arms; without the arm's barrier the race is still found."""
+    report = check_text(LOCAL, "local.tir")
+    assert report.verdict == "clean", [f.message for f in report.findings]
+    lines = LOCAL.split("\n")
+    barriers = [i for i, line in enumerate(lines) if line.strip() == 'T.tvm_storage_sync("shared.dyn")']
+    dropped = check_text("\n".join(lines[:barriers[1]] + lines[barriers[1] + 1:]), "local_drop.tir")
+    assert dropped.verdict == "buggy" and "AG201" in _codes(dropped)

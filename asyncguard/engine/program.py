@@ -367,6 +367,8 @@ class Elaborator:
         # of those, the guards of closed wgmma arms (`_closed_wgmma_arm`), taken only where the
         # whole kernel allows it (`_closed_arms_hold`, decided after elaboration: closed_arms_ok)
         self.closed_guards: set = set()
+        self.closed_register_regions: set = set()   # register masks read by closed arms' guards
+        self.closed_shared_regions: set = set()     # shared masks read by closed arms' guards
         self._taken_closed = False
         self.closed_arms_ok = False
         self.escaped_registers: set = set()   # register regions an operation gets a pointer to
@@ -610,6 +612,8 @@ class Elaborator:
             return None
         kind, span, name = call.name.removeprefix("T."), call.span, view.name
         both = call is not self._taken_site
+        if not both and self._taken_closed:   # decided after elaboration (`_closed_arms_hold`)
+            both = lambda: not self.closed_arms_ok   # noqa: E731
         offset, esize = ptr.offset, ptr.elem_size
         # its key is the range's start (with kind and length): blocks whose starts are F(block) +
         # G(rest), one F per parameter, share ranges alike (inputs_alike_across_blocks)
@@ -626,7 +630,7 @@ class Elaborator:
             key = (root, view.byte_offset + flat * esize, kind, n)
             if root in self.tied_roots and id(call) in self.count_ranges:
                 return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", False, tied=True)
-            return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both,
+            return inputs.value(key, f"{name}[{flat}:{flat + n}] ({kind})", both() if callable(both) else both,
                                 group=root if id(call) in self.count_ranges else None)
         return load
 
@@ -665,6 +669,8 @@ class Elaborator:
             return None
         self.taken_shared_reads[region] = self.taken_shared_reads.get(region, 0) + 1
         self.shared_mask_lines.setdefault(region, []).append(call.span.line)
+        if self._taken_closed:   # not taken unless the kernel allows the closed arms
+            self.closed_shared_regions.add(region)
         kind, span = call.name.removeprefix("T."), call.span
 
         def value(env):
@@ -1347,15 +1353,18 @@ class Elaborator:
             # a closed wgmma arm is taken too, once the whole kernel allows it (`closed_arms_ok`)
             closed = bare is not None and not other and not taken and _closed_wgmma_arm(then) and \
                 self.register_of(self.view_of(bare.value)) is None
-            self._taken_closed = closed
             taken = taken or closed
             self._taken_site = bare if taken else None
             if bare is None and not other and _access_only(then):
                 self._taken_site = _range_truth_guard(s.cond)   # an all_of / any_of cell
+            elif bare is None and not other and _closed_wgmma_arm(then):
+                self._taken_site = _range_truth_guard(s.cond)
+                closed = self._taken_site is not None
+            self._taken_closed = closed
             if taken:
                 self.taken_guards.add(id(bare))
             if closed:
-                self.closed_guards.add(id(bare))
+                self.closed_guards.add(id(bare if bare is not None else self._taken_site))
             # an all_of / any_of over a register range guarding an access-only arm is a taken read
             # of the register, as a bare element read is
             ranged = _register_range_truth(self, self._taken_site) \
@@ -1364,6 +1373,8 @@ class Elaborator:
                 reg = self.register_of(self.view_of(bare.value)) if taken else ranged
                 if reg is not None and reg[0] == region:
                     self.taken_register_reads[region] = self.taken_register_reads.get(region, 0) + 1
+                    if closed:   # searched both ways unless the kernel allows the closed arms
+                        self.closed_register_regions.add(region)
                 else:
                     self.register_both.add(region)
             cond = self.compile(s.cond)
@@ -1631,7 +1642,7 @@ def _closed_arms_hold(body) -> bool:
 
 _GENERIC_OPS = _ACCESS_ONLY_OPS | {"tvm_storage_sync", "fence_proxy_async", "tma_store_arrive",
                                    "tma_store_wait", "prefetch_tma_descriptor", "ptx_commit_group",
-                                   "ptx_wait_group"}
+                                   "ptx_wait_group", "all_of", "any_of"}   # (generic reads of a mask)
 
 
 def _fenced_outside(stmts, fenced: bool) -> bool:
@@ -1954,10 +1965,13 @@ def elaborate(func: ir.Function) -> Program:
     el.closed_arms_ok = bool(el.closed_guards) and _closed_arms_hold(body)
     if not el.closed_arms_ok:
         el.taken_guards -= el.closed_guards   # their cells are searched both ways
+        el.register_both |= el.closed_register_regions
     _scan_globals(el, func.body)
     _register_reads_taken(el, func)
     truth_from_copies(el, func)
     _shared_masks_taken(el, func)
+    if not el.closed_arms_ok:
+        el.shared_taken -= el.closed_shared_regions
     el.layout.assign_bases()
     program = Program(func.name, el.launch, el.layout, body, el.attrs, el.notes, el.views,
                        el.barrier_regions, el.symbols,
