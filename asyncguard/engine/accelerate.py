@@ -50,9 +50,8 @@ import math
 from dataclasses import dataclass
 
 from .. import ir
-from .exprs import free_names, shared_index_exprs as _shared_exprs
+from .exprs import free_names, period_of, shared_index_exprs as _shared_exprs
 
-MAX_PERIOD = 512
 # the most iterations `uniform_run` evaluates a branch for: the skipped range ends before
 MAX_UNIFORM_RUN = 1 << 16
 
@@ -487,36 +486,6 @@ def k_parts(e, var, out: list) -> None:
         return
     if e not in out:
         out.append(e)
-
-
-def period_of(exprs, var: str) -> int:
-    """lcm of the divisors, moduli and bit widths that act on terms mentioning `var`."""
-    p = 1
-    stack = [e for e in exprs if var in free_names(e)]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, ir.BinOp):
-            if e.op in ("//", "%") and isinstance(e.right, ir.Const) and isinstance(e.right.value, int) \
-                    and e.right.value > 0 and var in free_names(e.left):
-                p = math.lcm(p, e.right.value)
-            if e.op in ("&", "^") and var in free_names(e.left):
-                p = math.lcm(p, 2)
-            stack += [e.left, e.right]
-        elif isinstance(e, ir.Call):
-            if e.name in ("T.floordiv", "T.floormod") and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
-                p = math.lcm(p, int(e.args[1].value))
-            if e.name in ("T.bitwise_xor", "T.bitwise_and") and len(e.args) == 2:
-                p = math.lcm(p, 2)
-            if e.name == "T.shift_right" and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
-                p = math.lcm(p, 2 ** int(e.args[1].value))
-            stack += list(e.args)
-        elif isinstance(e, ir.UnaryOp):
-            stack.append(e.operand)
-        elif isinstance(e, ir.IfExp):
-            stack += [e.cond, e.then, e.other]
-        if p > MAX_PERIOD:
-            return 0
-    return p
 
 
 def loop_period(loop, program) -> int:

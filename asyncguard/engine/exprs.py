@@ -6,6 +6,7 @@ prints FloorDiv/FloorMod (numpy's integer // and % have floor semantics).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -587,3 +588,39 @@ def shared_index_exprs(node, views, out: list) -> None:
         return
     if isinstance(node, (ir.BinOp, ir.UnaryOp, ir.IfExp, ir.Const, ir.Var)):
         out.append(node)
+
+
+# the longest period a loop skip or a loop start's remainder is looked for in
+MAX_PERIOD = 512
+
+
+def period_of(exprs, var, limit: int = MAX_PERIOD) -> int:
+    """lcm of the divisors, moduli and bit widths that act on terms mentioning `var` (a name or a
+    set of names); 0 past `limit`."""
+    names = {var} if isinstance(var, str) else set(var)
+    p = 1
+    stack = [e for e in exprs if names & free_names(e)]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.BinOp):
+            if e.op in ("//", "%") and isinstance(e.right, ir.Const) and isinstance(e.right.value, int) \
+                    and e.right.value > 0 and names & free_names(e.left):
+                p = math.lcm(p, e.right.value)
+            if e.op in ("&", "^") and names & free_names(e.left):
+                p = math.lcm(p, 2)
+            stack += [e.left, e.right]
+        elif isinstance(e, ir.Call):
+            if e.name in ("T.floordiv", "T.floormod") and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
+                p = math.lcm(p, int(e.args[1].value))
+            if e.name in ("T.bitwise_xor", "T.bitwise_and") and len(e.args) == 2:
+                p = math.lcm(p, 2)
+            if e.name == "T.shift_right" and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
+                p = math.lcm(p, 2 ** int(e.args[1].value))
+            stack += list(e.args)
+        elif isinstance(e, ir.UnaryOp):
+            stack.append(e.operand)
+        elif isinstance(e, ir.IfExp):
+            stack += [e.cond, e.then, e.other]
+        if p > limit:
+            return 0
+    return p

@@ -1589,6 +1589,7 @@ def _access_only(stmts) -> bool:
     return True
 
 
+_SHARED_WRITE_OPS = {"store", "ptx_stmatrix", "ptx_cp_async"}   # (generic writes a fence must follow)
 # a wgmma sequence the arm closes itself (issue, commit, wait(0)), with the proxy fence before it
 _WGMMA_ISSUE = {"ptx_wgmma_ss", "ptx_wgmma_rs"}
 _CLOSED_ARM_OPS = _WGMMA_ISSUE | {"warpgroup_arrive", "warpgroup_commit_batch", "warpgroup_wait",
@@ -1617,7 +1618,7 @@ def _closed_wgmma_arm(stmts) -> bool:
         return False
     last = max(i for i, x in enumerate(ops) if x.name in _WGMMA_ISSUE or x.name == "warpgroup_commit_batch")
     fences = [i for i, x in enumerate(ops) if x.name == "fence_proxy_async"]
-    writes = [i for i, x in enumerate(ops) if x.name in ("store", "ptx_stmatrix", "ptx_cp_async")]
+    writes = [i for i, x in enumerate(ops) if x.name in _SHARED_WRITE_OPS]
     return any(x.name == "warpgroup_wait" and _waits_all(x) for x in ops[last + 1:]) and \
         any(f < issues[0] and not any(f < w < issues[0] for w in writes) for f in fences)
 
@@ -1660,7 +1661,7 @@ def _fenced_outside(stmts, fenced: bool) -> bool:
         elif isinstance(st, POp):
             if st.name == "fence_proxy_async":
                 fenced = True
-            elif st.name in ("store", "ptx_stmatrix", "ptx_cp_async"):
+            elif st.name in _SHARED_WRITE_OPS:
                 fenced = False
             elif st.name not in _GENERIC_OPS and not fenced:
                 return False
@@ -1668,8 +1669,7 @@ def _fenced_outside(stmts, fenced: bool) -> bool:
 
 
 def _access_free(stmts) -> bool:
-    return not any(isinstance(x, POp) and x.name in ("store", "ptx_stmatrix", "ptx_cp_async")
-                   for x in statements(stmts))
+    return not any(isinstance(x, POp) and x.name in _SHARED_WRITE_OPS for x in statements(stmts))
 
 
 def _bare_load(cond):
@@ -3886,13 +3886,11 @@ def _start_residue(program, start_sym: str, loop_vars: set, shifted: list):
     remainder mod M, iteration i of one start doing what iteration i of any start of the same
     remainder does. (None, why) when no M up to MAX_START_MODULUS is proved. The loop variables
     must be bound by these loops alone, so that + M moves only their iterations."""
-    import math
-
     import z3
 
     from ..prover.encode import Unencodable, encode
     from ..prover.solve import unsat
-    from .exprs import shared_index_exprs
+    from .exprs import period_of, shared_index_exprs
     if any(isinstance(st, PLoop) and st.var in loop_vars and st not in shifted
            for st in statements(program.body)):
         return None, "another loop binds its loop variable"
@@ -3908,35 +3906,20 @@ def _start_residue(program, start_sym: str, loop_vars: set, shifted: list):
             exprs += [x for x in st.src if x is not None]
     moved_names = loop_vars | {start_sym}
     exprs = [e for e in exprs if free_names(e) & moved_names and e != ir.Var(start_sym)]  # (the starts)
-    period = 1
-    for e in exprs:   # the moduli and divisors acting on the moved names
-        for x in ir.nodes(e):
-            if isinstance(x, ir.BinOp) and x.op in ("//", "%") and isinstance(x.right, ir.Const) and \
-                    isinstance(x.right.value, int) and x.right.value > 0 and free_names(x.left) & moved_names:
-                period = math.lcm(period, x.right.value)
-            elif isinstance(x, ir.Call) and x.name in ("T.floordiv", "T.floormod", "T.bitwise_and",
-                                                       "T.bitwise_xor") and len(x.args) == 2 and \
-                    free_names(x.args[0]) & moved_names:
-                c = getattr(x.args[1], "value", None)
-                period = math.lcm(period, c if x.name in ("T.floordiv", "T.floormod") and
-                                  isinstance(c, int) and c > 0 else 2)
-    if period > MAX_START_MODULUS:
-        return None, f"it decides expressions of period {period}"
-    for m in [d for d in range(1, period + 1) if period % d == 0]:
-        moved = {n: ir.BinOp("+", ir.Var(n), ir.Const(m)) for n in moved_names}
-        ok = True
-        for e in exprs:
-            env = {n: z3.Int(n) for n in free_names(e) - {"T"}}
-            try:
-                a, sa = encode(e, env)
-                b, sb = encode(_rewrite(e, moved), env)
-            except Unencodable as err:
-                return None, f"z3 cannot express {expr_text(e)} ({err})"
-            if not unsat(*sa, *sb, a != b):
-                ok = False
-                break
-        if ok:
-            return m, None
+    period = period_of(exprs, moved_names, MAX_START_MODULUS)   # 0: past it
+    if not period:
+        return None, f"it decides expressions of a period above {MAX_START_MODULUS}"
+    def unchanged(e, m) -> bool:
+        env = {n: z3.Int(n) for n in free_names(e) - {"T"}}
+        a, sa = encode(e, env)
+        b, sb = encode(_rewrite(e, {n: ir.BinOp("+", ir.Var(n), ir.Const(m)) for n in moved_names}), env)
+        return unsat(*sa, *sb, a != b)
+    try:
+        for m in [d for d in range(1, period + 1) if period % d == 0]:
+            if all(unchanged(e, m) for e in exprs):
+                return m, None
+    except Unencodable as err:
+        return None, f"z3 cannot express an expression it decides ({err})"
     return None, f"no remainder mod a divisor of {period} decides what it does"
 
 
