@@ -14,7 +14,7 @@ import numpy as np
 
 from ...events import AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
-from .memory import _READS, PENDING, Record, filled, meets, thread_table
+from .memory import _READS, PENDING, Record, filled, thread_table
 
 
 @dataclass
@@ -331,7 +331,7 @@ class Proxies:
         # the strict reading that discounts the reader's fence: for a generic write read through
         # the async proxy
         by_writer = self.writer_fences_only and direction == "write-read" and new.kind in _READS
-        if not meets(new, old):
+        if not self.machine.memory.byte_sets.meets(new, old):
             return   # no interval meets: bytes first, the cheaper test where hulls overlap (2-CTA)
         vc = self.machine.vc
         when = old.done if old.done is not None else old.clk
