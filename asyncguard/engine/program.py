@@ -190,10 +190,11 @@ def statements(body):
 
 def synchronizes(body) -> bool:
     """Whether a statement of `body` may block a thread or release another: anything but shared
-    accesses (`_ACCESS_ONLY_OPS`), register stores, lets, and notes of accesses the models
-    cannot address. A loop of such a body can neither wait for arrivals nor owe them."""
+    accesses (`_ACCESS_ONLY_OPS`, and wgmma issues: `_WGMMA_ISSUE`), register stores, lets,
+    and notes of accesses the models cannot address. A loop of such a body can neither wait for
+    arrivals nor owe them."""
     for s in statements(body):
-        if isinstance(s, POp) and s.name not in _ACCESS_ONLY_OPS or \
+        if isinstance(s, POp) and s.name not in _ACCESS_ONLY_OPS and s.name not in _WGMMA_ISSUE or \
                 isinstance(s, PNote) and not s.access_only:
             return True
     return False
@@ -1573,6 +1574,11 @@ _GLOBAL_LOADS = ("T.ldg32", "T.ldg64", "T.ldg128", "T.ldg256")
 
 # operations whose only events are shared accesses (no barrier, group, arrive or register)
 _ACCESS_ONLY_OPS = {"load", "store", "ptx_cp_async", "ptx_ldmatrix", "ptx_stmatrix"}
+# wgmma issues: asynchronous shared reads that only the issuing warpgroup's own wait completes.
+# They neither block a thread nor release another (an unrolled loop of them, `for ki in
+# T.unroll(32)`, is no loop a skip beside it must match), but they are no access-only arm
+# either (`_access_only`: the arm leaves reads in flight; `_closed_wgmma_arm`)
+_WGMMA_ISSUE = {"ptx_wgmma_ss", "ptx_wgmma_rs", "ptx_wgmma_sp_ss", "ptx_wgmma_sp_rs"}
 # one truth value over a range of a global buffer's elements (Elaborator._range_truth)
 RANGE_TRUTHS = ("T.all_of", "T.any_of")
 
@@ -1591,7 +1597,6 @@ def _access_only(stmts) -> bool:
 
 _SHARED_WRITE_OPS = {"store", "ptx_stmatrix", "ptx_cp_async"}   # (generic writes a fence must follow)
 # a wgmma sequence the arm closes itself (issue, commit, wait(0)), with the proxy fence before it
-_WGMMA_ISSUE = {"ptx_wgmma_ss", "ptx_wgmma_rs"}
 _CLOSED_ARM_OPS = _WGMMA_ISSUE | {"warpgroup_arrive", "warpgroup_commit_batch", "warpgroup_wait",
                                   "warpgroup_fence_operand", "initialize_wgmma_descriptor",
                                   "increase_descriptor_offset", "fence_proxy_async"}
