@@ -4142,6 +4142,8 @@ def _below_zero(el, body, sym: str) -> str | None:
 
     def walk(stmts, ranges) -> str | None:
         for st in stmts:
+            if isinstance(st, PNote):   # what it reads is not known (TileLang 0.1.8's ldmatrix form)
+                return f"line {st.span.line}: a statement not modelled"
             srcs = st.src if isinstance(st, (PLoop, PStore)) else (st.src,)
             reads = any(x is not None and sym in free_names(x) for x in srcs)
             try:
