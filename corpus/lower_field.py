@@ -589,6 +589,17 @@ def run_child(rel, archs, examples, tmproot, timeout, device, script=None):
     return {"rel": rel, "archs": archs, "rc": rc, "wall_s": wall, "events": events, "tail": tail}
 
 
+
+def children_through(wrapper: str) -> None:
+    """Run each example's child as `wrapper --child` instead of this file: a wrapper module that
+    patches this one (extra archs, another TileLang version's hooks) must be the child too."""
+    default = run_child
+
+    def through(rel, archs, examples, tmproot, timeout, device, script=None):
+        return default(rel, archs, examples, tmproot, timeout, device, script or wrapper)
+
+    globals()["run_child"] = through
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", default=DEFAULT_EXAMPLES)

@@ -10,7 +10,6 @@ The faked device: sm_86 = NVIDIA GeForce RTX 3090 (82 SMs), sm_89 = NVIDIA GeFor
 Note: lower_field's fake torch.cuda properties keep max_shared_memory_per_block_optin = 227 KiB for every
 arch (the real value on sm_86/sm_89 is 99 KiB = 101376 bytes); TileLang's own lowering takes its limits from
 the target, not from torch."""
-import functools
 import os
 import sys
 
@@ -20,15 +19,7 @@ import lower_field  # noqa: E402
 
 lower_field.ARCH_CAPABILITY.update({"sm_86": (8, 6), "sm_89": (8, 9)})
 lower_field.ARCH_GPU.update({"sm_86": ("NVIDIA GeForce RTX 3090", 82), "sm_89": ("NVIDIA GeForce RTX 4090", 128)})
-_run_child = lower_field.run_child
-
-
-@functools.wraps(_run_child)
-def run_child(rel, archs, examples, tmproot, timeout, device, script=None):
-    return _run_child(rel, archs, examples, tmproot, timeout, device, script or os.path.abspath(__file__))
-
-
-lower_field.run_child = run_child
+lower_field.children_through(os.path.abspath(__file__))
 
 if __name__ == "__main__":
     sys.exit(lower_field.main())

@@ -19,7 +19,6 @@ its local imports work), built with the driver files of corpus/unseen_users/driv
     nice -n 15 python corpus/unseen_users/lower_users.py --examples /tmp/users-src/examples \
         --out corpus/unseen_users --jobs 1 --timeout 300 --resume
 """
-import functools
 import os
 import sys
 
@@ -99,15 +98,7 @@ def classify(rel, src):
 lower_field.classify = classify
 lower_field.MISSING_MODULES = tuple(lower_field.MISSING_MODULES) + ("megatron", "cuequivariance",
                                                                    "cuequivariance_torch", "e3nn")
-_run_child = lower_field.run_child
-
-
-@functools.wraps(_run_child)
-def run_child(rel, archs, examples, tmproot, timeout, device, script=None):
-    return _run_child(rel, archs, examples, tmproot, timeout, device, script or os.path.abspath(__file__))
-
-
-lower_field.run_child = run_child
+lower_field.children_through(os.path.abspath(__file__))
 _child = lower_field.child
 
 

@@ -20,7 +20,6 @@ two things, both only for TileLang releases older than the one lower_field was w
     /tmp/tl-old-venv/bin/python corpus/unseen_versions/lower_versions.py \
         --examples /tmp/tl-old-examples/examples --out /tmp/unseen_versions_raw --jobs 1 --timeout 200 --resume
 """
-import functools
 import os
 import sys
 
@@ -128,15 +127,7 @@ def install_stubs(primary):
 
 
 lower_field._install_stubs = install_stubs
-_run_child = lower_field.run_child
-
-
-@functools.wraps(_run_child)
-def run_child(rel, archs, examples, tmproot, timeout, device, script=None):
-    return _run_child(rel, archs, examples, tmproot, timeout, device, script or os.path.abspath(__file__))
-
-
-lower_field.run_child = run_child
+lower_field.children_through(os.path.abspath(__file__))
 
 if __name__ == "__main__":
     sys.exit(lower_field.main())
