@@ -377,3 +377,26 @@ def test_superseded_reads_keep_the_race_with_a_later_write():
     (f,) = report.findings
     assert (f.rule.code, f.line) == ("AG201", write) and "write-after-read" in f.message
     assert f.witness["first"]["line"] == write - 4 and f.witness["first"]["loops"] == {"k": 2}
+
+
+def test_byte_sets_answer_meets_by_content():
+    # ByteSets asks `meets` once per pair of distinct byte sets: records with equal (lo, hi)
+    # share an id, and every answer is the one `meets` gives for the records themselves
+    import numpy as np
+    from asyncguard.engine.state.memory import ByteSets, Record, meets
+    from asyncguard.events import AccessKind
+
+    def rec(i, lo):
+        lo = np.asarray(lo, dtype=np.int64)
+        return Record(i, AccessKind.WRITE, np.arange(len(lo)), lo, lo + 4, np.zeros(len(lo), np.int64),
+                      None, "store", "B", 0, 4, {})
+
+    sets = ByteSets()
+    a, a_again, b = rec(0, [0, 8, 16]), rec(1, [0, 8, 16]), rec(2, [4, 12, 20])
+    new_hit, new_miss = rec(3, [8]), rec(4, [4])
+    assert sets.id_of(a) == sets.id_of(a_again) != sets.id_of(b)
+    for new in (new_hit, new_miss):
+        for old in (a, a_again, b):
+            assert sets.meets(new, old) == meets(new, old)
+    assert sets.meets(new_hit, a) and not sets.meets(new_miss, a) and sets.meets(new_miss, b)
+    assert len(sets.answers) == 4   # (hit, a), (hit, b), (miss, a), (miss, b): a_again asked nothing new

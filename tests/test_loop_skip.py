@@ -494,3 +494,18 @@ def test_a_thread_that_stopped_arriving_does_not_keep_the_state_from_repeating()
     for line in (202, 442):
         assert f"loop at line {line} (64 iterations): iterations 4..59 skipped, proved periodic with period 2" in scope
     assert rep.kernels[0].steps < 10000
+
+
+def test_a_loop_of_wgmma_issues_does_not_keep_the_loops_beside_it_from_skipping():
+    # TileLang's persistent MLA decode (tl.disable_tma_lower): the consumer's 64-stage loop holds
+    # `for ki in T.unroll(32): T.ptx_wgmma_ss(...)`, too short to skip. Such a loop neither waits
+    # nor releases, so its running every iteration does not make the run "mixed": the producer's
+    # and consumer's loops skip together (they ran all 64 x 4 iterations before)
+    path = Path(__file__).resolve().parent.parent / "corpus" / "unseen_passcfg" / \
+        "deepseek_mla__example_mla_decode_persistent__flashattn.main_split_persistent__sm_90a__notma.tir"
+    report = check_text(path.read_text())
+    scope = " ".join(s for k in report.kernels for s in k.scope)
+    assert "loop at line 98 (64 iterations): iterations 9..56 skipped" in scope, scope
+    assert "loop at line 82 (64 iterations): iterations 9..56 skipped" in scope, scope
+    # the grid sync its thread 0 never reaches (docs/found-bugs.md entry 9's shape) stays found
+    assert ("AG301", 198) in {(f.rule.code, f.line) for f in report.findings}
