@@ -147,7 +147,7 @@ class ByteSets:
     """`meets` by content: records with equal (lo, hi) arrays share an id, and `meets` is asked
     once per pair of ids. Each iteration's store to a tile is a record of its own with the same
     bytes as the last; an async-proxy read is checked against every unfenced one whose hull its
-    own meets (an MLA decode without TMA: 800k asks, 20 distinct answers, 2/3 of its time)."""
+    own meets (an MLA decode without TMA: 800k asks, about 20 distinct; 22 s -> 13 s)."""
     MAX_ANSWERS = 1 << 20
 
     def __init__(self):
