@@ -43,6 +43,9 @@ class Access:
     tx_bytes: int | None = None    # TMA load: transaction bytes per thread's copy (None: hi - lo;
                                    # unpacked fp4 counts its packed payload, models/tma.py)
     atomic: bool = False           # an atomic read-modify-write (models/atomics.py): no race with another
+    # a copy from memory the kernel never writes: (operation, source, coordinates, destination).
+    # Two copies with one key write the same bytes with the same values (models/tma.py)
+    value_key: tuple | None = None
 
 
 @dataclass

@@ -15,6 +15,7 @@ from .. import ir
 from .scopes import scoped_lets
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
+from ..models import cp_async as cp_async_model
 from ..models.atomics import shared_atomic, shared_destination
 from ..models.clc import QUERIES as CLC_QUERIES
 from ..models.cluster import cluster_launch, cluster_value
@@ -341,6 +342,8 @@ class Elaborator:
         # inputs), the ones the kernel may write, the ones used only as truth values
         self.roots: dict = {}
         self.written_roots: set = set()
+        # TMA descriptor parameters handed to anything but a load or a prefetch (_scan_globals)
+        self.stored_descriptors: set = set()
         self.truth_only: dict = {}
         # root -> the vector loads copied into registers read only as truth values
         # (_register_slice_store): the root is truth-valued when they are all its loads
@@ -420,6 +423,21 @@ class Elaborator:
 
     def compile(self, e: ir.Expr):
         return compile_expr(e, self._call_hook, self._load_hook)
+
+    def compile_if_known(self, e: ir.Expr):
+        """`compile` for a value only a shortcut needs (models/tma.py `_value_key`): fn(env)
+        giving None where the value is not concrete; None when `e` does not compile."""
+        try:
+            fn = self.compile(e)
+        except (NotConcrete, NotModelled):
+            return None
+
+        def known(env):
+            try:
+                return fn(env)
+            except (NotConcrete, NotModelled):
+                return None
+        return known
 
     def _control(self, e) -> None:
         self.control_names |= free_names(e)
@@ -877,6 +895,10 @@ class Elaborator:
             view, idx = self.view_of(e.value), e.indices[0]
         elif isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
             view, idx = self.view_of(e.args[1]), e.args[2]
+        elif isinstance(e, ir.Call) and e.name == "T.get_mbarrier" and len(e.args) == 1:
+            # TileLang 0.1.8: its codegen prints `mbarrier[i]`, element i of the shared.barrier
+            # buffer it always names "mbarrier" (codegen_cuda.h `mbarrier_name_`)
+            view, idx = self.views.get("mbarrier"), e.args[0]
         else:
             return None
         if view is None or not view.is_barrier:
@@ -1013,6 +1035,19 @@ class Elaborator:
     # ---- accesses inside expressions
     def _uniform_names_only(self, e) -> bool:
         return free_names(e) <= self.uniform_names
+
+    def read_only_descriptor(self, desc: str) -> bool:
+        """A TMA descriptor parameter whose tensor the kernel never writes: no operation but a
+        load or prefetch takes the descriptor, the function is `noalias`, and no global parameter
+        it writes is the tensor TileLang made the descriptor from (it names one `<tensor>_desc`,
+        lower_hopper_intrin.cc, and may pass the tensor's pointer beside it). Asked at run
+        time, after elaboration has collected the written parameters."""
+        view = self.views.get(desc)
+        if view is None or view.scope != "grid_constant" or desc in self.stored_descriptors:
+            return False
+        if not (self.attrs.get("tir.noalias") or self.attrs.get("tirx.noalias")):
+            return False
+        return desc.removesuffix("_desc") not in self.written_roots
 
     def _read_only_global(self, data) -> bool:
         """`data` names a global parameter the kernel never writes."""
@@ -1299,9 +1334,41 @@ class Elaborator:
         out: list = []
         stmts = tuple(stmts)
         for i, s in enumerate(stmts):
+            queue = self._queue_attr(s) if isinstance(s, ir.ExprStmt) else None
+            if queue is not None:   # a statement-form attr: its body is the rest of the block
+                out.extend(self._async_queue(s, queue, stmts[i + 1:]))
+                break
             pinned = self._pinned_by_assume(s, stmts[i + 1] if i + 1 < len(stmts) else None)
             out.extend(self.stmt(s) if pinned is None else pinned)
         return tuple(out)
+
+    def _queue_attr(self, s):
+        """(key, queue, value) of a `T.attr(0, key, v)` statement or `with` over one of TVM's
+        async-queue keys (models/cp_async.py), else None."""
+        e = s.expr if isinstance(s, ir.ExprStmt) else s.ctx if isinstance(s, ir.With) else None
+        if not (isinstance(e, ir.Call) and e.name == "T.attr" and len(e.args) == 3):
+            return None
+        key = self.literal(e.args[1])
+        return (key, e.args[0], e.args[2]) if key in cp_async_model.QUEUE_ATTRS else None
+
+    def _async_queue(self, s, queue, body) -> list:
+        """TileLang 0.1.8's async-queue attrs as the commit / wait calls its codegen prints
+        (models/cp_async.py); `body` is the attr's body."""
+        key, queue_id, value = queue
+        if key == cp_async_model.INFLIGHT_COUNT:   # read only under a wait scope
+            return list(self.block(body))
+        if self.literal(queue_id) != 0:
+            return [PNote(f"{key} on async queue {expr_text(queue_id):.40}: CUDA codegen allows "
+                          "only queue 0", s.span)]
+        if key == cp_async_model.COMMIT_SCOPE:
+            commit = ir.ExprStmt(ir.Call(ir.Attr(ir.Var("T"), "ptx_commit_group"), (), (), s.span), s.span)
+            return list(self.block(body)) + self.stmt(commit)
+        inner = self._queue_attr(body[0]) if body else None
+        if inner is None or inner[0] != cp_async_model.INFLIGHT_COUNT:
+            return [PNote(f"{key} without its {cp_async_model.INFLIGHT_COUNT}", s.span)]
+        rest = tuple(body[1:]) if isinstance(body[0], ir.ExprStmt) else tuple(body[0].body) + tuple(body[1:])
+        wait = ir.ExprStmt(ir.Call(ir.Attr(ir.Var("T"), "ptx_wait_group"), (inner[2],), (), body[0].span), body[0].span)
+        return self.stmt(wait) + list(self.block(rest))
 
     def _pinned_by_assume(self, s, nxt) -> list | None:
         """`x: T.int32 = v` followed at once by `T.attr(c, "tl.assume", text)` where `c` reads
@@ -1385,6 +1452,9 @@ class Elaborator:
                        _relevant(then) or _relevant(other), frozenset(free_names(s.cond)), s.cond)
             return cond_effects + [node]
         if isinstance(s, ir.With):
+            queue = self._queue_attr(s)
+            if queue is not None:
+                return self._async_queue(s, queue, s.body)
             return list(self.block(s.body))
         if isinstance(s, ir.While):
             return self._while(s)
@@ -1570,6 +1640,9 @@ _UNIFORM_SAFE_CALLS = {"T.Cast", "T.Broadcast", "T.reinterpret", "T.bitwise_and"
 _UNIFORM_SAFE_PREFIXES = ("T.float", "T.int", "T.uint", "T.bfloat", "T.bool")
 # TileLang's explicit-width global loads (tl::load_global_N): a load at their pointer
 _GLOBAL_LOADS = ("T.ldg32", "T.ldg64", "T.ldg128", "T.ldg256")
+# operations that only read through a TMA descriptor (Elaborator.read_only_descriptor)
+_DESCRIPTOR_READS = ("T.tma_load", "T.tma_load_im2col", "T.tma_load_gather4", "T.tma_load_multicast",
+                     "T.prefetch_tma_descriptor")
 
 
 # operations whose only events are shared accesses (no barrier, group, arrive or register)
@@ -1820,6 +1893,10 @@ def _scan_globals(el: Elaborator, node, truth: bool = False) -> None:
             view = el.view_of(a)   # a buffer handed to an operation: it may write it
             if view is not None and view.name in el.roots:
                 el.written_roots.add(el.roots[view.name])
+            if view is not None and view.scope == "grid_constant" and node.name not in _DESCRIPTOR_READS \
+                    and not (node.name == "T.call_extern" and len(node.args) > 1
+                             and el.literal(node.args[1]) == "tl::prefetch_tma_descriptor"):
+                el.stored_descriptors.add(view.name)
             if el.register_of(view) is not None:
                 el.escaped_registers.add(view.region.name)
             _scan_globals(el, a, cast_bool or node.name == "T.bool" or node.name == "T.likely" and truth)

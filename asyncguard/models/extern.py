@@ -7,8 +7,9 @@ offset = threads/2, threads/4, ... down to `scale`. A level with offset < 32 is 
 (no shared memory). A level with offset >= 32 does: barrier #1; store x[i] to
 red_buf[tid - thread_offset + i * stride] for every i < batch; barrier #2; load
 red_buf[((tid - thread_offset) ^ offset) + i * stride]. `tl::NamedBarrier<N>` is
-`bar.sync 1, N` / `bar.sync 2, N`; `tl::SyncThreadsBarrier` is `__syncthreads()`. There is no
-barrier after the last load.
+`bar.sync 1, N` / `bar.sync 2, N`; `tl::SyncThreadsBarrier` is `__syncthreads()` and is the
+template's default, which TileLang 0.1.8 printed by leaving the argument out
+(`tl::AllReduce<tl::MaxOp, 4, 1, 0>`). There is no barrier after the last load.
 
 `tl::CumSum1D<threads, reverse>::run(src, dst, N)` (and CumMax1D): only threads with
 threadIdx.x < 32 take part; lane l handles elements seg * 32 + l < N, segment after segment
@@ -35,7 +36,12 @@ payload `value` is an ordinary argument (a shared load there is a read like any 
 `debug_print_msg(msg)` (debug.h, what `T.print` lowers to): a `printf` of arguments passed
 by value (a pointer argument is printed as an address, `%p`). The element printed is read
 where the argument is evaluated, as any load; the call itself touches no shared memory and
-has no barrier. Other externs are `unsupported`.
+has no barrier.
+
+`tl::prefetch_tma_descriptor(desc)` (copy_sm90.h) is `prefetch.tensormap` of a descriptor in
+kernel parameter or global memory: no shared memory, no barrier. TileLang 0.1.8 printed it as
+this extern (lower_hopper_intrin.cc); 0.1.15 prints the builtin `T.prefetch_tma_descriptor`,
+which `pure` lists. Other externs are `unsupported`.
 """
 from __future__ import annotations
 
@@ -46,9 +52,9 @@ import numpy as np
 from ..events import Access, AccessKind, Barrier
 from . import NotModelled, constant
 
-_ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*"
-                        r"tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*"
-                        r"(?:,\s*(\d+)\s*(?:,\s*(\d+)\s*)?)?>::(run|run_batch)$")
+_ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*"
+                        r"(?:,\s*tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*"
+                        r"(?:,\s*(\d+)\s*(?:,\s*(\d+)\s*)?)?)?>::(run|run_batch)$")
 _SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
                    r"(?:,\s*(true|false)\s*)?>::run$")
 # TileLang's dequantization examples ship these device functions as CUDA source
@@ -79,6 +85,8 @@ def extern_effect(ctx, call):
         return None   # a profiler's marker in the reserved shared window (module doc)
     if name in _PRINTS:
         return None   # printf of by-value arguments (module doc)
+    if name == "tl::prefetch_tma_descriptor":
+        return None   # TileLang 0.1.8's spelling of T.prefetch_tma_descriptor (module doc)
     if name == "DP4A":
         return _dp4a(ctx, call)
     if _DECODE.match(name):

@@ -2,7 +2,10 @@
 
 `ldmatrix.x{1,2,4}`: lanes 0..8n-1 each supply the address of one 16-byte row (PTX ISA,
 "ldmatrix"); the warp reads those rows. `stmatrix` writes them. Each lane's row is attributed
-to the lane that named it.
+to the lane that named it. TileLang 0.1.15 prints `T.ptx_ldmatrix(trans, num, smem_ptr,
+local_ptr)`; 0.1.8 printed TVM's builtin with the call's dtype first,
+`T.ptx_ldmatrix(dtype, trans, num, ".b16", local, local_off, smem_ptr, smem_off)`, whose shared
+address is smem_ptr + smem_off elements (only 0 is read: every such call in 0.1.8's examples).
 
 `T.lds32/64/128(ptr)` and `T.sts32/64/128(ptr, value)`: TileLang's explicit-width shared
 accesses, printed as `tl::load_shared_N(ptr)` / `tl::store_shared_N(ptr, value)`
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import ir
 from ..events import Access, AccessKind
 from . import NotModelled, ThreadRanges, constant, op, per_thread, value_op
 from .launch import WARP
@@ -22,11 +26,12 @@ from .launch import WARP
 ROW_BYTES = 16
 
 
-def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int):
-    if len(call.args) <= ptr_index:
-        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
-    num_fn = ctx.compile(call.args[1])
-    ptr = ctx.access_ptr(call.args[ptr_index])
+def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int, args=None):
+    args = call.args if args is None else args
+    if len(args) <= ptr_index:
+        raise NotModelled(f"{call.name} with {len(args)} arguments")
+    num_fn = ctx.compile(args[1])
+    ptr = ctx.access_ptr(args[ptr_index])
     if ptr is None:
         raise NotModelled(f"{call.name}: shared pointer is not a T.tvm_access_ptr")
     if not ptr.view.is_shared:
@@ -66,6 +71,15 @@ def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int):
 
 @op("T.ptx_ldmatrix")
 def ldmatrix(ctx, call):
+    args = call.args
+    if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str):
+        # TileLang 0.1.8 printed TVM's builtin with the call's dtype first (module doc)
+        args = args[1:]
+        if len(args) != 7:
+            raise NotModelled(f"T.ptx_ldmatrix with a dtype and {len(args)} arguments")
+        if not (isinstance(args[6], ir.Const) and args[6].value == 0):
+            raise NotModelled("T.ptx_ldmatrix with a shared element offset other than 0")
+        return _matrix_op(ctx, call, AccessKind.READ, 5, args)
     return _matrix_op(ctx, call, AccessKind.READ, 2)
 
 

@@ -73,6 +73,10 @@ def tma_load(ctx, call):
             raise NotModelled(f"{call.name}: completion barrier is not a shared.barrier element")
     name = call.name.removeprefix("T.")
     pair = two_cta_leader(call)   # cta_group::2: completes on the leader CTA's mbarrier (models/cluster.py)
+    desc = call.args[0].name if payload is None and isinstance(call.args[0], ir.Var) else None
+    coords = [ctx.compile_if_known(a) for a in call.args[3:]] if desc is not None else []
+    if None in coords:
+        desc = None
 
     def run(env, tids):
         nbytes = constant(n_fn(env), "TMA box size") * unit
@@ -82,8 +86,31 @@ def tma_load(ctx, call):
                        ptr.elem_size, name, group_kind="mbarrier",
                        mbarrier=invalid if invalid is not None else per_thread(bar(env), tids),
                        proxy=Proxy.ASYNC, mbarrier_cta=leader_rank(env) if pair else None,
-                       tx_bytes=transaction_bytes(nbytes, ptr, payload))]
+                       tx_bytes=transaction_bytes(nbytes, ptr, payload),
+                       value_key=_value_key(ctx, name, desc, coords, env, tids, lo, nbytes))]
     return run
+
+
+def _value_key(ctx, name, desc, coords, env, tids, lo, nbytes) -> tuple | None:
+    """What one thread's tensor load copies where, when its source never changes: two loads
+    with one key write the same values into the same bytes, so their overlap is no race (as
+    threads storing one value, docs/model.md "One value stored by every thread"). TileLang 0.1.8
+    issues the same box several times into one stage (Mamba's chunk_state: four `tma_load(x_desc,
+    ...)` per stage, one expect_tx each)."""
+    if desc is None or len(tids) != 1 or not ctx.read_only_descriptor(desc):
+        return None
+    at = []
+    for fn in coords:
+        v = fn(env)
+        if v is None:
+            return None
+        if type(v) is not int:
+            v = per_thread(v, tids)
+            if getattr(v, "shape", None) != (1,):
+                return None
+            v = int(v[0])
+        at.append(v)
+    return (name, desc, tuple(at), int(lo[0]), nbytes)
 
 
 def _not_a_barrier(ctx, e) -> str | None:

@@ -96,6 +96,7 @@ class Record:
     tainted: bool = False              # issued after its thread's progress came to rest on an unmodelled op
     same_value: bool = False           # a store of one value in every thread (program.same_in_every_thread)
     atomic: bool = False               # an atomic read-modify-write (models/atomics.py)
+    value_key: tuple | None = None     # Access.value_key: copies of one source box into one place
     # state/proxy.py: thread sets (Memory.thread_key) no later access of which this record can
     # be reported against, whatever the bytes
     quiet_for: set | None = field(default=None, compare=False, repr=False)
@@ -836,7 +837,7 @@ class Memory:
                      vc.diagonal()[tids], s.span, ev.via, ev.buffer, ev.region_base,
                      ev.elem_size, task.loops(), owner=tids, group_kind=ev.group_kind, proxy=ev.proxy,
                      collective=ev.collective, tainted=bool(vc[rows, machine.taint.column].any()),
-                     same_value=ev.same_value, atomic=ev.atomic)
+                     same_value=ev.same_value, atomic=ev.atomic, value_key=ev.value_key)
         if ev.cta is not None:   # placed in a cluster (state/cluster.py): remote uses are judged at exit
             self.machine.cluster.note_record(rec, task.cta, ev.cta, ev.mbarrier_cta)
         self.next_id += 1
@@ -1025,6 +1026,8 @@ class Memory:
             return   # reported already: nothing below has another effect
         if old.atomic and new.atomic:
             return   # two atomic read-modify-writes never race (models/atomics.py)
+        if old.value_key is not None and old.value_key == new.value_key:
+            return   # the same box of unchanging memory copied to the same place (models/tma.py)
         if tcgen05_pipeline(old.via) and tcgen05_pipeline(new.via) \
                 and old.tmin == old.tmax == new.tmin == new.tmax:
             return   # one thread's tcgen05.mma / .cp run in issue order (below): every pair is ordered

@@ -1,0 +1,139 @@
+"""TileLang 0.1.8's printing (corpus/unseen_versions: its own examples, lowered by 0.1.8) is
+read as its codegen reads it: cp.async / ldmatrix with the call's dtype first (cp.async then
+counts bytes), mbarriers as `T.get_mbarrier(i)`, the prefetch and AllReduce externs in their
+older spelling, and TVM's async-queue attrs that codegen prints as commit_group / wait_group.
+Each real kernel is clean, and a one-line break of the construct is flagged (or `unknown`
+where the form is outside the model), never silently passed."""
+from pathlib import Path
+
+import pytest
+
+from asyncguard.analyze import check_text
+
+VERSIONS = Path(__file__).resolve().parent.parent / "corpus" / "unseen_versions"
+SM80_GEMM = "gemm__example_gemm__matmul.gemm__sm_80.tir"      # cp.async pipeline, 3 stages
+SM90_GEMM = "gemm__example_gemm__matmul.gemm__sm_90a.tir"     # warp-specialized TMA + wgmma
+RMS_NORM = "norm__rms_norm__rms_norm__sm_80.tir"              # 128-thread AllReduce, 4 template args
+# varlen, TMA: coordinates from loaded sequence starts, which the same-box key cannot evaluate
+MHA_VARLEN = "flash_attention__example_mha_fwd_varlen__flashattn__sm_90a.tir"
+
+
+def _text(name: str) -> str:
+    return (VERSIONS / name).read_text()
+
+
+def _mutant(name: str, old: str, new: str) -> str:
+    text = _text(name)
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def _rules(rep) -> set:
+    return {f.rule.code for f in rep.findings if f.rule.kind != "unsupported"}
+
+
+@pytest.mark.parametrize("name", [SM80_GEMM, SM90_GEMM, RMS_NORM, MHA_VARLEN])
+def test_real_018_kernels_are_clean(name):
+    rep = check_text(_text(name), name)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+
+
+def test_a_wait_that_lets_one_more_group_fly_is_a_race():
+    """`async_wait_inflight_count` 2 -> 3 in the main loop: the stage about to be read may
+    still be in flight (the attr is the loop's wait_group, not a no-op)."""
+    old = 'T.attr(0, "async_wait_inflight_count", 2)'
+    rep = check_text(_mutant(SM80_GEMM, old, old.replace("2)", "3)")), SM80_GEMM)
+    assert rep.verdict == "buggy"
+    assert "AG101" in _rules(rep)
+
+
+def test_the_commit_scope_is_a_commit_group():
+    """Drop the main loop's commit scope (its body stays): the copies join the next group,
+    so the wait no longer covers them."""
+    text = _text(SM80_GEMM)
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if "async_commit_queue_scope" in ln and ln.startswith(" " * 12 + "with"))
+    body = []
+    for ln in lines[at + 1:]:
+        if not ln.startswith(" " * 16):
+            break
+        body.append(ln[4:])
+    mutant = "".join(lines[:at] + body + lines[at + 1 + len(body):])
+    rep = check_text(mutant, SM80_GEMM)
+    assert rep.verdict == "buggy"
+    assert "AG101" in _rules(rep)
+
+
+def test_cp_async_with_a_dtype_counts_bytes():
+    """A 16-byte copy written as 32: PTX has no 32-byte cp.async; read as elements (fp16) it
+    would have been 64 bytes. Either way the kernel is not passed as clean."""
+    text = _text(SM80_GEMM)
+    first = next(ln for ln in text.splitlines() if "T.ptx_cp_async(" in ln)
+    rep = check_text(text.replace(first, first[:-len(", 16)")] + ", 32)", 1), SM80_GEMM)
+    assert rep.verdict == "unknown"
+    assert any("cp.async of 32 bytes" in f.message for f in rep.findings)
+
+
+def test_ldmatrix_with_a_shared_offset_is_outside_the_model():
+    text = _text(SM80_GEMM)
+    first = next(ln for ln in text.splitlines() if "T.ptx_ldmatrix(" in ln)
+    assert first.endswith(", 0)")
+    rep = check_text(text.replace(first, first[:-len(", 0)")] + ", 8)", 1), SM80_GEMM)
+    assert rep.verdict == "unknown"
+    assert any("shared element offset" in f.message for f in rep.findings)
+
+
+def test_get_mbarrier_names_the_mbarrier_buffer():
+    """The consumer's wait without its parity flip: it passes before the producer's first
+    arrival, and the read of the stage races with the TMA load (a definite finding, not a
+    silent pass)."""
+    old = "T.mbarrier_wait_parity(T.get_mbarrier(k % 3), k % 6 // 3)"
+    rep = check_text(_mutant(SM90_GEMM, old, old.replace("k % 6 // 3)", "T.bitwise_xor(k % 6 // 3, 1))")),
+                     SM90_GEMM)
+    assert rep.verdict == "buggy", [f.message for f in rep.findings]
+
+
+def test_get_mbarrier_without_an_mbarrier_buffer_is_unknown():
+    old = 'mbarrier = T.decl_buffer((6,), "uint64", scope="shared.barrier")'
+    rep = check_text(_mutant(SM90_GEMM, old, old.replace("mbarrier =", "mbar =")), SM90_GEMM)
+    assert rep.verdict == "unknown"
+
+
+def test_a_four_argument_allreduce_reads_and_writes_its_workspace():
+    """After the 128-thread AllReduce (SyncThreadsBarrier by default) a thread's store into the
+    workspace races with its partner's last read of it: the template has no barrier after
+    that read."""
+    old = "A_powsum_2[0] = T.rsqrt("
+    rep = check_text(_mutant(RMS_NORM, old, "A_shared_1[tx] = A_powsum_2[0]\n        " + old), RMS_NORM)
+    assert rep.verdict == "buggy"
+    race = [f for f in rep.findings if f.rule.code == "AG201"]
+    assert race and race[0].line == 43 and "line 42" in race[0].message
+
+
+MAMBA_STATE = "linear_attention__example_mamba_chunk_state__chunk_state_fwd__sm_90a.tir"
+
+
+def test_the_same_box_loaded_twice_into_one_stage_is_no_race():
+    """0.1.8 issues `tma_load(x_desc, ..)` four times per stage with the same coordinates: the
+    copies write the same values into the same bytes (models/tma.py `_value_key`). Moving one
+    of them by one row makes them write different values there: a race (AG103)."""
+    assert check_text(_text(MAMBA_STATE), MAMBA_STATE).verdict == "clean"
+    text = _text(MAMBA_STATE)
+    line = next(ln for ln in text.splitlines() if "T.tma_load(x_desc" in ln)
+    assert text.count(line) == 4
+    moved = line.replace("k * 64, bz % 8", "k * 64 + 1, bz % 8")
+    assert moved != line
+    rep = check_text(text.replace(line, moved, 1), MAMBA_STATE)
+    assert rep.verdict == "buggy"
+    assert "AG103" in _rules(rep)
+
+
+def test_a_descriptor_the_kernel_stores_through_gives_no_same_value_pass():
+    """The same four loads, with the kernel also storing through x_desc: the source may change
+    between them, so their overlap is judged as any other (AG103)."""
+    text = _text(MAMBA_STATE)
+    store = next(ln for ln in text.splitlines() if "T.tma_store(" in ln)
+    indent = store[:len(store) - len(store.lstrip())]
+    args = store.lstrip()[len("T.tma_store("):].split(", ", 1)[1]
+    rep = check_text(text.replace(store, store + "\n" + indent + "T.tma_store(x_desc, " + args, 1), MAMBA_STATE)
+    assert "AG103" in _rules(rep)
