@@ -137,3 +137,16 @@ def test_a_descriptor_the_kernel_stores_through_gives_no_same_value_pass():
     args = store.lstrip()[len("T.tma_store("):].split(", ", 1)[1]
     rep = check_text(text.replace(store, store + "\n" + indent + "T.tma_store(x_desc, " + args, 1), MAMBA_STATE)
     assert "AG103" in _rules(rep)
+
+
+TCGEN05_WS = "gemm_sm100__gemm_tcgen5mma_ws__gemm__sm_100a.tir"   # 14-argument tcgen05 MMA, tmem-load extern
+
+
+def test_018_tcgen05_gemm_is_clean_and_its_tmem_load_waits_for_the_mma():
+    """0.1.8 prints `T.ptx_tcgen05_mma_ss` without the cta_group operand and loads the accumulator
+    with `tl::tcgen05_ld_32dp32bNx<256, false>`: clean as lowered; without the wait on `tmem_full`
+    the load reads tensor memory the MMA may still be writing."""
+    assert check_text(_text(TCGEN05_WS), TCGEN05_WS).verdict == "clean"
+    rep = check_text(_mutant(TCGEN05_WS, "T.mbarrier_wait_parity(tmem_full_2[0], 0)", "T.evaluate(0)"), TCGEN05_WS)
+    assert rep.verdict == "buggy"
+    assert any(f.line == 93 for f in rep.findings if f.rule.kind != "unsupported")

@@ -49,8 +49,10 @@ import re
 
 import numpy as np
 
+from .. import ir
 from ..events import Access, AccessKind, Barrier
 from . import NotModelled, constant
+from .tcgen05 import tmem_load
 
 _ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*"
                         r"(?:,\s*tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*"
@@ -64,6 +66,7 @@ _SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
 _IKET_EVENT = re.compile(r"TL_IKET_EVENT(?:_PAYLOAD_(?:U32|F32))?$")
 _DECODE = re.compile(r"decode_(?:i[124][sub]|fp4)_to_(?:f16|bf16|i8s|i4s)\w*$")
 _PRINTS = {"debug_print_var", "debug_print_buffer_value", "debug_print_msg"}
+_TMEM_LOAD = re.compile(r"tl::tcgen05_ld_32dp(32|64|128|256)bNx<\s*(\d+)\s*,\s*(true|false)\s*>$")
 SEG = 32              # InclusiveScanLine's segment: one warp
 MAX_STEPS = 1 << 14   # scan steps one call may take before the model gives up (AG001)
 
@@ -89,9 +92,23 @@ def extern_effect(ctx, call):
         return None   # TileLang 0.1.8's spelling of T.prefetch_tma_descriptor (module doc)
     if name == "DP4A":
         return _dp4a(ctx, call)
+    m = _TMEM_LOAD.match(name)
+    if m is not None:
+        return _tmem_load(ctx, call, name, m)
     if _DECODE.match(name):
         return _register_decode(ctx, call, name)
     raise NotModelled(f"extern call {name} (may use shared memory or barriers internally)")
+
+
+def _tmem_load(ctx, call, name, m):
+    """`tl::tcgen05_ld_32dp<bits>bNx<N, pack>(tmem_addr, col, dst)`: TileLang 0.1.8's tensor-memory
+    load, the template 0.1.15's `T.tcgen05_ld(bits, N, pack, addr, col, 32, dst)` prints to
+    (copy_sm100.h: the same `tcgen05_ld_core` chain, then `fence_view_async_tmem_load`)."""
+    if len(call.args) != 5:
+        raise NotModelled(f"{name} with {len(call.args) - 2} arguments")
+    bits, n, pack = int(m.group(1)), int(m.group(2)), m.group(3) == "true"
+    args = (ir.Const(bits), ir.Const(n), ir.Const(pack), call.args[2], call.args[3], ir.Const(32), call.args[4])
+    return tmem_load(ctx, ir.Call(ir.Attr(ir.Var("T"), "tcgen05_ld"), args, (), call.span))
 
 
 def _all_reduce(ctx, call, name, m):

@@ -297,10 +297,14 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False)
 @op("T.ptx_tcgen05_mma_ss")
 def mma_ss(ctx, call):
     """(kind, desc_a, a_off, desc_b, b_off, C, c_off, idesc, scale_c, mask x4, ws, 2cta). The
-    cta_group::2 form: each CTA of the pair holds 128 rows of A and N/2 rows of B."""
-    if len(call.args) != 15:
+    cta_group::2 form: each CTA of the pair holds 128 rows of A and N/2 rows of B. TileLang 0.1.8
+    printed it without the last operand (14 arguments, cta_group::1)."""
+    if len(call.args) == 14:   # TileLang 0.1.8: no cta_group operand, always ::1 (its codegen_cuda.cc)
+        pair = False
+    elif len(call.args) == 15:
+        pair = pair_form(ctx, call, call.args[14])
+    else:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
-    pair = pair_form(ctx, call, call.args[14])
     if ctx.literal(call.args[13]) not in (False, 0):
         raise NotModelled(f"{call.name}: weight-stationary form")
     acc = _accumulator(ctx, call, 7, 5, pair)
