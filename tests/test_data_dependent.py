@@ -286,3 +286,23 @@ def test_any_of_over_a_shared_copy_of_the_mask_guarding_closed_wgmma_arms_is_tak
     rep = check_text(path.read_text(), str(path))
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert any("only holds truth-cast copies of BlockMask" in s for k in rep.kernels for s in k.scope)
+
+
+MEGATRON_INDEXER_BWD = (Path(__file__).resolve().parent.parent / "corpus" / "unseen_users" /
+                        "megatron_lm__drv_megatron_dsa__tl_indexer_bwd_impl.tl_indexer_bwd_kernel__sm_80.tir")
+
+
+def test_a_branch_whose_arms_reread_what_its_condition_read_decides_nothing():
+    """Megatron's DSA indexer backward: `if -1 < idx[t] < n: ... atomicAdd(&dIndexK[idx[t] * 128 ..], v)`
+    with `idx` in shared memory. The arms only read the element the condition read (through int64
+    casts), so whether they run changes nothing (`_echoes_condition`): clean. An arm that reads
+    another element depends on the data: unknown."""
+    text = MEGATRON_INDEXER_BWD.read_text()
+    assert check_text(text, str(MEGATRON_INDEXER_BWD)).verdict == "clean"
+    line = text.split("\n")[137]
+    old = 'T.Cast("int64", thread_binding) % T.int64(32) // T.int64(4)])'
+    assert "atomic_add_elem_op" in line and line.count(old) == 1
+    moved = line.replace(old, 'T.Cast("int64", thread_binding) % T.int64(32) // T.int64(4) + T.int64(1)])')
+    rep = check_text(text.replace(line, moved), str(MEGATRON_INDEXER_BWD))
+    assert rep.verdict == "unknown"
+    assert any(f.line == 135 and "branch condition" in f.message for f in rep.findings)

@@ -46,3 +46,26 @@ def test_an_atomic_store_reads_nothing_so_needs_no_earlier_write():
     text = "\n".join(line for k, line in enumerate(lines, 1) if k not in (22, 23))
     r = check_text(text, str(KERNEL))
     assert r.verdict == "clean", [(f.rule.code, f.line, f.message) for f in r.findings]
+
+
+GQA_BWD = (Path(__file__).resolve().parent.parent / "corpus" / "field" /
+           "flash_attention__example_gqa_bwd__flashattn_bwd_atomic_add.flash_bwd__sm_90a.tir")
+
+
+def test_a_global_atomic_reads_its_addends_through_a_shared_pointer():
+    """Newer TileLang passes a global atomic's addends as a pointer (`atomic_addx4_elem_op(&dKV[..],
+    T.tvm_access_ptr(.., acc_dkv_shared, ..))`, Megatron's sparse MLA backward) where 0.1.15 prints a
+    slice: the same read of 4 floats. Clean as the slice is; without the barrier before the atomics
+    their reads race with the stores of dv_shared (and the pointer is no longer "passed to an
+    unmodelled call")."""
+    text = GQA_BWD.read_text()
+    offset = "i * 1024 + thread_binding * 4 - 512"
+    slice_ = f"dv_shared_1[{offset}:{offset} + 4], 0)"
+    assert text.count(slice_) == 1
+    text = text.replace(slice_, f'T.tvm_access_ptr(T.type_annotation("float32"), dv_shared, {offset}, 4, 1), 0)')
+    assert check_text(text, str(GQA_BWD)).verdict == "clean"
+    lines = text.split("\n")
+    assert lines[212].strip() == 'T.tvm_storage_sync("shared.dyn", 3, 256)'
+    r = check_text("\n".join(lines[:212] + lines[213:]), str(GQA_BWD))
+    assert r.verdict == "buggy"
+    assert {(f.rule.code, f.line) for f in r.findings} == {("AG201", 214)}

@@ -16,7 +16,7 @@ from .scopes import scoped_lets
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models import cp_async as cp_async_model
-from ..models.atomics import shared_atomic, shared_destination
+from ..models.atomics import shared_atomic, shared_destination, shared_source, source_read
 from ..models.clc import QUERIES as CLC_QUERIES
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
@@ -305,6 +305,41 @@ def _relevant(stmts) -> bool:
         if isinstance(s, PLoop) and s.relevant or isinstance(s, PIf) and s.relevant:
             return True
     return False
+
+
+def _echoes_condition(then, other, cond) -> bool:
+    """Whether every effect of a branch's arms is a load of an element its condition already
+    reads (or a branch of this kind): the condition's reads are recorded before the branch
+    (`cond_effects`), so the arms touch no byte the same thread did not just read, with nothing
+    between, and whether they run changes no verdict. Megatron's DSA indexer backward:
+    `if -1 < idx[t] < n: if 0 <= idx[t]: if idx[t] < n: atomicAdd(&dK[idx[t] * 128 + ..], v)`,
+    the atomic on global memory, its address read from shared `idx` (int64 casts aside)."""
+    reads = {_int_plain(x) for x in ir.nodes(cond) if isinstance(x, ir.Subscript)}
+    if not reads:
+        return False
+
+    def covered(stmts) -> bool:
+        return all(isinstance(x, PIf) and not x.relevant or
+                   isinstance(x, POp) and x.name == "load" and isinstance(x.src, ir.Subscript)
+                   and _int_plain(x.src) in reads for x in stmts)
+    return covered(then) and covered(other)
+
+
+_INT_TYPES = ("int32", "int64")
+
+
+def _int_plain(e):
+    """`e` without integer casts and integer-typed constants (`T.Cast("int64", tx)`, `T.int64(64)`):
+    one index printed in 32- and in 64-bit arithmetic compares equal."""
+    def plain(x):
+        if isinstance(x, ir.Call) and len(x.args) == 2 and x.name == "T.Cast" \
+                and isinstance(x.args[0], ir.Const) and x.args[0].value in _INT_TYPES:
+            return _int_plain(x.args[1])
+        if isinstance(x, ir.Call) and len(x.args) == 1 and x.name in ("T.int32", "T.int64") \
+                and isinstance(x.args[0], ir.Const):
+            return x.args[0]
+        return None
+    return ir.rewrite(e, plain)
 
 
 def _clc_value(what: str, span):
@@ -908,6 +943,14 @@ class Elaborator:
         return lambda env: region.barrier_base + shift + fn(env)
 
     def _mentions_shared(self, e) -> bool:
+        """Whether a `T.tvm_access_ptr` may point into shared memory (or an mbarrier). Its buffer
+        operand decides: an offset that loads from shared memory (`dIndexK` addressed by
+        `indices_shared[...]`) is a value read there, not a pointer to it (the load is a read
+        `_expr_effects` records). Other shapes: any shared name in the expression."""
+        if isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
+            view = self.view_of(e.args[1])
+            if view is not None:
+                return view.is_shared or view.is_barrier
         return any((v := self.views.get(n)) is not None and (v.is_shared or v.is_barrier)
                    for n in free_names(e))
 
@@ -1281,8 +1324,13 @@ class Elaborator:
             if name.startswith("T.atomic_"):
                 # a global atomic's operands: its value may be read from shared memory
                 # (`atomic_addx4_elem_op(&dKV[...], &acc_shared[...])`), a read like any other
-                for a in call.args:
-                    self._expr_effects(a, out)
+                src = shared_source(self, call)
+                for i, a in enumerate(call.args):
+                    if i == 1 and src is not None:
+                        self._expr_effects(a.args[2], out)   # the pointer's offset
+                        out.append(POp(name.removeprefix("T."), a.span, source_read(self, call, src), a))
+                    else:
+                        self._expr_effects(a, out)
             return out
         if name == "T.call_extern":
             self._expr_effects(call, out)
@@ -1448,8 +1496,9 @@ class Elaborator:
             cond = self.compile(s.cond)
             self._taken_site = None
             self._taken_closed = False
+            relevant = (_relevant(then) or _relevant(other)) and not _echoes_condition(then, other, s.cond)
             node = PIf(cond, then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
-                       _relevant(then) or _relevant(other), frozenset(free_names(s.cond)), s.cond)
+                       relevant, frozenset(free_names(s.cond)), s.cond)
             return cond_effects + [node]
         if isinstance(s, ir.With):
             queue = self._queue_attr(s)
