@@ -150,3 +150,24 @@ def test_018_tcgen05_gemm_is_clean_and_its_tmem_load_waits_for_the_mma():
     rep = check_text(_mutant(TCGEN05_WS, "T.mbarrier_wait_parity(tmem_full_2[0], 0)", "T.evaluate(0)"), TCGEN05_WS)
     assert rep.verdict == "buggy"
     assert any(f.line == 93 for f in rep.findings if f.rule.kind != "unsupported")
+
+
+def test_the_gate_emits_018_kernels_as_the_engine_reads_them():
+    """The sanitizer gate's skeleton follows the same reading (emit/cuda.py): the sm_80 GEMM's
+    main loop commits and waits `wait_group 2` where the attrs stand, each cp.async moves 16
+    bytes (the count is bytes), and the Hopper GEMM's `T.get_mbarrier(k % 3)` is an mbarrier.
+    On the H200 both pass the gate (bench/sanitizer_h200/2026-12-04-session28/v018)."""
+    from asyncguard.emit.cuda import emit
+    from asyncguard.engine.program import elaborate
+    from asyncguard.parse import parse
+
+    def skeleton(name):
+        func = parse(_text(name)).functions[0]
+        return emit(func, elaborate(func)).source
+
+    loop = skeleton(SM80_GEMM).split("for (i64 v_k = 0LL; v_k < 30LL; ++v_k) {")[1]
+    body = loop.split("ag_ldmatrix(")[0]
+    assert body.count("ag_cp_async(") == 2 and "ag_cp_commit();" in body and "ag_cp_wait(2LL);" in body
+    assert all(ln.rstrip().split("  // ")[0].endswith(", (16LL), true);")
+               for ln in body.splitlines() if "ag_cp_async(" in ln)
+    assert "ag_mbar_wait(ag, (&ag_mbar[" in skeleton(SM90_GEMM)

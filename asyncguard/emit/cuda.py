@@ -34,6 +34,7 @@ from .. import ir
 from ..engine.program import (RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
                               _register_range_truth, _scan_globals, truth_from_copies)
 from ..engine.scopes import SHADOW_MARK, scoped_lets
+from ..models.extern import ALLREDUCE
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
 from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
@@ -314,8 +315,6 @@ __device__ __forceinline__ void ag_wgmma_read(AgState& s, i64 start, i64 n) {
   ag_read(s, lo, hi - lo); }
 """
 
-_ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*"
-                        r"tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*>::run$")
 _CNAME = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -654,14 +653,10 @@ class _Emitter:
         return name
 
     def barrier(self, e) -> str:
-        if isinstance(e, ir.Subscript) and len(e.indices) == 1 and not isinstance(e.indices[0], ir.Slice):
-            view, idx = self.el.view_of(e.value), e.indices[0]
-        elif isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
-            view, idx = self.el.view_of(e.args[1]), e.args[2]
-        else:
+        named = self.el.barrier_view(e)
+        if named is None:
             raise EmitError(f"line {e.span.line}: mbarrier reference not understood")
-        if view is None or not view.is_barrier:
-            raise EmitError(f"line {e.span.line}: not an mbarrier")
+        view, idx = named
         base = view.region.barrier_base + view.byte_offset // 8
         return f"(&ag_mbar[{base}LL + ({self.expr(idx)})])"
 
@@ -881,12 +876,24 @@ class _Emitter:
             self.info[id(s)] = OpInfo("store")
             self.out(f"ag_write(ag, {addr}, {n});  // line {span.line}: store")
             return
-        call = self.node("call", span)
+        if name in ("ptx_commit_group", "ptx_wait_group") and isinstance(s.src, ir.Call) \
+                and s.src.name == "T." + name:
+            call = s.src   # its own (or written by the engine for a TileLang 0.1.8 async-queue attr)
+        else:
+            call = self.node("call", span)
         args = call.args
         self.features.add(name)
         if name == "ptx_cp_async":
             pred_c, pred_fn = "true", None
-            if len(args) in (3, 4):
+            if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str) and len(args) in (4, 5):
+                # TileLang 0.1.8: the call's dtype first, then (dst, src, BYTES[, pred])
+                args = args[1:]
+                _, addr, _, _ = self.ptr(args[0])
+                nbytes = f"({self.expr(args[2])})"
+                if len(args) == 4:
+                    pred_c = f"((bool)({self.expr(args[3])}))"
+                    pred_fn = self.el.compile(args[3])
+            elif len(args) in (3, 4):
                 _, addr, size, _ = self.ptr(args[0])
                 nbytes = f"({self.expr(args[2])}) * {size}LL"
                 if len(args) == 4:
@@ -928,11 +935,16 @@ class _Emitter:
             self.out(f"ag_bar_arrive({self.expr(args[0])}, {self.expr(args[1])});  // line {span.line}")
             return
         if name == "ptx_ldmatrix":
+            smem = args[2]
+            if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str):
+                # TileLang 0.1.8: TVM's builtin, dtype first; the shared offset is 0 (the model)
+                args, smem = args[1:], args[6]
             trans = self.el.literal(args[0])
+            trans = bool(trans) if trans in (0, 1) else None   # T.bool(False), or 0 (0.1.8)
             num = self.el.literal(args[1])
-            if not isinstance(trans, bool) or num not in (1, 2, 4):
+            if trans is None or num not in (1, 2, 4):
                 raise EmitError(f"line {span.line}: ldmatrix with non-constant trans/num")
-            view, addr, _, _ = self.ptr(args[2])
+            view, addr, _, _ = self.ptr(smem)
             if not view.is_shared:
                 raise EmitError(f"line {span.line}: ldmatrix from non-shared memory")
             self.info[id(s)] = OpInfo("ldmatrix", trans=trans, num=num)
@@ -1034,8 +1046,8 @@ class _Emitter:
 
     def allreduce(self, call: ir.Call, s: POp) -> None:
         fname = self.el.literal(call.args[1])
-        m = _ALLREDUCE.match(fname or "")
-        if m is None or len(call.args) != 4:
+        m = ALLREDUCE.match(fname or "")
+        if m is None or m.group(6) is not None or m.group(8) != "run" or len(call.args) != 4:
             raise EmitError(f"line {call.span.line}: extern {fname}")
         threads, scale, offset0 = int(m.group(1)), int(m.group(2)), int(m.group(3))
         named = m.group(5)

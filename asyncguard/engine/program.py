@@ -923,21 +923,28 @@ class Elaborator:
             return view, lambda env: view.flat_base
         return None
 
-    def barrier_ref(self, e):
-        """`mbarrier_1[k % 3]` (or an access_ptr into a shared.barrier buffer) -> fn(env) giving
-        global barrier ids; None when `e` does not name an mbarrier."""
+    def barrier_view(self, e):
+        """(the shared.barrier view, the element index expression) an mbarrier operand names:
+        `mbarrier_1[k % 3]`, an access_ptr into a shared.barrier buffer, or TileLang 0.1.8's
+        `T.get_mbarrier(i)`, which its codegen prints `mbarrier[i]`: element i of the buffer it
+        always names "mbarrier" (codegen_cuda.h `mbarrier_name_`). None for anything else."""
         if isinstance(e, ir.Subscript) and len(e.indices) == 1 and not isinstance(e.indices[0], ir.Slice):
             view, idx = self.view_of(e.value), e.indices[0]
         elif isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5:
             view, idx = self.view_of(e.args[1]), e.args[2]
         elif isinstance(e, ir.Call) and e.name == "T.get_mbarrier" and len(e.args) == 1:
-            # TileLang 0.1.8: its codegen prints `mbarrier[i]`, element i of the shared.barrier
-            # buffer it always names "mbarrier" (codegen_cuda.h `mbarrier_name_`)
             view, idx = self.views.get("mbarrier"), e.args[0]
         else:
             return None
-        if view is None or not view.is_barrier:
+        return (view, idx) if view is not None and view.is_barrier else None
+
+    def barrier_ref(self, e):
+        """An mbarrier operand (`barrier_view`) -> fn(env) giving global barrier ids; None when
+        `e` does not name an mbarrier."""
+        named = self.barrier_view(e)
+        if named is None:
             return None
+        view, idx = named
         region, fn = view.region, self.compile(idx)
         shift = view.byte_offset // 8
         return lambda env: region.barrier_base + shift + fn(env)

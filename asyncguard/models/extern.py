@@ -54,7 +54,7 @@ from ..events import Access, AccessKind, Barrier
 from . import NotModelled, constant
 from .tcgen05 import tmem_load
 
-_ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*"
+ALLREDUCE = re.compile(r"tl::AllReduce<\s*[\w:]+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*"
                         r"(?:,\s*tl::(NamedBarrier<\s*(\d+)\s*>|SyncThreadsBarrier)\s*"
                         r"(?:,\s*(\d+)\s*(?:,\s*(\d+)\s*)?)?)?>::(run|run_batch)$")
 _SCAN = re.compile(r"tl::(?:CumSum|CumMax)(1D|2D)<\s*(\d+)\s*(?:,\s*(\d+)\s*)?"
@@ -78,7 +78,7 @@ def extern_effect(ctx, call):
     name = ctx.literal(call.args[1])
     if not isinstance(name, str):
         raise NotModelled("T.call_extern with a computed function name")
-    m = _ALLREDUCE.match(name)
+    m = ALLREDUCE.match(name)
     if m is not None:
         return _all_reduce(ctx, call, name, m)
     m = _SCAN.match(name)
