@@ -200,3 +200,23 @@ def test_two_cta_allocation_and_commit_stay_unknown_naming_the_form():
         report = check_text(text)
         assert report.verdict == "unknown"
         assert any(f.rule.code == "AG001" and "2-CTA" in f.message for f in report.findings)
+
+
+INT8 = (Path(__file__).resolve().parent.parent / "corpus" / "unseen" /
+        "kernel__kernel_int8_gemm_tcgen5__test_assert_matmul__sm_100a.tir").read_text()
+
+
+def test_weight_stationary_mma_int8_test_kernel():
+    """TileLang's int8 tcgen05 test kernel issues `tcgen05.mma.ws` (M = 128: 128 lanes x N columns,
+    data-path layout D). Lowered with 2 stages, each iteration refills the stage its MMA reads
+    before the wait on that MMA's commit barrier (AG402 at the A and B copies); with the wait moved
+    before the refill the kernel is clean, so the weight-stationary MMA's reads and writes are
+    modelled, not left unsupported."""
+    verdict, found, _ = findings(INT8)
+    assert verdict == "buggy"
+    assert found == {("AG402", line_of(INT8, "A_shared, k % 2")), ("AG402", line_of(INT8, "B_shared, k % 2"))}
+    wait = "            T.mbarrier_wait_parity(mbar_1[0], k % 2)\n"
+    moved = INT8.replace(wait, "")
+    refill = moved.index("            for i in T.unroll(4):\n", moved.index("T.tcgen05_mma_arrive("))
+    moved = moved[:refill] + wait + moved[refill:]
+    assert findings(moved)[:2] == ("clean", set())

@@ -204,22 +204,33 @@ def _tmem(ctx, view, what):
     return index * TMEM_ALLOC, ncols
 
 
-def _accumulator(ctx, call, idesc_arg: int, c_arg: int, pair: bool = False):
-    """(offset of its allocation in virtual tensor memory, the allocation's columns, N, the
-    first column's function) of the MMA's accumulator, M and N read from the instruction
-    descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3): 128 lanes x N 32-bit columns from the
-    column the address adds (a double-buffered accumulator is one half of its allocation). A
-    cta_group::2 MMA of M = 256 keeps 128 lanes of D in each CTA of the pair (rows 0-127 in the
-    leader, 128-255 in the peer); other M stay unmodelled."""
+def _accumulator(ctx, call, idesc_arg: int, c_arg: int, pair: bool = False, ws: bool = False):
+    """(offset of its allocation in virtual tensor memory, the allocation's columns, the columns
+    of each lane it writes, the first column's function, M, N) of the MMA's accumulator, M and N
+    read from the instruction descriptor (bits 24-28: M >> 4, bits 17-22: N >> 3): 128 lanes x N
+    32-bit columns from the column the address adds (a double-buffered accumulator is one half of
+    its allocation). A cta_group::2 MMA of M = 256 keeps 128 lanes of D in each CTA of the pair
+    (rows 0-127 in the leader, 128-255 in the peer). The weight-stationary form (`ws`, M = 32, 64
+    or 128) folds the columns over the lanes: M = 128 is 128 lanes x N (data-path layout D),
+    M = 64 puts column halves on the two 64-lane halves (layout E), M = 32 column quarters on
+    the four 32-lane slabs (layout G), so every lane holds N * M / 128 columns (PTX ISA,
+    "tcgen05 data-path layout organization"). Other M stay unmodelled."""
     idesc = ctx.literal(call.args[idesc_arg])
     if not isinstance(idesc, int):
         raise NotModelled(f"{call.name}: instruction descriptor is not a constant")
     m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
     base, ncols = _tmem(ctx, _word(ctx, call.args[c_arg]), call.name)
-    if m != LANES * (2 if pair else 1) or not 0 < n <= ncols:
-        raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} in a {ncols}-column allocation"
-                          + (" (cta_group::2)" if pair else ""))
-    return base, ncols, n, ctx.compile(call.args[c_arg + 1])
+    if ws:
+        cols = n * m // LANES
+        if pair or m not in (32, 64, LANES) or not 0 < cols <= ncols:
+            raise NotModelled(f"{call.name}: weight-stationary accumulator of M={m}, N={n} in a "
+                              f"{ncols}-column allocation")
+    else:
+        cols = n
+        if m != LANES * (2 if pair else 1) or not 0 < n <= ncols:
+            raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} in a {ncols}-column allocation"
+                              + (" (cta_group::2)" if pair else ""))
+    return base, ncols, cols, ctx.compile(call.args[c_arg + 1]), m, n
 
 
 def _smem_operand(ctx, name: str, desc, off, rows: int):
@@ -305,13 +316,14 @@ def mma_ss(ctx, call):
         pair = pair_form(ctx, call, call.args[14])
     else:
         raise NotModelled(f"{call.name} with {len(call.args)} arguments")
-    if ctx.literal(call.args[13]) not in (False, 0):
-        raise NotModelled(f"{call.name}: weight-stationary form")
-    acc = _accumulator(ctx, call, 7, 5, pair)
-    n = acc[2]
-    parts = [_smem_operand(ctx, "a", call.args[1], call.args[2], LANES),
+    ws = ctx.literal(call.args[13])
+    if ws not in (False, True, 0, 1):
+        raise NotModelled(f"{call.name}: weight-stationary flag {ws!r:.30} is not a constant")
+    acc = _accumulator(ctx, call, 7, 5, pair, bool(ws))
+    m, n = acc[4], acc[5]
+    parts = [_smem_operand(ctx, "a", call.args[1], call.args[2], m // 2 if pair else m),
              _smem_operand(ctx, "b", call.args[3], call.args[4], n // 2 if pair else n)]
-    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc, pair)
+    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc[:4], pair)
 
 
 @op("T.ptx_tcgen05_mma_ts")
@@ -326,8 +338,8 @@ def mma_ts(ctx, call):
                           "CTA's A lanes feed which rows is not modelled)")
     acc = _accumulator(ctx, call, 7, 5)
     a_base, a_cols = _tmem(ctx, _word(ctx, call.args[1]), call.name)
-    parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[2])]
-    return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc)
+    parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[5])]
+    return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc[:4])
 
 
 @op("T.tcgen05_mma_arrive")

@@ -1,0 +1,17 @@
+"""Prune corpus/unseen_v0111 after copying the TileLang-0.1.11 lowering (lower_v0111.py's --out) into it:
+drop texts byte-identical (sha256) to any .tir elsewhere under corpus/ and texts with no shared scope, as
+corpus/unseen_sm100/prune_sm100.py does (its `main`, run on this directory). Adapted from
+corpus/unseen_versions/prune_versions.py.
+
+    python corpus/unseen_v0111/prune_v0111.py [--dry-run]
+
+Writes the dropped names to corpus/unseen_v0111/pruned.json."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "unseen_sm100"))
+import prune_sm100  # noqa: E402
+
+if __name__ == "__main__":
+    prune_sm100.main(HERE)
