@@ -171,3 +171,14 @@ def test_the_gate_emits_018_kernels_as_the_engine_reads_them():
     assert all(ln.rstrip().split("  // ")[0].endswith(", (16LL), true);")
                for ln in body.splitlines() if "ag_cp_async(" in ln)
     assert "ag_mbar_wait(ag, (&ag_mbar[" in skeleton(SM90_GEMM)
+
+
+def test_fix_repairs_018_waits_where_they_are_written():
+    """`fix` on the inflight count raised to 3: it lowers the attr's count back to 2 (the wait
+    the attr is), rather than inserting commits because the commit scopes looked absent."""
+    from asyncguard.repair import repair_text
+    old = 'T.attr(0, "async_wait_inflight_count", 2)'
+    broken = _mutant(SM80_GEMM, old, old.replace("2)", "3)"))
+    rep = repair_text(broken, SM80_GEMM)
+    assert rep.status == "fixed"
+    assert rep.new_text == _text(SM80_GEMM)

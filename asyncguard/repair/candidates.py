@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .. import ir
+from ..models.cp_async import COMMIT_SCOPE, INFLIGHT_COUNT, WAIT_SCOPE
 from .edits import Edit, body
 from .tree import Gap, Tree, call_of, calls_in, last_line
 
@@ -25,6 +26,32 @@ COMMIT_ARRIVE = "T.tcgen05_mma_arrive"
 # the witness names a barrier by its allocation and slot, `mbarrier[2]`; any buffer name
 _BAR = re.compile(r"\w+\[(\d+)\]")
 
+
+
+def _group_op(stmt) -> str | None:
+    """The cp.async group operation a statement is: a commit or wait call, or one of TileLang
+    0.1.8's async-queue attrs that codegen prints as one (models/cp_async.py): a commit scope
+    (`with`, or a statement whose body is the rest of its block) commits after its body, a wait
+    scope and an inflight count wait. None for anything else."""
+    c = call_of(stmt)
+    if c is not None and c.name in ("T.ptx_commit_group", "T.ptx_wait_group"):
+        return c.name
+    e = stmt.ctx if isinstance(stmt, ir.With) else c
+    if isinstance(e, ir.Call) and e.name == "T.attr" and len(e.args) == 3 and isinstance(e.args[1], ir.Const):
+        return {COMMIT_SCOPE: "T.ptx_commit_group", WAIT_SCOPE: "T.ptx_wait_group",
+                INFLIGHT_COUNT: "T.ptx_wait_group"}.get(e.args[1].value)
+    return None
+
+
+def _count_arg(stmt) -> int:
+    """Which argument of a wait statement is its group count: `T.ptx_wait_group(n)`'s first, or
+    the third of TileLang 0.1.8's `T.attr(0, "async_wait_inflight_count", n)`, which codegen
+    prints as `cp.async.wait_group n` (models/cp_async.py)."""
+    c = call_of(stmt)
+    if c is not None and c.name == "T.attr" and len(c.args) == 3 and isinstance(c.args[1], ir.Const) \
+            and c.args[1].value == INFLIGHT_COUNT:
+        return 2
+    return 0
 
 class Generator:
     def __init__(self, tree: Tree, orig_line):
@@ -89,12 +116,13 @@ class Generator:
     def lower_waits(self, stmts, n_from=None, why="lower the wait count"):
         out = []
         for s in stmts:
-            n = self.int_arg(s, 0)
+            at = _count_arg(s)
+            n = self.int_arg(s, at)
             if n is None or n == 0:
                 continue
             top = n - 1 if n_from is None else min(n - 1, n_from)
             for m in range(top, -1, -1):
-                c = self.replace_arg(s, 0, str(m), why)
+                c = self.replace_arg(s, at, str(m), why)
                 if c:
                     out.append(c)
         return out
@@ -190,18 +218,22 @@ class Generator:
         the parents' siblings); a loop holding commits or waits before any commit counts as a
         wait (its first group would absorb the copy). None: the end of the kernel."""
         t = self.t
-        for bi, i in reversed(t.chain(s)):
-            for x in t.blocks[bi].stmts[i + 1:]:
-                c = call_of(x)
-                if c is not None and c.name in ("T.ptx_commit_group", "T.ptx_wait_group"):
-                    return c.name
+        for level, (bi, i) in enumerate(reversed(t.chain(s))):
+            stmts = t.blocks[bi].stmts
+            # a 0.1.8 commit scope around the copy, or before it as a statement (its body is the
+            # rest of the block), commits the copy's group at its end
+            if level and _group_op(stmts[i]) == "T.ptx_commit_group" \
+                    or any(isinstance(x, ir.ExprStmt) and _group_op(x) == "T.ptx_commit_group" for x in stmts[:i]):
+                return "T.ptx_commit_group"
+            for x in stmts[i + 1:]:
                 inner = [y for y in t.stmts if x.span.line < y.span.line <= last_line(x)
-                         and (cy := call_of(y)) is not None
-                         and cy.name in ("T.ptx_commit_group", "T.ptx_wait_group")]
-                if inner:
-                    if type(x).__name__ in ("For", "While"):
-                        return "T.ptx_wait_group"
-                    return call_of(inner[0]).name
+                         and _group_op(y) is not None]
+                if inner and type(x).__name__ in ("For", "While"):
+                    return "T.ptx_wait_group"
+                # a statement's own operation; a `with` scope's comes after what its body does
+                op = _group_op(inner[0]) if inner else _group_op(x)
+                if op is not None:
+                    return op
         return None
 
     def unclosed_copies(self) -> list:
