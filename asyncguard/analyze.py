@@ -15,7 +15,7 @@ from .engine.machine import Machine, RunResult
 from .engine.exprs import free_names
 from .engine.program import elaborate
 from .engine.scopes import scoped_lets
-from .checks.resources import KernelContext
+from .checks.resources import LAUNCH_RULES, KernelContext
 from .parse import parse
 from .prover import one_thread_at_a_time
 
@@ -390,8 +390,9 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         scope.append(line)
                 found = at_race if machine.stopped_at_race else \
                     checks.run_all(result, path, kernel=kernel, strict=limits.strict)
-                if result.control_lost:   # paths were skipped: what follows may be an artifact
-                    found = [f for f in found if f.rule.kind == "unsupported"]
+                if result.control_lost:   # paths were skipped: what follows may be an artifact,
+                    # except what the launch's own allocations decide
+                    found = [f for f in found if f.rule.kind == "unsupported" or f.rule.code in LAUNCH_RULES]
                 found = _taken_arm_reads(found, program, path)
                 for f in found:
                     key = (f.rule.code, f.line, f.col)

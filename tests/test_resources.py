@@ -207,3 +207,15 @@ def test_sub_byte_elements_take_half_a_byte_in_the_dynamic_budget():
     assert check_text(text, str(path)).verdict == "clean"
     small = check_text(text.replace('"dyn_shared_memory_buf": 64,', '"dyn_shared_memory_buf": 63,'), str(path))
     assert {f.rule.code for f in small.findings} == {"AG501"}
+
+
+def test_a_launch_over_the_limit_is_reported_when_the_run_loses_its_paths():
+    """Megatron's sparse MLA backward lowered for sm_80 asks for more shared memory than an sm_80
+    block may have (AG503), and its branches on loaded indices stop the run (`unknown` there).
+    The launch's own request does not depend on those paths: AG503 stays (checks/resources.py
+    LAUNCH_RULES)."""
+    tir = CORPUS / "unseen_users" / "megatron_lm__drv_megatron_dsa__bwd.sparse_mla_bwd_kernel__sm_80.tir"
+    rep = check_text(tir.read_text(), str(tir))
+    assert any(f.rule.code == "AG001" and "branch condition" in f.message for f in rep.findings)
+    assert rep.verdict == "buggy"
+    assert {(f.rule.code, f.line) for f in rep.findings if f.rule.kind != "unsupported"} == {("AG503", 8)}

@@ -140,6 +140,10 @@ ring = T.alloc_buffer((3, 8192), "float16", scope="shared.dyn")
 The static allocations, their total, the cap.
 """)
 
+# findings about the launch as written (its allocations and requests), whatever path its threads
+# take: they stand when the run lost control of its paths (analyze.py keeps them then)
+LAUNCH_RULES = frozenset((NOT_OPTED_IN.code, OVER_LIMIT.code, STATIC_OVER_48K.code))
+
 OVER_REQUEST = rule("AG505", "smem-request-costs-occupancy", "resource", "warning",
                     "the launch requests more shared memory than the views reach, and that costs blocks per SM", """
 ## What it does
