@@ -182,3 +182,21 @@ def test_fix_repairs_018_waits_where_they_are_written():
     rep = repair_text(broken, SM80_GEMM)
     assert rep.status == "fixed"
     assert rep.new_text == _text(SM80_GEMM)
+
+
+CUMSUM = "gdn__example_cumsum__tilelang_chunk_local_cumsum_scalar__sm_80.tir"
+
+
+def test_a_cumsum2d_without_strides_scans_rows_of_w():
+    """TileLang 0.1.8 and 0.1.11 print `tl::CumSum2D<256, 1, true>::run(src, dst, H, W)`, without
+    0.1.15's strides (both W in their template): clean as lowered; without the barrier after the
+    64 threads' stores into G_shared, the scan's reads race with them."""
+    text = _text(CUMSUM)
+    assert check_text(text, CUMSUM).verdict == "clean"
+    store = "G_shared_2[tx] = G_2[bx * 2048 + tx * 32 + by]\n"
+    sync = '        T.tvm_storage_sync("shared")\n'
+    at = text.index(store) + len(store)
+    assert text[at:at + len(sync)] == sync
+    rep = check_text(text[:at] + text[at + len(sync):], CUMSUM)
+    assert rep.verdict == "buggy"
+    assert "AG201" in _rules(rep)

@@ -17,7 +17,8 @@ threadIdx.x < 32 take part; lane l handles elements seg * 32 + l < N, segment af
 segments moves through warp shuffles. `tl::CumSum2D<threads, axis, reverse>::run(src, dst, H,
 W, src_stride, dst_stride)`: warp `item = threadIdx.x / 32` of threads/32 scans lines
 item, item + threads/32, ... (rows of W when axis is 1, columns of H when axis is 0; a warp
-whose line is out of range returns).
+whose line is out of range returns). TileLang 0.1.11 printed `run(src, dst, H, W)`, its
+template's only form then: both strides W (v0.1.11 tl_templates/cuda/scan.h InclusiveScan2D).
 
 `DP4A(a, b, c)` (common.h) reads 4 bytes at a and at b, reads 4 bytes at c and writes the
 `__dp4a` result back to c, in the executing thread.
@@ -175,8 +176,8 @@ def _scan(ctx, call, name, m):
     dims, threads = m.group(1), int(m.group(2))
     axis = int(m.group(3) or 0) if dims == "2D" else 0
     reverse = m.group(4) == "true"
-    want = 5 if dims == "1D" else 8
-    if len(call.args) != want:
+    want = (5,) if dims == "1D" else (8, 6)   # 2D: TileLang 0.1.11 passes no strides (module doc)
+    if len(call.args) not in want:
         raise NotModelled(f"{name} with {len(call.args) - 2} arguments")
     if threads not in (32, 64, 128, 256, 512, 1024) or axis not in (0, 1):
         raise NotModelled(f"{name}: template arguments the template refuses")
@@ -216,7 +217,7 @@ def _scan(ctx, call, name, m):
             if mine.size and vals[0] > 0:
                 line(env, mine, zero, zero, vals[0], 1, 1, out)
             return out
-        h, w, ss, ds = vals
+        h, w, ss, ds = vals if len(vals) == 4 else (*vals, vals[1], vals[1])
         if h <= 0 or w <= 0:
             return out
         tile, item = threads // SEG, tx // SEG
