@@ -1,0 +1,40 @@
+"""The held-out probes added in session 28 keep the verdicts recorded in their expect.json (each definite
+finding judged against the TIR in the corpus's README; a change of verdict is a change to read, then
+record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
+
+- corpus/unseen_versions: TileLang 0.1.8's examples lowered by tilelang 0.1.8 (tag v0.1.8);
+- corpus/unseen_v0111: TileLang 0.1.11's examples lowered by tilelang 0.1.11 (tag v0.1.11);
+- corpus/unseen_users: TileLang kernels from public repositories other than TileLang's, lowered by 0.1.15.
+  Only the licensed repositories' kernels are committed (results.json records the others' verdicts).
+
+Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
+from pathlib import Path
+
+import pytest
+
+from _pinned import PinnedCorpus
+
+ROOT = Path(__file__).resolve().parent.parent / "corpus"
+# folder -> (a commit its README names, the fewest kernels, every kernel timed in results.json)
+PROBES = {
+    "unseen_versions": ("41b25527cd672434f88eeea7e056d8d7c0d4faa4", 200, True),
+    "unseen_v0111": ("cd37ed5fc35ae7a60a1277c8eb49028174ac51e6", 200, True),
+    "unseen_users": ("1d9372ce82be80be8c109da9d2c89351fc89c92a", 30, False),
+}
+CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_probe_is_there(name):
+    corpus, (commit, fewest, all_timed) = CORPORA[name], PROBES[name]
+    names = [p.name for p in corpus.files]
+    assert len(names) >= fewest
+    assert commit in (corpus.folder / "README.md").read_text()
+    assert sorted(corpus.expect) == names
+    assert (sorted(corpus.times) == names) if all_timed else (set(corpus.times) >= set(names))
+
+
+@pytest.mark.parametrize("name,tir", [pytest.param(name, p.values[0], id=f"{name}/{p.id}", marks=p.marks)
+                                      for name in sorted(PROBES) for p in CORPORA[name].params()])
+def test_probe_kernel_keeps_its_verdict(name, tir: Path):
+    CORPORA[name].check_against_record(tir)
