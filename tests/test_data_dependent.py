@@ -306,3 +306,27 @@ def test_a_branch_whose_arms_reread_what_its_condition_read_decides_nothing():
     rep = check_text(text.replace(line, moved), str(MEGATRON_INDEXER_BWD))
     assert rep.verdict == "unknown"
     assert any(f.line == 135 and "branch condition" in f.message for f in rep.findings)
+
+
+MEGATRON_SPARSE_MLA_BWD = (Path(__file__).resolve().parent.parent / "corpus" / "unseen_users" /
+                           "megatron_lm__drv_megatron_dsa__bwd.sparse_mla_bwd_kernel__sm_90a.tir")
+
+
+def test_a_guard_on_a_loaded_index_around_atomics_reading_shared_addends_is_taken():
+    """Megatron's sparse MLA backward: `idx = Indices[..]; if 0 <= idx: if idx < seq_len_kv:
+    atomic_addx4(&dKV[idx ..], &acc_dkv_shared[..])`. The atomic only reads its addends from shared
+    memory (an access, no synchronization), so the guards are checked taken by every thread, as
+    around a load or store: clean, where it was unknown (the branch was a problem, and
+    seq_len_kv's proof was refuted at it). With the barrier before the atomics dropped, the same
+    reading finds the race on the addends."""
+    text = MEGATRON_SPARSE_MLA_BWD.read_text()
+    rep = check_text(text, str(MEGATRON_SPARSE_MLA_BWD))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("lines [247, 248, 252, 253" in s and "only guard shared accesses" in s
+               for s in rep.kernels[0].scope)
+    lines = text.split("\n")
+    assert lines[243].strip() == 'T.tvm_storage_sync("shared.dyn")' and "atomic_addx4" in lines[248]
+    rep = check_text("\n".join(lines[:243] + lines[244:]), str(MEGATRON_SPARSE_MLA_BWD))
+    assert rep.verdict == "buggy"
+    races = [f for f in rep.findings if f.rule.code == "AG201"]
+    assert any(f.line == 248 and "acc_dkv_shared" in f.message and "line 240" in f.message for f in races)

@@ -16,7 +16,7 @@ from .scopes import scoped_lets
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
 from ..models import cp_async as cp_async_model
-from ..models.atomics import shared_atomic, shared_destination, shared_source, source_read
+from ..models.atomics import SHARED_ATOMICS, shared_atomic, shared_destination, shared_source, source_read
 from ..models.clc import QUERIES as CLC_QUERIES
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
@@ -1702,7 +1702,10 @@ _DESCRIPTOR_READS = ("T.tma_load", "T.tma_load_im2col", "T.tma_load_gather4", "T
 
 
 # operations whose only events are shared accesses (no barrier, group, arrive or register)
-_ACCESS_ONLY_OPS = {"load", "store", "ptx_cp_async", "ptx_ldmatrix", "ptx_stmatrix"}
+# (an atomic statement is a read-modify-write of shared bytes, or a global one reading its addends
+# through a shared pointer: an access like a store, blocking and releasing nobody; models/atomics.py)
+_ACCESS_ONLY_OPS = {"load", "store", "ptx_cp_async", "ptx_ldmatrix", "ptx_stmatrix"} | \
+    {name.removeprefix("T.") for name in SHARED_ATOMICS}
 # wgmma issues: asynchronous shared reads that only the issuing warpgroup's own wait completes.
 # They neither block a thread nor release another (an unrolled loop of them, `for ki in
 # T.unroll(32)`, is no loop a skip beside it must match), but they are no access-only arm
