@@ -34,6 +34,8 @@ from .. import ir
 from ..engine.program import (RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
                               _register_range_truth, _scan_globals, truth_from_copies)
 from ..engine.scopes import SHADOW_MARK, scoped_lets
+from ..models import NotModelled
+from ..models.cp_async import operands as cp_async_operands
 from ..models.extern import ALLREDUCE
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
@@ -235,6 +237,12 @@ __device__ __forceinline__ void ag_cp_async(AgState& s, i64 addr, i64 n, bool pr
   else if (n == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
   else if (n == 4) asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(d), "l"(src), "r"(ss) : "memory");
   else __trap(); }
+__device__ __forceinline__ void ag_cp_async_or_zero(AgState& s, i64 addr, i64 n, bool pred) {
+  // TVM's predicated cp.async (ptx.cc PrintPredicatedCpAsyncAssembly): a false predicate stores
+  // zeros synchronously instead of copying
+  if (pred) { ag_cp_async(s, addr, n, true); return; }
+  unsigned char* d = ag_smem + addr;
+  for (i64 i = 0; i < n; ++i) d[i] = 0; }
 __device__ __forceinline__ void ag_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 #define AG_WAIT_CASE(k) case k: asm volatile("cp.async.wait_group " #k ";\n" ::: "memory"); break;
 __device__ __forceinline__ void ag_cp_wait(i64 n) {
@@ -884,32 +892,28 @@ class _Emitter:
         args = call.args
         self.features.add(name)
         if name == "ptx_cp_async":
-            pred_c, pred_fn = "true", None
-            if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str) and len(args) in (4, 5):
-                # TileLang 0.1.8: the call's dtype first, then (dst, src, BYTES[, pred])
-                args = args[1:]
-                _, addr, _, _ = self.ptr(args[0])
-                nbytes = f"({self.expr(args[2])})"
-                if len(args) == 4:
-                    pred_c = f"((bool)({self.expr(args[3])}))"
-                    pred_fn = self.el.compile(args[3])
-            elif len(args) in (3, 4):
-                _, addr, size, _ = self.ptr(args[0])
-                nbytes = f"({self.expr(args[2])}) * {size}LL"
-                if len(args) == 4:
-                    pred_c = f"((bool)({self.expr(args[3])}))"
-                    pred_fn = self.el.compile(args[3])
-            elif len(args) == 5:
-                view = self.el.view_of(args[0])
+            try:
+                ops = cp_async_operands(call)
+            except NotModelled as err:
+                raise EmitError(f"line {span.line}: {err}") from None
+            if ops.offset is None:
+                _, addr, size, _ = self.ptr(ops.dst)
+                nbytes = f"({self.expr(ops.size)})" + (f" * {size}LL" if ops.size_in_elements else "")
+            else:
+                view = self.el.view_of(ops.dst)
                 if view is None or not view.is_shared:
                     raise EmitError(f"line {span.line}: cp.async destination")
                 es = _byte_size(view.elem_size, view.name, span)
-                addr = f"({view.flat_base}LL + ({self.expr(args[1])}) * {es}LL)"
-                nbytes = self.expr(args[4])
-            else:
-                raise EmitError(f"line {span.line}: T.ptx_cp_async with {len(args)} arguments")
+                addr = f"({view.flat_base}LL + ({self.expr(ops.offset)}) * {es}LL)"
+                nbytes = self.expr(ops.size)
+            pred_c, pred_fn = "true", None
+            if ops.pred is not None:
+                pred_c = f"((bool)({self.expr(ops.pred)}))"
+                pred_fn = self.el.compile(ops.pred)
+            # TVM's builtin: `@p cp.async; @!p st.shared` of zeros (TileLang's zero-fills by a copy)
+            helper = "ag_cp_async_or_zero" if ops.zero_store else "ag_cp_async"
             self.info[id(s)] = OpInfo("cp_async", pred=pred_fn)
-            self.out(f"ag_cp_async(ag, {addr}, {nbytes}, {pred_c});  // line {span.line}")
+            self.out(f"{helper}(ag, {addr}, {nbytes}, {pred_c});  // line {span.line}")
             return
         if name == "ptx_commit_group":
             self.out("ag_cp_commit();")

@@ -887,6 +887,16 @@ class Elaborator:
                          self.compile(rw_expr) if rw_expr is not None else zero, elem_bits)
 
     def access_ptr(self, e) -> AccessPtr | None:
+        """A pointer operand: `T.tvm_access_ptr(type, data, offset, extent, rw)`, or TVM's
+        `T.address_of(buf[i])` (a pointer to element i of a flat buffer, of its dtype: codegen
+        prints `&buf[i]`); None for anything else."""
+        if isinstance(e, ir.Call) and e.name == "T.address_of" and len(e.args) == 1 \
+                and isinstance(e.args[0], ir.Subscript) and len(e.args[0].indices) == 1 \
+                and not isinstance(e.args[0].indices[0], ir.Slice):
+            view = self.view_of(e.args[0].value)
+            if view is None:
+                raise NotModelled(f"T.address_of over unknown data {e.args[0].value!r:.40}")
+            return self.make_ptr(view, e.args[0].indices[0])
         if not (isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5):
             return None
         ann, data, off, ext, rw = e.args

@@ -2,7 +2,12 @@
 
 `T.ptx_cp_async(dst, src, n[, pred])` (TileLang form): n ELEMENTS of dst's dtype; the
 predicated form zero-fills when pred is false, so it writes the destination either way.
-TVM's builtin 5-argument form `(dst_ptr, dst_off, src_ptr, src_off, bytes)` takes bytes.
+TVM's builtin 5-argument form `(dst_ptr, dst_off, src_ptr, src_off, bytes)` takes bytes, its
+offsets in elements of the pointers' types (codegen_cuda.cc: `dst + dst_offset`). TVM itself prints
+the call's dtype first, `T.ptx_cp_async("float16", A_shared.data, off, A, src_off, 8[, pred])`; with
+the sixth operand codegen_cuda.cc's PrintPredicatedCpAsyncAssembly (ptx.cc) issues
+`@p cp.async` and `@!p st.shared` of zeros: where the predicate is false the thread's write is a
+plain synchronous store, not a copy.
 TileLang 0.1.8 printed the call's dtype first, `T.ptx_cp_async("float16", dst, src, n[, pred])`,
 and there n is BYTES: its inject_ptx_async_copy.cc builds `(dst_ptr, src_ptr, bytes[, pred])` with
 the store buffer's dtype as the call's type, and codegen_cuda.cc prints `cp_async_gs<n>`.
@@ -21,37 +26,57 @@ must be 0 (codegen refuses any other). The engine rewrites them into these calls
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import ir
 from ..events import Access, AccessKind, CommitGroup, WaitGroup
-from . import NotModelled, ThreadRanges, constant, op
+from . import NotModelled, ThreadRanges, constant, frozen, op, per_thread
+
+
+@dataclass(frozen=True)
+class Operands:
+    """What a `T.ptx_cp_async` call's operands mean, in each printed form (module doc). `offset`:
+    None where `dst` is a `T.tvm_access_ptr`, else the element offset into the buffer `dst` names
+    (TVM's builtin); `size_in_elements`: `size` counts dst's elements, else bytes; `pred`: the
+    predicate, or None; `zero_store`: where it is false the thread stores zeros synchronously (TVM's
+    builtin) rather than a zero-filling copy (TileLang's)."""
+    dst: object
+    offset: object
+    size: object
+    size_in_elements: bool
+    pred: object = None
+    zero_store: bool = False
+
+
+def operands(call) -> Operands:
+    """The operands of a `T.ptx_cp_async` call; NotModelled for a form none of them has."""
+    args = list(call.args)
+    typed = bool(args) and isinstance(args[0], ir.Const) and isinstance(args[0].value, str)
+    if typed:
+        args = args[1:]   # the call's dtype first (module doc)
+    if len(args) in (5, 6):   # TVM builtin: (dst_data, dst_elem_offset, src_data, src_offset, bytes[, pred])
+        return Operands(args[0], args[1], args[4], False, args[5] if len(args) == 6 else None, True)
+    if len(args) in (3, 4):   # (dst, src, n[, pred]): n bytes in TileLang 0.1.8's typed form
+        return Operands(args[0], None, args[2], not typed, args[3] if len(args) == 4 else None)
+    raise NotModelled(f"T.ptx_cp_async with {'a dtype and ' if typed else ''}{len(args)} arguments")
 
 
 @op("T.ptx_cp_async")
 def cp_async(ctx, call):
-    args = call.args
-    if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str):
-        args = args[1:]   # TileLang 0.1.8: the call's dtype first, then bytes (module doc)
-        if len(args) not in (3, 4):
-            raise NotModelled(f"T.ptx_cp_async with a dtype and {len(args)} arguments")
-        ptr = ctx.access_ptr(args[0])
+    ops = operands(call)
+    if ops.offset is None:
+        ptr = ctx.access_ptr(ops.dst)
         if ptr is None:
             raise NotModelled("cp.async destination is not a T.tvm_access_ptr")
-        count_fn, to_bytes, offset_fn = ctx.compile(args[2]), int, ptr.offset
-    elif len(args) in (3, 4):
-        ptr = ctx.access_ptr(args[0])
-        if ptr is None:
-            raise NotModelled("cp.async destination is not a T.tvm_access_ptr")
-        count_fn, to_bytes = ctx.compile(args[2]), ptr.count_bytes   # elements (int4: 32 = 16 B)
-        offset_fn = ptr.offset
-    elif len(args) == 5:  # TVM builtin: (dst_data, dst_elem_offset, src_data, src_offset, bytes)
-        view = ctx.view_of(args[0])
+    else:
+        view = ctx.view_of(ops.dst)
         if view is None:
             raise NotModelled("cp.async destination is not a known buffer")
-        ptr = ctx.make_ptr(view, args[1])
-        count_fn, offset_fn = ctx.compile(args[4]), ptr.offset
-        to_bytes = int   # the builtin's last operand is bytes
-    else:
-        raise NotModelled(f"T.ptx_cp_async with {len(args)} arguments")
+        ptr = ctx.make_ptr(view, ops.offset)
+    count_fn, offset_fn = ctx.compile(ops.size), ptr.offset
+    to_bytes = ptr.count_bytes if ops.size_in_elements else int   # elements (int4: 32 = 16 B)
+    # (TileLang's predicated copy zero-fills asynchronously: a copy either way)
+    pred_fn = ctx.compile(ops.pred) if ops.zero_store and ops.pred is not None else None
     if not ptr.view.is_shared:
         raise NotModelled("cp.async destination is not in shared memory")
     ranges = ThreadRanges()
@@ -61,8 +86,19 @@ def cp_async(ctx, call):
         if nbytes not in (4, 8, 16):
             raise NotModelled(f"cp.async of {nbytes} bytes (PTX allows 4, 8 or 16)")
         lo, hi = ranges.get(offset_fn(env), tids, ptr.view.flat_base, ptr.elem_size, nbytes)
-        return [Access(AccessKind.ASYNC_WRITE, tids, lo, hi, ptr.view.name,
-                       ptr.view.flat_base, ptr.elem_size, "ptx_cp_async")]
+        if pred_fn is None:
+            return [Access(AccessKind.ASYNC_WRITE, tids, lo, hi, ptr.view.name,
+                           ptr.view.flat_base, ptr.elem_size, "ptx_cp_async")]
+        copies = per_thread(pred_fn(env), tids).astype(bool)
+        out = []
+        for kind, sel in ((AccessKind.WRITE, ~copies), (AccessKind.ASYNC_WRITE, copies)):
+            if sel.all():
+                out.append(Access(kind, tids, lo, hi, ptr.view.name, ptr.view.flat_base, ptr.elem_size,
+                                  "ptx_cp_async"))
+            elif sel.any():
+                out.append(Access(kind, frozen(tids[sel]), frozen(lo[sel]), frozen(hi[sel]), ptr.view.name,
+                                  ptr.view.flat_base, ptr.elem_size, "ptx_cp_async"))
+        return out
     return run
 
 

@@ -5,7 +5,9 @@
 to the lane that named it. TileLang 0.1.15 prints `T.ptx_ldmatrix(trans, num, smem_ptr,
 local_ptr)`; 0.1.8 printed TVM's builtin with the call's dtype first,
 `T.ptx_ldmatrix(dtype, trans, num, ".b16", local, local_off, smem_ptr, smem_off)`, whose shared
-address is smem_ptr + smem_off elements (only 0 is read: every such call in 0.1.8's examples).
+address is smem_ptr + smem_off elements of the pointer's type (TVM's codegen_cuda.cc and ptx.cc
+PrintLoadMatrixAssembly: `cast_smem_ptr_to_int(smem_ptr + smem_elem_offset)`, each lane's row).
+TVM's own pipelines print the same with a per-lane offset (`(tx & 15) * 40 + (tx >> 4) * 8`).
 
 `T.lds32/64/128(ptr)` and `T.sts32/64/128(ptr, value)`: TileLang's explicit-width shared
 accesses, printed as `tl::load_shared_N(ptr)` / `tl::store_shared_N(ptr, value)`
@@ -26,8 +28,10 @@ from .launch import WARP
 ROW_BYTES = 16
 
 
-def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int, args=None):
+def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int, args=None, row_offset=None):
+    """`row_offset`: elements added to the pointer's offset in each lane (TVM's smem_off)."""
     args = call.args if args is None else args
+    extra_fn = None if row_offset is None or row_offset == ir.Const(0) else ctx.compile(row_offset)
     if len(args) <= ptr_index:
         raise NotModelled(f"{call.name} with {len(args)} arguments")
     num_fn = ctx.compile(args[1])
@@ -47,6 +51,8 @@ def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int, args=None):
         if num not in (1, 2, 4):
             raise NotModelled(f"matrix count {num}")
         off = ptr.offset(env)
+        if extra_fn is not None:
+            off = off + extra_fn(env)   # (a new array: not memoized below)
         base = ptr.view.flat_base
         t = type(off)
         key = (num, t is int, off if t is int else id(off), id(tids), base) \
@@ -77,9 +83,7 @@ def ldmatrix(ctx, call):
         args = args[1:]
         if len(args) != 7:
             raise NotModelled(f"T.ptx_ldmatrix with a dtype and {len(args)} arguments")
-        if not (isinstance(args[6], ir.Const) and args[6].value == 0):
-            raise NotModelled("T.ptx_ldmatrix with a shared element offset other than 0")
-        return _matrix_op(ctx, call, AccessKind.READ, 5, args)
+        return _matrix_op(ctx, call, AccessKind.READ, 5, args, row_offset=args[6])
     return _matrix_op(ctx, call, AccessKind.READ, 2)
 
 
