@@ -1171,7 +1171,7 @@ class Elaborator:
         if len(idx) == 1 and isinstance(idx[0], ir.Slice):
             s = idx[0]
             if s.step is not None and self.literal(s.step) not in (1, None):
-                return PNote("strided vector access to shared memory", sub.span, access_only=True)
+                return self._strided_access(view, s, kind, span, sub)
             lo_fn = self.compile(s.lo) if s.lo is not None else (lambda env: 0)
             hi_fn = self.compile(s.hi) if s.hi is not None else (lambda env: shape[0])
             width = _fixed_width(s)
@@ -1244,6 +1244,24 @@ class Elaborator:
             return [Access(kind, tids, lo, hi, view.name, base, esize,
                            "load" if kind == AccessKind.READ else "store",
                            same_value=bool(same_value and same_value[0]))]
+        return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
+
+    def _strided_access(self, view, s: ir.Slice, kind: AccessKind, span, sub) -> POp | PNote:
+        """`S[e : e + c : k]`: a vector of c // k lanes (TVM's Ramp(e, k, lanes), printed as a
+        strided slice; dlight's SIMT GEMM loads `A_shared[tx : tx + 64 : 32]`), element e + j * k
+        for lane j. Each element is one access of the thread (its id repeated per lane). Only a
+        constant step above 1 and a fixed width, over whole-byte elements."""
+        step, width = self.literal(s.step), _fixed_width(s)
+        if not (type(step) is int and step > 1 and width and width % step == 0 and view.elem_bits % 8 == 0):
+            return PNote("strided vector access to shared memory", sub.span, access_only=True)
+        lanes, esize, lo_fn = width // step, view.elem_size, self.compile(s.lo)
+        offsets = np.arange(lanes, dtype=np.int64) * step
+
+        def run(env, tids):
+            first = per_thread(lo_fn(env), tids)
+            lo = view.flat_base + (first[:, None] + offsets[None, :]).ravel() * esize
+            return [Access(kind, np.repeat(tids, lanes), lo, lo + esize, view.name, view.flat_base, esize,
+                           "load" if kind == AccessKind.READ else "store")]
         return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
 
     def _expr_effects(self, e, out: list) -> None:
@@ -1408,8 +1426,9 @@ class Elaborator:
         return tuple(out)
 
     def _queue_attr(self, s):
-        """(key, queue, value) of a `T.attr(0, key, v)` statement or `with` over one of TVM's
-        async-queue keys (models/cp_async.py), else None."""
+        """(key, node, value) of a `T.attr(node, key, value)` statement or `with` over one of
+        TVM's async-queue keys (models/cp_async.py), else None. The value is the queue of a commit
+        or wait scope, the count of an inflight count."""
         e = s.expr if isinstance(s, ir.ExprStmt) else s.ctx if isinstance(s, ir.With) else None
         if not (isinstance(e, ir.Call) and e.name == "T.attr" and len(e.args) == 3):
             return None
@@ -1419,7 +1438,7 @@ class Elaborator:
     def _async_queue(self, s, queue, body) -> list:
         """TileLang 0.1.8's async-queue attrs as the commit / wait calls its codegen prints
         (models/cp_async.py); `body` is the attr's body."""
-        key, queue_id, value = queue
+        key, _, queue_id = queue   # the queue is the attr's value (codegen_cuda.cc reads op->value)
         if key == cp_async_model.INFLIGHT_COUNT:   # read only under a wait scope
             return list(self.block(body))
         if self.literal(queue_id) != 0:

@@ -21,6 +21,7 @@ codegen_cuda.cc (`VisitStmt_(AttrStmtNode)`) prints them as the group calls:
 enclosing block when printed as a statement) followed by `commit_group`;
 `T.attr(0, "async_wait_queue_scope", 0)` whose body opens with
 `T.attr(0, "async_wait_inflight_count", n)` is `wait_group(n)` followed by that body. The queue
+(the attr's value, which codegen_cuda.cc reads as `op->value`; the node operand means nothing)
 must be 0 (codegen refuses any other). The engine rewrites them into these calls
 (engine/program.py `_async_queue`).
 """
@@ -59,6 +60,19 @@ def operands(call) -> Operands:
     if len(args) in (3, 4):   # (dst, src, n[, pred]): n bytes in TileLang 0.1.8's typed form
         return Operands(args[0], None, args[2], not typed, args[3] if len(args) == 4 else None)
     raise NotModelled(f"T.ptx_cp_async with {'a dtype and ' if typed else ''}{len(args)} arguments")
+
+
+def global_operand_indices(call) -> set:
+    """The positions in `call.args` of the `T.ptx_cp_async` operands that touch global memory
+    only: the source pointer and offset, and TileLang's predicate (its copy writes the
+    destination either way). Not TVM's predicate, which decides whether the thread copies or
+    stores zeros (`Operands.zero_store`)."""
+    args = call.args
+    typed = int(bool(args) and isinstance(args[0], ir.Const) and isinstance(args[0].value, str))
+    n = len(args) - typed
+    if n in (5, 6):   # (dst, dst_off, src, src_off, bytes[, pred])
+        return {typed + 2, typed + 3}
+    return {typed + 1, typed + 3} if n in (3, 4) else set()   # (dst, src, n[, pred])
 
 
 @op("T.ptx_cp_async")

@@ -33,6 +33,7 @@ from .. import ir
 from ..engine.exprs import free_names
 from ..engine.program import (REGISTER_DTYPES, REGISTER_SCOPES, PIf, PLet, PLoop, PNote, POp,
                               PStore, PWhile)
+from ..models.cp_async import global_operand_indices
 from ..models.launch import CLUSTER_RANK
 from .behaviours import Site, _int
 from .encode import Encoder, Unencodable
@@ -60,7 +61,7 @@ def _global_operands(call: ir.Call, views: dict) -> set:
     if name in ("T.tma_store", "T.tma_store_scatter4"):
         return {0} if one_d else set(range(2, n))       # (gmem, smem, bytes) | (desc, smem, coords)
     if name == "T.ptx_cp_async":
-        return {2, 3} if n == 5 else {1, 3}
+        return global_operand_indices(call)
     return set()
 
 

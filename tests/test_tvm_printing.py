@@ -1,0 +1,144 @@
+"""Kernels printed by TVM itself (not TileLang's lowering): corpus/unseen_tvm, made by TVM's own
+software pipeliner, dlight and hand schedules (docs/model.md "TVM's own pipelines")."""
+from pathlib import Path
+
+import pytest
+
+from asyncguard.analyze import check_text
+
+TVM = Path(__file__).resolve().parent.parent / "corpus" / "unseen_tvm"
+
+HEAD = '''# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main_kernel(A: T.handle("float32", "global"), B: T.handle("float32", "global")):
+        T.func_attr({"target": T.target({"arch": "sm_80", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}), "thread_extent": {"threadIdx.x": 64}})
+        A_1 = T.decl_buffer((64,), data=A)
+        B_1 = T.decl_buffer((64,), data=B)
+        threadIdx_x = T.launch_thread("threadIdx.x", 64)
+        S = T.alloc_buffer((128,), scope="shared")
+'''
+
+
+def kernel(body: str) -> str:
+    return HEAD + "".join(f"        {line}\n" for line in body.strip().splitlines())
+
+
+def check(text: str, name: str = "tvm.tir"):
+    return check_text(text, name)
+
+
+def rules(rep) -> set:
+    return {(f.rule.code, f.line) for f in rep.findings}
+
+
+def lines_of(name: str) -> list:
+    return (TVM / name).read_text().split("\n")
+
+
+def test_the_dtype_first_builtin_copies_with_element_offsets_and_ldmatrix_reads_each_lanes_row():
+    """`T.ptx_cp_async("float16", buf.data, off, A, src_off, 16)` into a uint8 dynamic buffer
+    (offsets in bytes) and `T.ptx_ldmatrix(.., T.address_of(buf_1[base]), lane_off)`: TVM's 2-stage
+    tensor-core GEMM is clean; without its wait the ldmatrix reads race the copies, and without
+    the barrier before the refill the copy overwrites a stage a warp still reads."""
+    name = "mma_gemm_s2_async.tir"
+    lines = lines_of(name)
+    assert check("\n".join(lines), name).verdict == "clean"
+    wait = next(k for k, ln in enumerate(lines) if 'async_wait_inflight_count", 1)' in ln)
+    assert "async_wait_queue_scope" in lines[wait - 1]
+    rep = check("\n".join(lines[:wait - 1] + lines[wait + 1:]), name)
+    assert rep.verdict == "buggy" and {r for r, _ in rules(rep)} == {"AG101", "AG103"}
+    sync = next(k for k, ln in enumerate(lines) if 'T.tvm_storage_sync("shared.dyn")' in ln)
+    rep = check("\n".join(lines[:sync] + lines[sync + 1:]), name)
+    assert rep.verdict == "buggy"
+    overwrite = [f for f in rep.findings if f.rule.code == "AG103"]
+    assert overwrite and all("ptx_ldmatrix" in f.message or "reads at line" in f.message for f in overwrite)
+
+
+def test_a_false_predicate_stores_zeros_synchronously():
+    """TVM's predicated cp.async (ptx.cc): `@p cp.async; @!p st.shared` of zeros. Threads whose
+    predicate is false wrote before the barrier; the others' copies are not waited for, so only
+    they race, and a wait makes it clean."""
+    copy = 'T.ptx_cp_async("float32", S.data, threadIdx_x, A, threadIdx_x, 4, threadIdx_x < 16)'
+    body = f"""
+{copy}
+T.ptx_commit_group()
+T.tvm_storage_sync("shared")
+B_1[threadIdx_x] = S[63 - threadIdx_x]
+"""
+    rep = check(kernel(body))
+    assert rep.verdict == "buggy", [f.message for f in rep.findings]
+    races = [f for f in rep.findings if f.rule.code == "AG101"]
+    # the copying threads are 0..15: the witness names one of them as the copy's issuer
+    assert races and all(any(f"thread {t}'s cp.async at line 13" in f.message for t in range(16))
+                         for f in races)
+    # and only those 16 leave a copy in flight at exit
+    assert any(f.rule.code == "AG104" and f.message.startswith("16 thread(s)") for f in rep.findings)
+    waited = body.replace("T.ptx_commit_group()", "T.ptx_commit_group()\nT.ptx_wait_group(0)")
+    assert check(kernel(waited)).verdict == "clean"
+    # every thread predicated off: only synchronous stores, ordered by the barrier
+    assert check(kernel(body.replace("threadIdx_x < 16", "threadIdx_x < 0"))).verdict == "clean"
+
+
+def test_the_async_queue_is_the_attrs_value():
+    """codegen_cuda.cc reads the queue from the attr's value (`op->value`) and refuses any queue
+    but 0; the node operand means nothing."""
+    body = """
+with T.attr(0, "async_commit_queue_scope", 0):
+    T.ptx_cp_async("float32", S.data, threadIdx_x, A, threadIdx_x, 4)
+with T.attr(0, "async_wait_queue_scope", 0):
+    T.attr(0, "async_wait_inflight_count", 0)
+    T.tvm_storage_sync("shared")
+    B_1[threadIdx_x] = S[63 - threadIdx_x]
+"""
+    assert check(kernel(body)).verdict == "clean"
+    assert check(kernel(body.replace('T.attr(0, "async_wait_queue_scope"', 'T.attr(1, "async_wait_queue_scope"'))
+                 ).verdict == "clean"
+    rep = check(kernel(body.replace('"async_wait_queue_scope", 0', '"async_wait_queue_scope", 1')))
+    assert rep.verdict == "unknown"
+    assert any("async queue 1" in f.message for f in rep.findings)
+
+
+def test_a_strided_vector_reads_each_lane():
+    """`S[e : e + 64 : 32]` (TVM's Ramp(e, 32, 2), dlight's SIMT GEMM): elements e and e + 32."""
+    body = """
+S[threadIdx_x] = A_1[threadIdx_x]
+T.tvm_storage_sync("shared")
+L = T.alloc_buffer((2,), scope="local")
+L[0:2] = S[threadIdx_x // 2:threadIdx_x // 2 + 64:32]
+B_1[threadIdx_x] = L[0] + L[1]
+"""
+    assert check(kernel(body)).verdict == "clean"
+    rep = check(kernel(body.replace('T.tvm_storage_sync("shared")\n', "")))
+    assert rep.verdict == "buggy"
+    assert any(f.rule.code == "AG201" and f.line == 15 for f in rep.findings), [f.message for f in rep.findings]
+    # a lane past what any thread wrote: the second lane of threads >= 64 reads S[64..95], never written
+    beyond = check(kernel(body.replace("threadIdx_x // 2 + 64:32]", "threadIdx_x // 2 + 96:32]")))
+    assert beyond.verdict != "clean"
+
+
+def test_dlight_simt_gemm_with_strided_loads_is_clean_and_its_barrier_matters():
+    name = "dlight_matmul_f32_simt.tir"
+    lines = lines_of(name)
+    assert check("\n".join(lines), name).verdict == "clean"
+    syncs = [k for k, ln in enumerate(lines) if "T.tvm_storage_sync(" in ln]
+    found = set()
+    for k in syncs:
+        found.add(check("\n".join(lines[:k] + lines[k + 1:]), name).verdict)
+    assert "buggy" in found
+
+
+@pytest.mark.parametrize("name", ["upstream_cp_async_in_if_then_else.tir",
+                                  "upstream_async_producer_interleaving.tir"])
+def test_tvms_pipeliner_under_waits_when_a_copy_follows_its_consumer(name):
+    """TVM's InjectSoftwarePipeline (order [0, 2, 1]): the prologue commits A and B as one group
+    per stage, the loop commits them as two, and the wait counts assume two per stage, so
+    `wait_group 5` at i = 1 leaves the prologue's copy of stage 1 in flight while it is read
+    (docs/found-bugs.md)."""
+    rep = check((TVM / name).read_text(), name)
+    assert rep.verdict == "buggy"
+    codes = {f.rule.code for f in rep.findings}
+    assert "AG101" in codes and codes <= {"AG101", "AG103"}
