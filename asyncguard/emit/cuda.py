@@ -629,7 +629,16 @@ class _Emitter:
 
     # ---- pointers
     def ptr(self, e):
-        """T.tvm_access_ptr -> (view, C flat byte address, elem size, C extent expr)."""
+        """T.tvm_access_ptr -> (view, C flat byte address, elem size, C extent expr); TVM's
+        `T.address_of(buf[i])` too (extent None), as the engine's Elaborator.access_ptr reads it."""
+        if isinstance(e, ir.Call) and e.name == "T.address_of" and len(e.args) == 1 \
+                and isinstance(e.args[0], ir.Subscript) and len(e.args[0].indices) == 1 \
+                and not isinstance(e.args[0].indices[0], ir.Slice):
+            view = self.el.view_of(e.args[0].value)
+            if view is None:
+                raise EmitError(f"line {e.span.line}: address_of an unknown buffer")
+            size = _byte_size(view.elem_size, view.name, e.span)
+            return view, f"({view.flat_base}LL + ({self.expr(e.args[0].indices[0])}) * {size}LL)", size, None
         if not (isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5):
             raise EmitError(f"line {e.span.line}: shared pointer is not a T.tvm_access_ptr")
         ann, data, off, ext, _ = e.args
@@ -939,18 +948,20 @@ class _Emitter:
             self.out(f"ag_bar_arrive({self.expr(args[0])}, {self.expr(args[1])});  // line {span.line}")
             return
         if name == "ptx_ldmatrix":
-            smem = args[2]
+            smem, row_offset = args[2], None
             if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str):
-                # TileLang 0.1.8: TVM's builtin, dtype first; the shared offset is 0 (the model)
-                args, smem = args[1:], args[6]
+                # TVM's builtin, dtype first: each lane's row at smem_ptr + smem_off elements
+                args, smem, row_offset = args[1:], args[6], args[7]
             trans = self.el.literal(args[0])
             trans = bool(trans) if trans in (0, 1) else None   # T.bool(False), or 0 (0.1.8)
             num = self.el.literal(args[1])
             if trans is None or num not in (1, 2, 4):
                 raise EmitError(f"line {span.line}: ldmatrix with non-constant trans/num")
-            view, addr, _, _ = self.ptr(smem)
+            view, addr, size, _ = self.ptr(smem)
             if not view.is_shared:
                 raise EmitError(f"line {span.line}: ldmatrix from non-shared memory")
+            if row_offset is not None:
+                addr = f"({addr} + ({self.expr(row_offset)}) * {size}LL)"
             self.info[id(s)] = OpInfo("ldmatrix", trans=trans, num=num)
             self.out(f"ag_ldmatrix(ag, {addr}, {num}, {'true' if trans else 'false'});  // line {span.line}")
             return
