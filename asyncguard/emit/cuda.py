@@ -687,6 +687,8 @@ class _Emitter:
         es = _byte_size(view.elem_size, view.name, sub.span)
         if len(idx) == 1 and isinstance(idx[0], ir.Slice):
             s = idx[0]
+            if s.step is not None and self.el.literal(s.step) not in (1, None):
+                raise EmitError(f"line {sub.span.line}: strided slice (emitted lane by lane: strided_lanes)")
             lo = self.expr(s.lo) if s.lo is not None else "0LL"
             hi = self.expr(s.hi) if s.hi is not None else f"{shape[0]}LL"
             return view, f"({view.flat_base}LL + ({lo}) * {es}LL)", f"(({hi}) - ({lo})) * {es}LL"
@@ -703,6 +705,22 @@ class _Emitter:
                 strides[k] = p
             lin = " + ".join(f"({self.expr(i)}) * {st}LL" for i, st in zip(idx, strides))
         return view, f"({view.flat_base}LL + ({lin}) * {es}LL)", f"{es}LL"
+
+    def strided_lanes(self, sub: ir.Subscript):
+        """C byte addresses of each lane of `S[e : e + c : k]` and the element size, as the engine
+        reads it (Elaborator._strided_access: element e + j * k for lane j); None for any other
+        subscript."""
+        idx = sub.indices
+        if not (len(idx) == 1 and isinstance(idx[0], ir.Slice) and idx[0].step is not None
+                and self.el.literal(idx[0].step) not in (1, None)):
+            return None
+        view, shape = self.el.view_of(sub.value), self.el.strided_shape(idx[0])
+        if view is None or not view.is_shared or shape is None:
+            raise EmitError(f"line {sub.span.line}: strided slice the engine does not model")
+        step, lanes = shape
+        es = _byte_size(view.elem_size, view.name, sub.span)
+        first = self.expr(idx[0].lo)
+        return [f"({view.flat_base}LL + (({first}) + {j * step}LL) * {es}LL)" for j in range(lanes)], es
 
     # ---- statements
     def body(self, stmts) -> None:
@@ -861,6 +879,15 @@ class _Emitter:
         if self.delays:
             self.delay(s)
         name, span = s.name, s.span
+        if name in ("load", "store"):
+            sub = self.node("sub", span) if name == "load" else self.node("assign", span).target
+            lanes = self.strided_lanes(sub)
+            if lanes is not None:   # one access per lane, in lane order (the engine's)
+                self.info[id(s)] = OpInfo(name)
+                for addr in lanes[0]:
+                    self.out(f"ag_{'read' if name == 'load' else 'write'}(ag, {addr}, {lanes[1]}LL);  "
+                             f"// line {span.line}: strided {name}")
+                return
         if name == "load":
             sub = self.node("sub", span)
             _, addr, n = self.subscript_range(sub)

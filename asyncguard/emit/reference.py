@@ -10,7 +10,7 @@ it. Replaying that stream over a byte array gives the reference:
   `cp.async.mbarrier.arrive.noinc` (every earlier copy of the thread); a TMA / bulk load
   at issue (the earliest landing the engine allows). The bytes come from a global pool whose
   content is a fixed function of (thread, byte offset); each copy takes the next 16-byte-rounded
-  slot of its thread's pool. A false cp.async predicate delivers zeros;
+  slot of its thread's pool. A false cp.async predicate delivers zeros (TVM's: stored at once);
 * a load records the FNV-1a checksum of its bytes; an ldmatrix the checksum of the fragments the
   thread receives (PTX `ldmatrix` layout: rows named by lanes 8m..8m+7 of matrix m); a wgmma
   operand (the model's footprint) is checksummed at issue, one 1/128 slice per warpgroup thread;
@@ -206,6 +206,12 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
                     for t, a, b in zip(tids.tolist(), lo.tolist(), hi.tolist()):
                         _put(smem, a, pattern(int(useed_array(inf.site, cnt[t:t + 1])[0]), np.arange(a, b)))
                         cnt[t] += 1
+            elif ev.kind == AccessKind.WRITE and ev.via == "ptx_cp_async":
+                # TVM's predicated cp.async with a false predicate (models/cp_async.py): the
+                # skeleton's ag_cp_async_or_zero stores zeros, no pattern and no write count
+                written.mark(lo, hi)
+                for a, b in zip(lo.tolist(), hi.tolist()):
+                    smem[a:b] = 0
             elif ev.kind == AccessKind.WRITE:
                 written.mark(lo, hi)
                 seeds = seed_array(tids, w[tids])

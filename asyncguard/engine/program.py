@@ -1246,15 +1246,24 @@ class Elaborator:
                            same_value=bool(same_value and same_value[0]))]
         return POp("load" if kind == AccessKind.READ else "store", span, run, sub)
 
+    def strided_shape(self, s: ir.Slice) -> tuple[int, int] | None:
+        """(step, lanes) of a slice `[e : e + c : k]` with a constant step k above 1 and k
+        dividing c (lanes c // k); None for any other slice."""
+        step, width = self.literal(s.step) if s.step is not None else None, _fixed_width(s)
+        if type(step) is int and step > 1 and width and width % step == 0:
+            return step, width // step
+        return None
+
     def _strided_access(self, view, s: ir.Slice, kind: AccessKind, span, sub) -> POp | PNote:
         """`S[e : e + c : k]`: a vector of c // k lanes (TVM's Ramp(e, k, lanes), printed as a
         strided slice; dlight's SIMT GEMM loads `A_shared[tx : tx + 64 : 32]`), element e + j * k
         for lane j. Each element is one access of the thread (its id repeated per lane). Only a
         constant step above 1 and a fixed width, over whole-byte elements."""
-        step, width = self.literal(s.step), _fixed_width(s)
-        if not (type(step) is int and step > 1 and width and width % step == 0 and view.elem_bits % 8 == 0):
+        shape = self.strided_shape(s)
+        if shape is None or view.elem_bits % 8:
             return PNote("strided vector access to shared memory", sub.span, access_only=True)
-        lanes, esize, lo_fn = width // step, view.elem_size, self.compile(s.lo)
+        step, lanes = shape
+        esize, lo_fn = view.elem_size, self.compile(s.lo)
         offsets = np.arange(lanes, dtype=np.int64) * step
 
         def run(env, tids):
