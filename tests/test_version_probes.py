@@ -1,11 +1,13 @@
-"""The held-out probes added in session 28 keep the verdicts recorded in their expect.json (each definite
+"""The held-out probes added in sessions 28 and 29 keep the verdicts recorded in their expect.json (each definite
 finding judged against the TIR in the corpus's README; a change of verdict is a change to read, then
 record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 
 - corpus/unseen_versions: TileLang 0.1.8's examples lowered by tilelang 0.1.8 (tag v0.1.8);
 - corpus/unseen_v0111: TileLang 0.1.11's examples lowered by tilelang 0.1.11 (tag v0.1.11);
 - corpus/unseen_users: TileLang kernels from public repositories other than TileLang's, lowered by 0.1.15.
-  Only the licensed repositories' kernels are committed (results.json records the others' verdicts).
+  Only the licensed repositories' kernels are committed (results.json records the others' verdicts);
+- corpus/unseen_tvm (session 29): kernels lowered by TVM itself (the TVM 0.25.dev0 TileLang 0.1.15 bundles:
+  its software pipeliner, dlight, hand schedules), not by TileLang.
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
@@ -20,6 +22,7 @@ PROBES = {
     "unseen_versions": ("41b25527cd672434f88eeea7e056d8d7c0d4faa4", 200, True),
     "unseen_v0111": ("cd37ed5fc35ae7a60a1277c8eb49028174ac51e6", 200, True),
     "unseen_users": ("1d9372ce82be80be8c109da9d2c89351fc89c92a", 30, False),
+    "unseen_tvm": ("0.25.dev0", 50, True),
 }
 CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
 
