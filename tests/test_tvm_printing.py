@@ -142,3 +142,22 @@ def test_tvms_pipeliner_under_waits_when_a_copy_follows_its_consumer(name):
     assert rep.verdict == "buggy"
     codes = {f.rule.code for f in rep.findings}
     assert "AG101" in codes and codes <= {"AG101", "AG103"}
+
+
+def test_dlights_wmma_gemm_reads_and_writes_whole_tiles():
+    """`tvm_load_matrix_sync` / `tvm_store_matrix_sync` (models/wmma.py): warp-collective tile accesses
+    of `stride`-apart rows, the fragment kind from its handle's scope. dlight's tensor-core GEMM is
+    clean; without the barrier before the accumulator's store the store overwrites a stage another
+    warp's wmma load still reads, and without the one after it the plain read-back races the store."""
+    name = "dlight_matmul_f16_tensorcore.tir"
+    lines = lines_of(name)
+    assert check("\n".join(lines), name).verdict == "clean"
+    store = next(k for k, ln in enumerate(lines) if "T.tvm_store_matrix_sync(" in ln)
+    before = max(k for k in range(store) if "T.tvm_storage_sync(" in lines[k])
+    after = next(k for k in range(store, len(lines)) if "T.tvm_storage_sync(" in lines[k])
+    rep = check("\n".join(lines[:before] + lines[before + 1:]), name)
+    assert rep.verdict == "buggy"
+    assert any(f.rule.code == "AG201" and f"line {store}" in f.message for f in rep.findings)   # shifted up one
+    rep = check("\n".join(lines[:after] + lines[after + 1:]), name)
+    assert rep.verdict == "buggy"
+    assert any(f.rule.code == "AG201" and f"line {store + 1}" in f.message for f in rep.findings)

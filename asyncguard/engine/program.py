@@ -1045,6 +1045,14 @@ class Elaborator:
                 self.barrier_regions.append(region)
             self.views[name] = View(name, str(dtype), region, 0, tuple(shape), scope)
             return True
+        if cname == "T.handle" and len(call.args) == 2:
+            # a handle of a scope that holds no shared byte (TVM's wmma fragments:
+            # `frag = T.handle("float16", "wmma.matrix_a")`): a name whose scope the models read
+            dtype, scope = self.literal(call.args[0]), self.literal(call.args[1])
+            if isinstance(scope, str) and scope not in SHARED_SCOPES and scope not in BARRIER_SCOPES:
+                self.views[name] = View(name, str(dtype), None, scope=scope)
+                return True
+            return False
         if cname == "T.handle_add_byte_offset":
             base = self.view_of(call.args[0]) if call.args else None
             off = self.literal(call.args[1]) if len(call.args) > 1 else None
