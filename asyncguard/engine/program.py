@@ -1046,10 +1046,11 @@ class Elaborator:
             self.views[name] = View(name, str(dtype), region, 0, tuple(shape), scope)
             return True
         if cname == "T.handle" and len(call.args) == 2:
-            # a handle of a scope that holds no shared byte (TVM's wmma fragments:
-            # `frag = T.handle("float16", "wmma.matrix_a")`): a name whose scope the models read
+            # TVM's wmma fragment handles (`frag = T.handle("float16", "wmma.matrix_a")`): a name
+            # whose scope models/wmma.py reads. (Other handles, `acc_s = T.handle("float32",
+            # "local")` in TileLang 0.1.8, stay what they were: the buffer declared over them.)
             dtype, scope = self.literal(call.args[0]), self.literal(call.args[1])
-            if isinstance(scope, str) and scope not in SHARED_SCOPES and scope not in BARRIER_SCOPES:
+            if isinstance(scope, str) and scope.startswith("wmma."):
                 self.views[name] = View(name, str(dtype), None, scope=scope)
                 return True
             return False
