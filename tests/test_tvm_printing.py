@@ -161,3 +161,17 @@ def test_dlights_wmma_gemm_reads_and_writes_whole_tiles():
     rep = check("\n".join(lines[:after] + lines[after + 1:]), name)
     assert rep.verdict == "buggy"
     assert any(f.rule.code == "AG201" and f"line {store + 1}" in f.message for f in rep.findings)
+
+
+def test_fix_lowers_tvms_wait_count_to_the_one_that_covers_the_prologue():
+    """`fix` on entry 24's kernel: the loop's `async_wait_inflight_count 5` becomes 4 (two groups per
+    stage from the loop on, but the prologue's stage 1 is the second group), and the result checks
+    clean."""
+    from asyncguard.repair import repair_text
+    name = "upstream_cp_async_in_if_then_else.tir"
+    text = (TVM / name).read_text()
+    rep = repair_text(text, name)
+    assert rep.status == "fixed"
+    old = 'T.attr(0, "async_wait_inflight_count", 5)'
+    assert text.count(old) == 1 and rep.new_text == text.replace(old, old.replace("5)", "4)"))
+    assert check(rep.new_text, name).verdict == "clean"
