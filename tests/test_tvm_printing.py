@@ -175,3 +175,20 @@ def test_fix_lowers_tvms_wait_count_to_the_one_that_covers_the_prologue():
     old = 'T.attr(0, "async_wait_inflight_count", 5)'
     assert text.count(old) == 1 and rep.new_text == text.replace(old, old.replace("5)", "4)"))
     assert check(rep.new_text, name).verdict == "clean"
+
+
+def test_tvms_wait_group_0_leaves_uncommitted_copies_in_flight():
+    """TVM's codegen prints `T.ptx_wait_group(0)` as `cp.async.wait_group 0`, which waits for
+    committed groups only; TileLang's prints `cp.async.wait_all` (tests/test_engine.py). A TVM
+    kernel that waits before committing reads its copies unlanded; committing first is clean."""
+    body = """
+T.ptx_cp_async("float32", S.data, threadIdx_x, A, threadIdx_x, 4)
+T.ptx_wait_group(0)
+T.tvm_storage_sync("shared")
+B_1[threadIdx_x] = S[63 - threadIdx_x]
+"""
+    rep = check(kernel(body))
+    assert rep.verdict == "buggy"
+    assert {f.rule.code for f in rep.findings} >= {"AG101"}
+    committed = body.replace("T.ptx_wait_group(0)", "T.ptx_commit_group()\nT.ptx_wait_group(0)")
+    assert check(kernel(committed)).verdict == "clean"

@@ -251,6 +251,10 @@ __device__ __forceinline__ void ag_cp_wait(i64 n) {
     AG_WAIT_CASE(7) AG_WAIT_CASE(8) AG_WAIT_CASE(9) AG_WAIT_CASE(10) AG_WAIT_CASE(11) AG_WAIT_CASE(12)
     AG_WAIT_CASE(13) AG_WAIT_CASE(14) AG_WAIT_CASE(15)
     default: __trap(); } }
+// TVM's codegen: wait_group(0) is `cp.async.wait_group 0` (models/cp_async.py)
+__device__ __forceinline__ void ag_cp_wait_group(i64 n) {
+  if (n == 0) { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); return; }
+  ag_cp_wait(n); }
 __device__ __forceinline__ void ag_bar_sync(i64 id, i64 n) {
   asm volatile("bar.sync %0, %1;\n" :: "r"((int)id), "r"((int)n) : "memory"); }
 __device__ __forceinline__ void ag_bar_arrive(i64 id, i64 n) {
@@ -639,6 +643,9 @@ class _Emitter:
                 raise EmitError(f"line {e.span.line}: address_of an unknown buffer")
             size = _byte_size(view.elem_size, view.name, e.span)
             return view, f"({view.flat_base}LL + ({self.expr(e.args[0].indices[0])}) * {size}LL)", size, None
+        plain = self.el.view_of(e)
+        if plain is not None:   # TVM's `buf.data` (ldmatrix's pointer operand): its element 0
+            return plain, f"({plain.flat_base}LL)", _byte_size(plain.elem_size, plain.name, e.span), None
         if not (isinstance(e, ir.Call) and e.name == "T.tvm_access_ptr" and len(e.args) == 5):
             raise EmitError(f"line {e.span.line}: shared pointer is not a T.tvm_access_ptr")
         ann, data, off, ext, _ = e.args
@@ -958,7 +965,9 @@ class _Emitter:
             self.out(f"break;  // line {span.line}: T.loop_break")
             return
         if name == "ptx_wait_group":
-            self.out(f"ag_cp_wait({self.expr(args[0])});  // line {span.line}")
+            # TVM's codegen prints wait_group(0) as `cp.async.wait_group 0`, TileLang's as wait_all
+            helper = "ag_cp_wait_group" if self.el.printed_by_tvm() else "ag_cp_wait"
+            self.out(f"{helper}({self.expr(args[0])});  // line {span.line}")
             return
         if name == "tvm_storage_sync":
             if len(args) == 1:

@@ -426,6 +426,7 @@ class Elaborator:
         self.let_values: dict = {}   # let name -> its expression, None when assigned more than once
         # scope lines: lets whose value a `tl.assume` right after them pins (_pinned_by_assume)
         self.assumed_facts: list = []
+        self._by_tvm = None   # printed_by_tvm(), once asked
         for p in func.params:
             ann = p.annotation
             if isinstance(ann, ir.Call) and ann.name == "T.handle":
@@ -439,6 +440,31 @@ class Elaborator:
                 self.uniform_names.add(p.name)
 
     # ---- helpers the models use
+    def printed_by_tvm(self) -> bool:
+        """Whether the kernel is TVM's own output, compiled by TVM's CUDA codegen rather than
+        TileLang's: nothing in it names TileLang (a `"tl.` attr or key, a `tl::` template, a
+        `T.tl_` call: every TileLang output has one), and it uses a form only TVM prints, the
+        builtin `T.ptx_cp_async(dtype, buf.data, off, src, off, bytes[, pred])` or
+        `T.create_barriers`. The two codegens print `T.ptx_wait_group(0)` differently
+        (models/cp_async.py)."""
+        if self._by_tvm is None:
+            tilelang, tvm_form = False, False
+            for x in ir.nodes(self.func.body):
+                if isinstance(x, ir.Const) and isinstance(x.value, str) and (
+                        x.value.startswith("tl.") or "tl::" in x.value):
+                    tilelang = True
+                    break
+                if isinstance(x, ir.Call):
+                    if x.name.startswith("T.tl_"):
+                        tilelang = True
+                        break
+                    if x.name == "T.create_barriers" or x.name == "T.ptx_cp_async" and x.args and \
+                            isinstance(x.args[0], ir.Const) and isinstance(x.args[0].value, str) and \
+                            len(x.args) in (6, 7):
+                        tvm_form = True
+            self._by_tvm = tvm_form and not tilelang
+        return self._by_tvm
+
     def literal(self, e):
         if isinstance(e, ir.Const):
             return e.value

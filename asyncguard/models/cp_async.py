@@ -12,8 +12,10 @@ TileLang 0.1.8 printed the call's dtype first, `T.ptx_cp_async("float16", dst, s
 and there n is BYTES: its inject_ptx_async_copy.cc builds `(dst_ptr, src_ptr, bytes[, pred])` with
 the store buffer's dtype as the call's type, and codegen_cuda.cc prints `cp_async_gs<n>`.
 The copy's bytes land at the issuer's `wait_group` that completes its group (engine).
-`T.ptx_wait_group(0)` is printed as `cp.async.wait_all`, which PTX defines as
-`commit_group; wait_group 0`: it also waits for copies not yet committed.
+`T.ptx_wait_group(0)` is printed by TileLang's codegen as `cp.async.wait_all` (`tl::cp_async_wait<0>`),
+which PTX defines as `commit_group; wait_group 0`: it also waits for copies not yet committed. TVM's
+own codegen prints `cp.async.wait_group 0;`, which does not (`Elaborator.printed_by_tvm` tells TVM's
+output apart: docs/model.md "TVM's own pipelines").
 
 TileLang 0.1.8 left TVM's software-pipeline annotations in the device TIR, and its
 codegen_cuda.cc (`VisitStmt_(AttrStmtNode)`) prints them as the group calls:
@@ -132,12 +134,13 @@ def wait_group(ctx, call):
     if len(call.args) != 1:
         raise NotModelled("T.ptx_wait_group needs one argument")
     n_fn = ctx.compile(call.args[0])
+    wait_all = not ctx.printed_by_tvm()
 
     def run(env, tids):
         n = constant(n_fn(env), "wait_group count")
         if n < 0:
             raise NotModelled(f"wait_group({n}): negative count")
-        if n == 0:  # codegen emits cp.async.wait_all = commit_group; wait_group 0 (PTX ISA)
+        if n == 0 and wait_all:  # TileLang's codegen: cp.async.wait_all = commit_group; wait_group 0
             return [CommitGroup(tids), WaitGroup(tids, 0)]
         return [WaitGroup(tids, n)]
     return run

@@ -36,6 +36,8 @@ def _matrix_op(ctx, call, kind: AccessKind, ptr_index: int, args=None, row_offse
         raise NotModelled(f"{call.name} with {len(args)} arguments")
     num_fn = ctx.compile(args[1])
     ptr = ctx.access_ptr(args[ptr_index])
+    if ptr is None and ctx.view_of(args[ptr_index]) is not None:   # TVM's `buf.data`: its element 0
+        ptr = ctx.make_ptr(ctx.view_of(args[ptr_index]), None)
     if ptr is None:
         raise NotModelled(f"{call.name}: shared pointer is not a T.tvm_access_ptr")
     if not ptr.view.is_shared:
