@@ -192,3 +192,20 @@ B_1[threadIdx_x] = S[63 - threadIdx_x]
     assert {f.rule.code for f in rep.findings} >= {"AG101"}
     committed = body.replace("T.ptx_wait_group(0)", "T.ptx_commit_group()\nT.ptx_wait_group(0)")
     assert check(kernel(committed)).verdict == "clean"
+
+
+BUILTINS = TVM.parent / "unseen_tvm_builtins"
+
+
+def test_ldmatrix_from_a_plain_buffer_pointer_reads_other_lanes_rows():
+    """TVM's upstream ldmatrix test (`A_shared.data` and a per-lane offset): each lane stores its
+    column of rows, then ldmatrix reads rows other lanes stored, with nothing between (a race;
+    upstream later added a barrier). With the barrier it is clean."""
+    text = (BUILTINS / "ldmatrix_x4.tir").read_text()
+    rep = check(text, "ldmatrix_x4.tir")
+    assert rep.verdict == "buggy"
+    assert any(f.rule.code == "AG201" and f.line == 19 for f in rep.findings)   # the ldmatrix's line
+    call = next(ln for ln in text.splitlines() if "T.ptx_ldmatrix(" in ln)
+    indent = call[:len(call) - len(call.lstrip())]
+    synced = text.replace(call, f'{indent}T.tvm_storage_sync("shared")\n{call}', 1)
+    assert check(synced, "ldmatrix_x4.tir").verdict == "clean"
