@@ -7,7 +7,9 @@ record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 - corpus/unseen_users: TileLang kernels from public repositories other than TileLang's, lowered by 0.1.15.
   Only the licensed repositories' kernels are committed (results.json records the others' verdicts);
 - corpus/unseen_tvm (session 29): kernels lowered by TVM itself (the TVM 0.25.dev0 TileLang 0.1.15 bundles:
-  its software pipeliner, dlight, hand schedules), not by TileLang.
+  its software pipeliner, dlight, hand schedules), not by TileLang;
+- corpus/unseen_tvm_builtins (session 29): TVMScript kernels of apache/tvm's own tests (at bc1a904e) that use
+  TVM's PTX builtins, lowered by that TVM, and single-bug variants of them.
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
@@ -23,6 +25,7 @@ PROBES = {
     "unseen_v0111": ("cd37ed5fc35ae7a60a1277c8eb49028174ac51e6", 200, True),
     "unseen_users": ("1d9372ce82be80be8c109da9d2c89351fc89c92a", 30, False),
     "unseen_tvm": ("0.25.dev0", 50, True),
+    "unseen_tvm_builtins": ("bc1a904ec1ad89454ee6577d66cde1268b8f6bc8", 30, True),
 }
 CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
 
