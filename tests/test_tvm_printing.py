@@ -209,3 +209,31 @@ def test_ldmatrix_from_a_plain_buffer_pointer_reads_other_lanes_rows():
     indent = call[:len(call) - len(call.lstrip())]
     synced = text.replace(call, f'{indent}T.tvm_storage_sync("shared")\n{call}', 1)
     assert check(synced, "ldmatrix_x4.tir").verdict == "clean"
+
+
+def _fenced(text: str) -> str:
+    """The init followed by its fence and a block barrier (what TVM's test kernels lack)."""
+    lines = text.split("\n")
+    i = next(k for k, ln in enumerate(lines) if "ptx_init_barrier_thread_count" in ln)
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    return "\n".join(lines[:i + 1] + [indent + "T.ptx_fence_barrier_init()", indent + 'T.tvm_storage_sync("shared")']
+                     + lines[i + 1:])
+
+
+def test_tvms_indexed_mbarrier_builtins_and_bulk_copy():
+    """`T.create_barriers(1)` declares `barrier[2]`; `ptx_init_barrier_thread_count(0, 32)`,
+    `ptx_cp_async_bulk(.., 256, 0)`, `ptx_arrive_barrier_expect_tx(0, 256)` and `ptx_wait_barrier(0)`
+    (parity 0) name it by index. TVM's test kernel lets every thread init and use the barrier with
+    nothing ordering the inits (AG403); with a fence and a barrier after the init it is clean;
+    without the expect_tx the copies' bytes complete a phase that never expected them (AG407);
+    without the wait the reads race the bulk copy (AG401)."""
+    text = (BUILTINS / "cp_async_bulk.tir").read_text()
+    assert {f.rule.code for f in check(text).findings} == {"AG403"}
+    fixed = _fenced(text)
+    assert check(fixed).verdict == "clean"
+    line = next(ln for ln in fixed.splitlines() if "ptx_arrive_barrier_expect_tx(0, 256)" in ln)
+    rep = check(fixed.replace(line, line.replace("ptx_arrive_barrier_expect_tx(0, 256)", "ptx_arrive_barrier(0)")))
+    assert rep.verdict == "buggy" and "AG407" in {f.rule.code for f in rep.findings}   # bytes never expected
+    wait = next(ln for ln in fixed.splitlines() if "ptx_wait_barrier(0)" in ln)
+    rep = check(fixed.replace(wait + "\n", ""))
+    assert rep.verdict == "buggy" and "AG401" in {f.rule.code for f in rep.findings}

@@ -427,6 +427,7 @@ class Elaborator:
         # scope lines: lets whose value a `tl.assume` right after them pins (_pinned_by_assume)
         self.assumed_facts: list = []
         self._by_tvm = None   # printed_by_tvm(), once asked
+        self.indexed_barriers = False   # T.create_barriers seen: TVM's builtins name barriers by index
         for p in func.params:
             ann = p.annotation
             if isinstance(ann, ir.Call) and ann.name == "T.handle":
@@ -959,6 +960,23 @@ class Elaborator:
             return view, lambda env: view.flat_base
         return None
 
+    def _create_barriers(self, call: ir.Call) -> list:
+        """TVM's `T.create_barriers(n)`: codegen_cuda.cc declares `__shared__ __align__(16) uint64_t
+        barrier[n']` (n rounded up to even) where the call stands and zeroes it; the other TVM
+        builtins then name a barrier by its index (`barrier_view`). One per kernel. The zeroing
+        stores touch barrier words only, which the engine names rather than loads or stores."""
+        n = self.literal(call.args[0]) if len(call.args) == 1 else None
+        if type(n) is not int or n <= 0 or "barrier" in self.views:
+            return [PNote("T.create_barriers with a count other than one positive constant, or twice",
+                          call.span)]
+        n += n % 2
+        region = Region("barrier", "shared.barrier", 8 * n, line=call.span.line, elem_dtype="uint64", shape=(n,))
+        region.barrier_base = sum(r.nbytes // 8 for r in self.barrier_regions)
+        self.barrier_regions.append(region)
+        self.views["barrier"] = View("barrier", "uint64", region, 0, (n,), "shared.barrier")
+        self.indexed_barriers = True
+        return []
+
     def barrier_view(self, e):
         """(the shared.barrier view, the element index expression) an mbarrier operand names:
         `mbarrier_1[k % 3]`, an access_ptr into a shared.barrier buffer, or TileLang 0.1.8's
@@ -970,6 +988,9 @@ class Elaborator:
             view, idx = self.view_of(e.args[1]), e.args[2]
         elif isinstance(e, ir.Call) and e.name == "T.get_mbarrier" and len(e.args) == 1:
             view, idx = self.views.get("mbarrier"), e.args[0]
+        elif self.indexed_barriers and not isinstance(e, (ir.Subscript, ir.Call)) or \
+                self.indexed_barriers and isinstance(e, ir.Call) and e.name in ("T.int32", "T.int64"):
+            view, idx = self.views.get("barrier"), e   # TVM's builtins: an index into create_barriers' array
         else:
             return None
         return (view, idx) if view is not None and view.is_barrier else None
@@ -1390,6 +1411,8 @@ class Elaborator:
         call = self._with_pointers(call)
         name = call.name
         out: list = []
+        if name == "T.create_barriers":
+            return self._create_barriers(call)
         ptr = shared_destination(self, call) if name.startswith("T.atomic_") else None
         if ptr is not None:   # an atomic read-modify-write of shared bytes (models/atomics.py)
             for a in call.args[1:]:

@@ -87,6 +87,17 @@ def cp_async_arrive_counting(ctx, call):
     return lambda env, tids: [MbarArrive(tids, per_thread(bar(env), tids), copies="cp.async", counted=False)]
 
 
+@op("T.ptx_wait_barrier")
+def wait_barrier(ctx, call):
+    """TVM's builtin `T.ptx_wait_barrier(id)`: codegen_cuda.cc prints a `mbarrier.try_wait.parity`
+    loop with the constant parity 0 (`phase_bit = 0`): a wait for the barrier's first phase, which
+    every later wait passes at once."""
+    if len(call.args) != 1:
+        raise NotModelled(f"{call.name} with {len(call.args)} arguments")
+    bar = _bar(ctx, call)
+    return lambda env, tids: [MbarWait(tids, per_thread(bar(env), tids), 0)]
+
+
 @op("T.mbarrier_wait_parity")
 def wait_parity(ctx, call):
     bar, p_fn = _bar(ctx, call), ctx.compile(call.args[1])

@@ -91,6 +91,35 @@ def tma_load(ctx, call):
     return run
 
 
+@op("T.ptx_cp_async_bulk")
+def cp_async_bulk(ctx, call):
+    """TVM's builtin `T.ptx_cp_async_bulk(dtype, dst.data, dst_off, src, src_off, bytes, barrier_id)`:
+    codegen_cuda.cc / ptx.cc print `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+    [dst + dst_off], [src + src_off], bytes, [&barrier[barrier_id]]` (offsets in elements of the
+    pointers' types), issued by every thread that runs it: a 1-D bulk load completing on that
+    barrier of `T.create_barriers` (engine/program.py `barrier_view`)."""
+    args = call.args
+    if args and isinstance(args[0], ir.Const) and isinstance(args[0].value, str):
+        args = args[1:]
+    if len(args) != 6:
+        raise NotModelled(f"{call.name} with {len(args)} operands")
+    view = ctx.view_of(args[0])
+    if view is None or not view.is_shared:
+        raise NotModelled(f"{call.name}: destination is not a shared buffer")
+    ptr, bar, n_fn = ctx.make_ptr(view, args[1]), ctx.barrier_ref(args[5]), ctx.compile(args[4])
+    if bar is None:
+        raise NotModelled(f"{call.name}: its barrier is not one of T.create_barriers' array")
+
+    def run(env, tids):
+        nbytes = constant(n_fn(env), "bulk copy size")
+        lo = frozen(view.flat_base + per_thread(ptr.offset(env), tids) * ptr.elem_size)
+        return [Access(AccessKind.ASYNC_WRITE, tids, lo, frozen(lo + nbytes), view.name, view.flat_base,
+                       ptr.elem_size, "ptx_cp_async_bulk", group_kind="mbarrier",
+                       mbarrier=per_thread(bar(env), tids), proxy=Proxy.ASYNC,
+                       tx_bytes=transaction_bytes(nbytes, ptr, None))]
+    return run
+
+
 def _value_key(ctx, name, desc, coords, env, tids, lo, nbytes) -> tuple | None:
     """What one thread's tensor load copies where, when its source never changes: two loads
     with one key write the same values into the same bytes, so their overlap is no race (as
