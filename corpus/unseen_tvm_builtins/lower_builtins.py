@@ -96,35 +96,8 @@ K("inject_shared_dyn_fp16x8", origin("test_s_tir_transform_inject_ptx_async_copy
 
 
 def _if_then_else_simple():
-    # body of test_cp_async_in_if_then_else.simple_compute (function-local in the test), verbatim
-    @T.prim_func
-    def simple_compute(A: T.Buffer((16, 14), "float32"), B: T.Buffer((16, 14), "float32"),
-                       C: T.Buffer((16, 16), "float32")):
-        T.func_attr({"global_symbol": "main", "tirx.noalias": True})
-        for tx in T.thread_binding(0, 16, thread="threadIdx.x"):
-            for i in T.serial(16, annotations={"software_pipeline_stage": [0, 0, 3],
-                                               "software_pipeline_order": [0, 2, 1],
-                                               "software_pipeline_async_stages": [0]}):
-                with T.sblock("compute"):
-                    T.reads(A[tx, i])
-                    T.writes(C[tx, i])
-                    A_shared = T.sblock_alloc_buffer((16, 1), dtype="float32", scope="shared")
-                    B_shared = T.sblock_alloc_buffer((16, 1), dtype="float32", scope="shared")
-                    with T.sblock():
-                        T.reads(A[tx, i])
-                        T.writes(A_shared[tx, 0])
-                        A_shared[tx, 0] = T.if_then_else(1 <= i and i < 15, A[tx, i - 1], T.float32(0),
-                                                         dtype="float32")
-                    with T.sblock():
-                        T.reads(B[tx, i])
-                        T.writes(B_shared[tx, 0])
-                        B_shared[tx, 0] = T.if_then_else(1 <= i and i < 15, B[tx, i - 1], T.float32(0),
-                                                         dtype="float32")
-                    with T.sblock():
-                        T.reads(A_shared[tx, 0], B_shared[tx, 0])
-                        T.writes(C[tx, i])
-                        C[tx, i] = A_shared[tx, 0] + B_shared[tx, 0]
-    return simple_compute
+    # test_cp_async_in_if_then_else.simple_compute, the copy corpus/unseen_tvm/lower_tvm.py keeps verbatim
+    return LT._upstream_if_then_else
 
 
 K("cp_async_if_then_else_pipeline", origin("test_s_tir_transform_inject_ptx_async_copy.py",
