@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir
-from ..events import LoopBreak, SetDescriptor, Unsupported
+from ..events import Access, LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
@@ -288,6 +288,9 @@ class Machine:
     # has recorded more races; True ends the run there, without its end-of-run checks
     on_race = None
     stopped_at_race = False
+    # moves whenever what a plain shared read would meet may have changed: every event but such
+    # a read, every sync, retirement, taint and loop skip (Memory._read_key)
+    epoch = 0
     _races_asked = 0
     # the redundant lint's shared prefix (repair/prefix.py): `at_stmt(machine, task, s)` is asked
     # before a task runs a statement whose id is in `watched`; True skips it (not run, no step
@@ -642,6 +645,7 @@ class Machine:
         repeats, and the loops other threads run beside this one skip the same iterations, skip
         whole periods (engine/accelerate.py states the argument). `self.running`: f's task."""
         plan = f.plan
+        self.epoch += 1
         if f.it == plan.warm - plan.shift:
             f.sig = self._signature()
             f.peers = self._peer_steps(self.running)
@@ -923,6 +927,8 @@ class Machine:
     # ------------------------------------------------------------ events
     def _event(self, task: _Task, ev, s: POp) -> None:
         ev = self.cluster.place(task, ev, s)   # what it names, in the task's CTA or a peer's
+        if type(ev) is not Access:
+            self.epoch += 1   # (Memory.access moves it for accesses other than plain reads)
         handler = self.handlers.get(type(ev))
         if handler is not None:
             handler(task, ev, s)
@@ -993,6 +999,7 @@ class Machine:
         its own diagonal, so the least of each column over those rows is the joined value, and
         only the other live rows are reduced (a named barrier of 512 of 640 threads: 128 rows,
         not 640). Else None (always, without `known`)."""
+        self.epoch += 1
         everyone = (np.concatenate([waiters, arrivers]) if arrivers.size else waiters).astype(np.int64, copy=False)
         if everyone.size == 0:
             return None
@@ -1030,6 +1037,7 @@ class Machine:
     def retire(self, known: np.ndarray | None = None) -> None:
         """Records that happen-before every live thread leave the race check (state/memory.py).
         `known`: `vc[alive].min(axis=0)` when the caller has it (Machine.sync's result)."""
+        self.epoch += 1
         self.memory.retire(known)
 
     def release(self, released: list) -> None:

@@ -52,6 +52,7 @@ class Taint:
         executed exactly."""
         tids = np.asarray(tids, dtype=np.int64)
         if tids.size:
+            machine.epoch += 1
             machine.vc[tids, self.column] = 1
             if not progress:
                 return

@@ -603,6 +603,8 @@ class Memory:
     # `_mark_written` marks an access's bytes through a difference array over its whole span up to
     # DENSE_SPAN bytes; a wider one through the index of every byte its ranges cover
     DENSE_SPAN = 1 << 12
+    # `_read_key`'s shortcut (off: every read is checked in full; tests compare the two)
+    skip_repeated_reads = True
 
     def __init__(self, machine):
         self.machine = machine
@@ -640,6 +642,9 @@ class Memory:
         # stay until popped or rebuilt, counted in `_stale`), and the rest by id
         self._waiting: dict = {}
         self._tids_facts: dict = {}   # id(tids) -> _thread_facts(tids)
+        # plain reads checked since the machine's state last changed (Machine.epoch): `_read_key`
+        # -> (epoch, statement, tids, lo, hi)
+        self._reads_seen: dict = {}
         self._alive_key, self._alive_rows = None, None   # retire's: machine.alive, its rows
         self._unblocked: dict = {}
         self._stale = 0
@@ -808,6 +813,19 @@ class Memory:
         if ev.tids.size == 0:
             return
         machine = self.machine
+        repeatable = None   # a plain read's `_reads_seen` key, when its arrays are read-only
+        if ev.kind is not AccessKind.READ or ev.mbarrier is not None or ev.cta is not None \
+                or ev.atomic or ev.collective:
+            machine.epoch += 1
+        elif self.skip_repeated_reads:
+            repeatable = self._read_key(ev, s)
+            seen = self._reads_seen.get(repeatable) if repeatable is not None else None
+            if seen is not None and seen[0] == machine.epoch and seen[1] is s and seen[2] is ev.tids \
+                    and seen[3] is ev.lo and seen[4] is ev.hi:
+                # the repeated read: the first's record stands for it (a race found later on
+                # it names the first's loop values; a finding may already name its record)
+                machine.mbarrier.acts(ev.tids)
+                return
         if ev.mbarrier is not None and np.ndim(ev.mbarrier) and len(np.unique(ev.mbarrier)) > 1:
             # TMA loads of one statement completing on different mbarriers (one per warp or
             # thread): one record per barrier, each completing with its own barrier's phase
@@ -905,6 +923,10 @@ class Memory:
                 machine.cp_async.issue(rec)
         self.live[rec.id] = rec
         self._unblocked[rec.id] = rec
+        if repeatable is not None:
+            if len(self._reads_seen) >= 4096:
+                self._reads_seen.clear()
+            self._reads_seen[repeatable] = (machine.epoch, s, ev.tids, ev.lo, ev.hi)
         if rec.done is None and not rec.collective:
             gk = (rec.span.start, rec.via, rec.kind)
             g = self.groups.get(gk)
@@ -927,6 +949,23 @@ class Memory:
                         self.alike_write_stmts[key[:3]] = stmt
                 stmt.add(key)
             same[rec.id] = rec
+
+    @staticmethod
+    def _read_key(ev: Access, s) -> tuple | None:
+        """The `_reads_seen` key of a plain read whose threads and byte ranges are read-only
+        arrays (the models' memoized addresses: the same arrays while the address is), else None.
+
+        A plain read that repeats one checked at the same Machine.epoch (which every event but a
+        plain read, every sync, retirement, taint and loop skip moves), by the same statement,
+        threads and ranges, is not checked again: its race, unwritten-byte and proxy checks would
+        meet exactly what the first one met, with the same clocks, and report nothing new (a
+        statement pair is reported once), and its record would replace the first's, which it
+        equals but for its loop values: a race found later names the first read's iteration,
+        which races as well. A SIMT GEMM's inner `k, i, j`
+        loops read each A element for every j: 7 of 8 reads repeat."""
+        if ev.tids.flags.writeable or ev.lo.flags.writeable or ev.hi.flags.writeable:
+            return None
+        return (id(s), ev.via, id(ev.tids), id(ev.lo), id(ev.hi))
 
     def _fenced_bytes(self, rec: Record) -> None:
         """A branch checked taken every time because its arm is fenced (program.py
