@@ -383,6 +383,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         scope.append(line)
                 if result.trapped and result.trapped not in scope:
                     scope.append(result.trapped)
+                scope.extend(line for line in result.blind_taken if line not in scope)
                 for a in result.assumed:   # the rest rested on no finding (else a note: taint.py)
                     line = (f"line {a.span.line}: {a.reason}: assumed to end (other blocks' progress "
                             "is not checked); it touches no shared memory, and no finding rests on it")

@@ -88,6 +88,7 @@ class RunResult:
     stuck: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     assumed: list = field(default_factory=list)   # Notes of the assumptions reached (PNote.assumed)
+    blind_taken: list = field(default_factory=list)  # scope lines of the arms `_branch` ran blind
     steps: int = 0
     limit_hit: str | None = None
     internal_error: str | None = None
@@ -830,6 +831,17 @@ class Machine:
         try:
             c = s.cond(task.env)
         except NotConcrete as err:
+            if s.blind_arm and not isinstance(err, HardwareData):
+                # accesses alone (program.py `_blind_arm`): run by every thread, a superset of
+                # every outcome pattern's accesses
+                line = (f"line {s.span.line}: a branch on a value the engine does not compute "
+                        f"({err.reason}) guards only shared-memory reads and tensor-memory "
+                        "accesses: checked taken by every thread that reaches it (skipping it only "
+                        "leaves accesses out), assuming the value can take it")
+                if line not in self.result.blind_taken:
+                    self.result.blind_taken.append(line)
+                task.frames.append(_Frame(s.then))
+                return
             self.note(f"branch condition: {err.reason}", s.span)
             self.result.control_lost = True
             self._halt(err)

@@ -91,6 +91,10 @@ class PIf:
     relevant: bool = True
     names: frozenset = frozenset()
     src: object = None
+    # no `else`, and an arm of shared and tensor-memory accesses alone (`_blind_arm`): where the
+    # condition has no value the engine can compute, the arm is run by every thread that gets
+    # here (engine/machine.py `_branch`)
+    blind_arm: bool = False
 
 
 @dataclass(eq=False)
@@ -1601,7 +1605,8 @@ class Elaborator:
             self._taken_closed = False
             relevant = (_relevant(then) or _relevant(other)) and not _echoes_condition(then, other, s.cond)
             node = PIf(cond, then, other, s.cond.span if hasattr(s.cond, "span") else s.span,
-                       relevant, frozenset(free_names(s.cond)), s.cond)
+                       relevant, frozenset(free_names(s.cond)), s.cond,
+                       blind_arm=not other and _blind_arm(then))
             return cond_effects + [node]
         if isinstance(s, ir.With):
             queue = self._queue_attr(s)
@@ -1821,6 +1826,24 @@ def _access_only(stmts) -> bool:
             continue
         return False
     return True
+
+
+# tensor-memory loads and stores: synchronous (TileLang's templates wait for them), no ordering
+_TMEM_ACCESS_OPS = {"tcgen05_ld", "tcgen05_st"}
+
+
+def _blind_arm(stmts) -> bool:
+    """An arm that only reads shared or tensor memory, or writes tensor memory (a loop of them
+    included), and has at least one such access: skipping it removes accesses, never
+    synchronization, and writes no shared byte another statement may read (a read of bytes only
+    a taken arm wrote would go unchecked). Where its branch's condition has no value the engine
+    can compute (a warp vote over floats, `T.any_sync(mask, scale[i] < 1.0)`: Blackwell flash
+    attention's conditional rescale), every thread that reaches it runs it
+    (engine/machine.py `_branch`): every outcome pattern runs a subset of those accesses, with
+    the same synchronization."""
+    ops = [x for x in statements(stmts) if not isinstance(x, (PLoop, PNote))]
+    return bool(ops) and all(isinstance(x, POp) and (x.name == "load" or x.name in _TMEM_ACCESS_OPS)
+                             for x in ops)
 
 
 _SHARED_WRITE_OPS = {"store", "ptx_stmatrix", "ptx_cp_async"}   # (generic writes a fence must follow)

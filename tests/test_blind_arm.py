@@ -1,0 +1,70 @@
+"""A branch on a value the engine does not compute, guarding only shared-memory reads and
+tensor-memory accesses, is run by every thread that reaches it (engine/program.py `_blind_arm`,
+engine/machine.py `_branch`): every outcome pattern runs a subset of its accesses with the same
+synchronization. Blackwell flash attention's conditional rescale,
+`if T.any_sync(mask, scale[i] < 1.0): tcgen05_ld; O *= scale[i]; tcgen05_st`, is the case."""
+from pathlib import Path
+
+from asyncguard.analyze import check_text
+
+FA = Path(__file__).resolve().parent.parent / "corpus" / "field_sizes" / \
+    "aws__flash_attention__ws_b1_h4_s2048__flash_attention_ws__sm_100a.tir"
+
+HEAD = '''# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    T.func_attr({"target": T.target({"arch": "sm_80", "keys": ["cuda", "gpu"], "kind": "cuda", "tag": "", "thread_warp_size": 32})})
+    tx = T.launch_thread("threadIdx.x", 64)
+    S = T.alloc_buffer((64,), scope="shared")
+    acc = T.alloc_buffer((1,), scope="local")
+    S[tx] = A[tx]
+'''
+
+
+def kernel(body: str) -> str:
+    return HEAD + "".join(f"    {line}\n" for line in body.strip().splitlines())
+
+
+def test_the_conditional_rescale_is_checked_taken():
+    rep = check_text(FA.read_text(), FA.name)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    scope = [s for k in rep.kernels for s in k.scope]
+    assert any(s.startswith("line 196: a branch on a value the engine does not compute") and
+               "should_rescale" in s for s in scope), scope
+
+
+def test_the_rescale_without_its_accumulator_wait_races_inside_the_arm():
+    lines = FA.read_text().split("\n")
+    assert "T.mbarrier_wait_parity(acc_empty_1[0]" in lines[192]
+    rep = check_text("\n".join(lines[:192] + lines[193:]), FA.name)
+    assert rep.verdict == "buggy"
+    # the arm's tensor-memory load and store (lines 197 and 200 once the wait is gone) race with
+    # the MMA that writes the accumulator
+    assert {(f.rule.code, f.line) for f in rep.findings} >= {("AG401", 197), ("AG401", 200)}
+
+
+def test_a_read_after_the_barrier_in_a_vote_arm_is_clean_and_before_it_races():
+    vote = "T.any_sync(T.uint32(4294967295), S[63 - tx] < T.float32(1.0))"
+    clean = kernel(f"""
+T.tvm_storage_sync("shared")
+if {vote} != 0:
+    acc[0] = S[tx] * T.float32(2.0)
+    B[tx] = S[63 - tx]
+""")
+    rep = check_text(clean)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    racy = clean.replace('    T.tvm_storage_sync("shared")\n', "", 1)
+    rep = check_text(racy)
+    assert rep.verdict == "buggy" and any(f.rule.code == "AG201" for f in rep.findings)
+
+
+def test_a_vote_arm_that_writes_shared_memory_or_synchronizes_stays_unknown():
+    vote = "T.any_sync(T.uint32(4294967295), S[63 - tx] < T.float32(1.0))"
+    for arm in ("S[tx] = T.float32(0.0)", 'T.tvm_storage_sync("shared")'):
+        rep = check_text(kernel(f"""
+T.tvm_storage_sync("shared")
+if {vote} != 0:
+    {arm}
+"""))
+        assert rep.verdict == "unknown", (arm, [f.message for f in rep.findings])
