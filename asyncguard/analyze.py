@@ -408,6 +408,12 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                             f.message += " (with " + ", ".join(f"{k} = {v}" for k, v in
                                                               inputs.pattern().items()) + ")"
                         findings.append(f)
+    target = program.attrs.get("target")
+    named = arch or (target.get("arch") if isinstance(target, dict) else target)
+    if isinstance(named, str) and kernel.arch is None:
+        scope.append(f"target {named}: not in asyncguard's table of per-architecture limits "
+                     "(models/arch.py): the launch's shared-memory, thread, block and register limits "
+                     "were not checked (pass --arch to check them against a known one)")
     closed = program.closed_arms
     if scope_line(searches, program.iteration_choices, closed):
         scope.append(scope_line(searches, program.iteration_choices, closed))

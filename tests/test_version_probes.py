@@ -1,4 +1,4 @@
-"""The held-out probes added in sessions 28 and 29 keep the verdicts recorded in their expect.json (each definite
+"""The held-out probes added in sessions 28 to 30 keep the verdicts recorded in their expect.json (each definite
 finding judged against the TIR in the corpus's README; a change of verdict is a change to read, then
 record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 
@@ -9,7 +9,11 @@ record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 - corpus/unseen_tvm (session 29): kernels lowered by TVM itself (the TVM 0.25.dev0 TileLang 0.1.15 bundles:
   its software pipeliner, dlight, hand schedules), not by TileLang;
 - corpus/unseen_tvm_builtins (session 29): TVMScript kernels of apache/tvm's own tests (at bc1a904e) that use
-  TVM's PTX builtins, lowered by that TVM, and single-bug variants of them.
+  TVM's PTX builtins, lowered by that TVM, and single-bug variants of them;
+- corpus/unseen_users2 (session 30): kernels of tile-ai/TileOPs and Anjiang-Wei/tilelang_PTX lowered by 0.1.15;
+- corpus/unseen_newer (session 30): the TileLang tests and examples that pull requests after a35008a4 add,
+  lowered by 0.1.15;
+- corpus/unseen_archs (session 30): TileLang's generic examples lowered by 0.1.15 for sm_90 (no `a`) and sm_75.
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
@@ -26,6 +30,9 @@ PROBES = {
     "unseen_users": ("1d9372ce82be80be8c109da9d2c89351fc89c92a", 30, False),
     "unseen_tvm": ("0.25.dev0", 50, True),
     "unseen_tvm_builtins": ("bc1a904ec1ad89454ee6577d66cde1268b8f6bc8", 30, True),
+    "unseen_users2": ("52dbc0865316ad4f722cb54631e0d2d0ba3e86c0", 70, True),
+    "unseen_newer": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 6, True),
+    "unseen_archs": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 80, True),
 }
 CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
 

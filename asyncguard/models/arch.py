@@ -27,7 +27,11 @@ Sources (cited per field below):
             wingedge777.com "A Deep Dive into DeviceQuery"): "Total shared memory per
             multiprocessor: 102400 bytes", "Maximum number of threads per multiprocessor: 1536",
             registers per block 65536: the same figures as CC 8.6/8.9.
+  [CCCL]    NVIDIA/cccl, libcudacxx `cuda/__device/arch_traits.h` (`traits<id::sm_110>()`): CC 11.0
+            takes every figure of CC 10.0 (228 KB per SM, 1 KB reserve, 2048 threads, 32 blocks).
   Cross-checked against /work/notes/semantics-check.md item 10.
+  A target not in the table (sm_121 has no NVIDIA-published figures here) gets no limits: the
+  scope line says the resource checks were not made (analyze.py).
 """
 from __future__ import annotations
 
@@ -153,6 +157,8 @@ SM100 = Arch(
 
 # CC 10.3 (B300) shares every figure of the 10.x column with 10.0 [PG-T30/T31/T32].
 SM103 = Arch(**{**SM100.__dict__, "name": "sm_103", "cc": (10, 3)})
+# CC 11.0 (Jetson Thor) [CCCL]: the 10.0 figures.
+SM110 = Arch(**{**SM100.__dict__, "name": "sm_110", "cc": (11, 0)})
 SM120 = Arch(
     "sm_120", (12, 0),
     smem_per_sm=100 * KIB,           # [PG-T31] 12.0: 100 KB per SM; [DQ-120] 102400
@@ -167,7 +173,7 @@ SM120 = Arch(
     smem_alloc_unit=128,             # [OCC] assumed as for 8.x/9.0
 )
 
-ARCHS = {a.name: a for a in (SM75, SM80, SM86, SM89, SM90, SM100, SM103, SM120)}
+ARCHS = {a.name: a for a in (SM75, SM80, SM86, SM89, SM90, SM100, SM103, SM110, SM120)}
 
 
 def lookup(name) -> Arch | None:

@@ -1,0 +1,6 @@
+"""Driver (ours) for tile-ai/TileOPs: tileops.kernels.linear_attention.deltanet.deltanet_fwd.DeltaNetFwdKernel with 1, 4, 512, 64, 128, 128, torch.bfloat16 (realistic small sizes)."""
+from _tileops_common import build
+import torch  # noqa: F401
+
+if __name__ == "__main__":
+    build("tileops.kernels.linear_attention.deltanet.deltanet_fwd", "DeltaNetFwdKernel", 1, 4, 512, 64, 128, 128, torch.bfloat16)
