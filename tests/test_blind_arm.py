@@ -68,3 +68,24 @@ if {vote} != 0:
     {arm}
 """))
         assert rep.verdict == "unknown", (arm, [f.message for f in rep.findings])
+
+
+def test_if_then_else_reads_only_the_selected_arm():
+    """CUDA's `c ? a : b` evaluates one arm per thread: warp 1 stores S[tx - 32] with no barrier,
+    and warp 0's `T.if_then_else(32 <= tx, S[tx - 32], 0)` reads nothing (its condition is
+    false there), so they do not race; at `tx == 0` the `S[tx - 1]` arm is not read either
+    (it would be out of the buffer). Reading the arm warp 0 selects races."""
+    base = """
+T.tvm_storage_sync("shared")
+if 32 <= tx:
+    S[tx - 32] = A[tx]
+B[tx] = T.if_then_else(32 <= tx, S[tx - 32], T.float32(0.0)) + T.if_then_else(0 < tx, B[tx - 1], T.float32(0.0))
+T.tvm_storage_sync("shared")
+acc[0] = T.if_then_else(0 < tx, S[tx - 1], T.float32(0.0))
+B[tx] = acc[0]
+"""
+    rep = check_text(kernel(base))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    racy = base.replace("T.if_then_else(32 <= tx, S[tx - 32]", "T.if_then_else(tx < 32, S[tx]")
+    rep = check_text(kernel(racy))
+    assert rep.verdict == "buggy" and any(f.rule.code == "AG201" for f in rep.findings)

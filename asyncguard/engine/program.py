@@ -1346,6 +1346,16 @@ class Elaborator:
             if acc is not None:
                 out.append(acc)
             return
+        if isinstance(e, ir.Call) and e.name in ("T.if_then_else", "T.Select") and len(e.args) == 3 \
+                and not e.kwargs:
+            self._selected_effects(e.args[0], e.args[1], e.args[2], out, e.name == "T.Select")
+            return
+        if isinstance(e, ir.BinOp) and e.op in ("and", "or"):
+            self._expr_effects(e.left, out)
+            right: list = []
+            self._expr_effects(e.right, right)
+            out.extend(_guarded(right, self._selector(e.left), e.op == "and"))
+            return
         if isinstance(e, ir.Call):
             name = e.name
             outer, self._in_extern = self._in_extern, name == "T.call_extern" or name in VALUE_OPS
@@ -1381,13 +1391,34 @@ class Elaborator:
         elif isinstance(e, ir.UnaryOp):
             self._expr_effects(e.operand, out)
         elif isinstance(e, ir.IfExp):
-            for x in (e.cond, e.then, e.other):
-                self._expr_effects(x, out)
+            self._selected_effects(e.cond, e.then, e.other, out, False)
         elif isinstance(e, (ir.TupleE, ir.ListE)):
             for x in e.items:
                 self._expr_effects(x, out)
         elif isinstance(e, ir.Attr):
             self._expr_effects(e.value, out)
+
+    def _selected_effects(self, cond, then, other, out: list, both: bool) -> None:
+        """The effects of `T.if_then_else(cond, then, other)` (CUDA's `cond ? then : other`:
+        only the selected arm is evaluated, per thread) or of `T.Select`, which evaluates both.
+        The condition's own effects always happen; each arm's happen in the threads that select
+        it (`_guarded`), all of them where the condition has no value in a run (a superset: as
+        if both arms were read)."""
+        self._expr_effects(cond, out)
+        arms: tuple = ([], [])
+        self._expr_effects(then, arms[0])
+        self._expr_effects(other, arms[1])
+        if both:
+            out.extend(arms[0] + arms[1])
+            return
+        fn = self._selector(cond)
+        out.extend(_guarded(arms[0], fn, True))
+        out.extend(_guarded(arms[1], fn, False))
+
+    def _selector(self, cond):
+        """`cond` compiled for `_guarded` when it reads no memory (indices, loop variables, lets,
+        sizes: compiling a load would make it an input of the run, which it was not); else None."""
+        return self.compile_if_known(cond) if not _subscripts(cond, []) else None
 
     # ---- statements
     def _pointer_let(self, name: str, val) -> bool:
@@ -2800,6 +2831,32 @@ def _arm_extent(st: PIf) -> tuple:
     inside a fenced arm."""
     spans = [s.span for s in statements(st.then) if getattr(s, "span", None) is not None]
     return (st.span, min(x.start for x in spans), max(x.end for x in spans))
+
+
+def _guarded(effects: list, cond, side: bool) -> list:
+    """`effects` (POps of one arm of a selection) run only by the threads whose `cond` is `side`;
+    by every thread where `cond` (Elaborator.compile_if_known) has no value in the run, or where
+    it is None (no compiled condition). Names and syntax stay the POps' own, so every analysis
+    that reads them is unchanged; only a run's threads differ."""
+    if cond is None:
+        return effects
+
+    def guard(run):
+        def guarded(env, tids):
+            c = cond(env)
+            if c is None:
+                return run(env, tids)
+            if isinstance(c, np.ndarray):
+                keep = c[tids].astype(bool) == side
+                if keep.all():
+                    return run(env, tids)
+                if not keep.any():
+                    return []
+                from .machine import interned
+                return run(env, interned(tids[keep]))
+            return run(env, tids) if bool(c) == side else []
+        return guarded
+    return [POp(x.name, x.span, guard(x.run), x.src) if isinstance(x, POp) else x for x in effects]
 
 
 def _same_accesses(a, b) -> bool:
