@@ -7,23 +7,13 @@ from pathlib import Path
 
 from asyncguard.analyze import check_text
 
+from _kernels import kernel64
+
 FA = Path(__file__).resolve().parent.parent / "corpus" / "field_sizes" / \
     "aws__flash_attention__ws_b1_h4_s2048__flash_attention_ws__sm_100a.tir"
 
-HEAD = '''# from tvm.script import tir as T
-
-@T.prim_func
-def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
-    T.func_attr({"target": T.target({"arch": "sm_80", "keys": ["cuda", "gpu"], "kind": "cuda", "tag": "", "thread_warp_size": 32})})
-    tx = T.launch_thread("threadIdx.x", 64)
-    S = T.alloc_buffer((64,), scope="shared")
-    acc = T.alloc_buffer((1,), scope="local")
-    S[tx] = A[tx]
-'''
-
-
 def kernel(body: str) -> str:
-    return HEAD + "".join(f"    {line}\n" for line in body.strip().splitlines())
+    return kernel64("S[tx] = A[tx]\n" + body.strip())
 
 
 def test_the_conditional_rescale_is_checked_taken():

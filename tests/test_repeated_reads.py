@@ -9,21 +9,12 @@ import pytest
 from asyncguard.analyze import check_text
 from asyncguard.engine.state.memory import Memory
 
+from _kernels import kernel64
+
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
-HEAD = '''# from tvm.script import tir as T
-
-@T.prim_func
-def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
-    T.func_attr({"target": T.target({"arch": "sm_80", "keys": ["cuda", "gpu"], "kind": "cuda", "tag": "", "thread_warp_size": 32})})
-    tx = T.launch_thread("threadIdx.x", 64)
-    S = T.alloc_buffer((64,), scope="shared")
-    acc = T.alloc_buffer((1,), scope="local")
-'''
-
-
 def kernel(body: str) -> str:
-    return HEAD + "".join(f"    {line}\n" for line in body.strip().splitlines())
+    return kernel64(body)
 
 
 def findings(text: str, name: str, skip: bool, monkeypatch) -> tuple:
