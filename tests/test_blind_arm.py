@@ -79,3 +79,24 @@ B[tx] = acc[0]
     racy = base.replace("T.if_then_else(32 <= tx, S[tx - 32]", "T.if_then_else(tx < 32, S[tx]")
     rep = check_text(kernel(racy))
     assert rep.verdict == "buggy" and any(f.rule.code == "AG201" for f in rep.findings)
+
+
+def test_the_gate_skeleton_reads_the_selected_arm_too():
+    """The emitter guards an operand's read with the conditions the engine ran it under, so the
+    skeleton's reads per thread are the reference's (emit/cuda.py, POp.guard)."""
+    from asyncguard.emit.cuda import emit
+    from asyncguard.engine.program import elaborate
+    from asyncguard.engine.scopes import scoped_lets
+    from asyncguard.parse import parse
+    text = kernel("""
+T.tvm_storage_sync("shared")
+B[tx] = T.if_then_else(32 <= tx, S[tx - 32], T.float32(0.0))
+acc[0] = T.if_then_else(tx < 8 and 0 < tx, S[tx - 1], T.float32(0.0))
+B[tx] = acc[0]
+""")
+    func = scoped_lets(parse(text, "ite.tir").functions[0])
+    lines = emit(func, elaborate(func), sizes={"A": 1, "B": 1}).source.split("\n")
+    guarded = [k for k, ln in enumerate(lines) if "the operand its threads select" in ln]
+    assert len(guarded) == 2
+    assert "(32LL <= v_tx)" in lines[guarded[0]] and "ag_read" in lines[guarded[0] + 1]
+    assert "(v_tx < 8LL)" in lines[guarded[1]] and "(0LL < v_tx)" in lines[guarded[1]]

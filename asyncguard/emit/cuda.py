@@ -816,6 +816,14 @@ class _Emitter:
                 self.guards.pop()
             return
         if isinstance(s, POp):
+            if s.guard:   # an operand of `c ? a : b`, `&&`, `||`: only where the engine runs it
+                cond = " && ".join(f"({self.expr(c)})" if side else f"!({self.expr(c)})" for c, side in s.guard)
+                self.out(f"if ({cond}) {{  // line {s.span.line}: the operand its threads select")
+                self.depth += 1
+                self.op(s)
+                self.depth -= 1
+                self.out("}")
+                return
             self.op(s)
             return
         if isinstance(s, PStore):

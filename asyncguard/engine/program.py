@@ -52,6 +52,9 @@ class POp:
     span: ir.Span
     run: Callable  # (env, tids) -> list[Event]
     src: object = None   # the syntax it came from (for the symbolic prover)
+    # ((condition, side), ...), outermost first: an operand of a selection (`_guarded`), run only
+    # by the threads whose conditions take those sides (the gate's emitter guards it alike)
+    guard: tuple = ()
 
 
 @dataclass
@@ -1354,7 +1357,7 @@ class Elaborator:
             self._expr_effects(e.left, out)
             right: list = []
             self._expr_effects(e.right, right)
-            out.extend(_guarded(right, self._selector(e.left), e.op == "and"))
+            out.extend(_guarded(right, self._selector(e.left), e.left, e.op == "and"))
             return
         if isinstance(e, ir.Call):
             name = e.name
@@ -1412,8 +1415,8 @@ class Elaborator:
             out.extend(arms[0] + arms[1])
             return
         fn = self._selector(cond)
-        out.extend(_guarded(arms[0], fn, True))
-        out.extend(_guarded(arms[1], fn, False))
+        out.extend(_guarded(arms[0], fn, cond, True))
+        out.extend(_guarded(arms[1], fn, cond, False))
 
     def _selector(self, cond):
         """`cond` compiled for `_guarded` when it reads no memory (indices, loop variables, lets,
@@ -2833,11 +2836,12 @@ def _arm_extent(st: PIf) -> tuple:
     return (st.span, min(x.start for x in spans), max(x.end for x in spans))
 
 
-def _guarded(effects: list, cond, side: bool) -> list:
+def _guarded(effects: list, cond, src, side: bool) -> list:
     """`effects` (POps of one arm of a selection) run only by the threads whose `cond` is `side`;
     by every thread where `cond` (Elaborator.compile_if_known) has no value in the run, or where
     it is None (no compiled condition). Names and syntax stay the POps' own, so every analysis
-    that reads them is unchanged; only a run's threads differ."""
+    that reads them is unchanged; only a run's threads differ. `src`: the condition's syntax, in
+    `POp.guard` for the gate's emitter."""
     if cond is None:
         return effects
 
@@ -2856,7 +2860,8 @@ def _guarded(effects: list, cond, side: bool) -> list:
                 return run(env, interned(tids[keep]))
             return run(env, tids) if bool(c) == side else []
         return guarded
-    return [POp(x.name, x.span, guard(x.run), x.src) if isinstance(x, POp) else x for x in effects]
+    return [POp(x.name, x.span, guard(x.run), x.src, ((src, side),) + x.guard) if isinstance(x, POp) else x
+            for x in effects]
 
 
 def _same_accesses(a, b) -> bool:
