@@ -14,7 +14,7 @@ from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
 from .engine.exprs import free_names
 from .engine.program import elaborate
-from .engine.scopes import scoped_lets
+from .engine.scopes import scoped_lets, source_names
 from .checks.resources import LAUNCH_RULES, KernelContext
 from .parse import parse
 from .prover import one_thread_at_a_time
@@ -383,7 +383,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                         scope.append(line)
                 if result.trapped and result.trapped not in scope:
                     scope.append(result.trapped)
-                scope.extend(line for line in result.blind_taken if line not in scope)
+                scope.extend(source_names(line) for line in result.blind_taken
+                             if source_names(line) not in scope)
                 for a in result.assumed:   # the rest rested on no finding (else a note: taint.py)
                     line = (f"line {a.span.line}: {a.reason}: assumed to end (other blocks' progress "
                             "is not checked); it touches no shared memory, and no finding rests on it")

@@ -68,7 +68,10 @@ def test_a_branch_in_a_loop_on_a_shadowed_let_is_not_read_as_the_later_binding()
                for s in rep.kernels[0].scope), rep.kernels[0].scope
     # messages name the let as the source does
     assert all("%" not in f.message for f in rep.findings)
-    assert any(f.line == 22 and "'x'" in f.message for f in rep.findings)
+    # the branch at line 22 only reads shared memory: checked taken (engine/program.py
+    # `_blind_arm`), the scope naming the let as the source does
+    assert any(s.startswith("line 22: a branch on a value the engine does not compute ('x' has no")
+               for s in rep.kernels[0].scope), rep.kernels[0].scope
 
 
 def test_renamed_lets_print_as_their_own_c_names_and_source_names():

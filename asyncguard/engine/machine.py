@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import ir
 from ..events import Access, LoopBreak, SetDescriptor, Unsupported
-from ..models import NotModelled
+from ..models import _TIDS, NotModelled, interned  # noqa: F401 (_TIDS: repair/prefix.py)
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
 from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, loop_synchronizes, register_key,
@@ -159,23 +159,6 @@ class _Join:
 
     def __init__(self):
         self.parked, self.broken = None, False
-
-
-_TIDS: dict = {}   # interned: thread-id bytes -> the one read-only array of those ids
-
-
-def interned(tids: np.ndarray) -> np.ndarray:
-    """The process's one read-only array of these thread ids: every task of every run over the
-    same threads holds the same array, so what the models and the race check remember by an
-    array's identity (engine/exprs.py memoize, models.ThreadRanges) is found again."""
-    key = tids.tobytes()
-    got = _TIDS.get(key)
-    if got is None or got.dtype != tids.dtype:
-        tids.flags.writeable = False
-        if len(_TIDS) >= 1024:
-            _TIDS.clear()
-        got = _TIDS[key] = tids
-    return got
 
 
 class _Task:

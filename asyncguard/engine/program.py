@@ -14,7 +14,7 @@ import numpy as np
 from .. import ir
 from .scopes import scoped_lets
 from ..events import Access, AccessKind
-from ..models import OPS, PURE, VALUE_OPS, NotModelled, per_thread
+from ..models import OPS, PURE, VALUE_OPS, NotModelled, interned, per_thread
 from ..models import cp_async as cp_async_model
 from ..models.atomics import SHARED_ATOMICS, shared_atomic, shared_destination, shared_source, source_read
 from ..models.clc import QUERIES as CLC_QUERIES
@@ -2856,7 +2856,6 @@ def _guarded(effects: list, cond, src, side: bool) -> list:
                     return run(env, tids)
                 if not keep.any():
                     return []
-                from .machine import interned
                 return run(env, interned(tids[keep]))
             return run(env, tids) if bool(c) == side else []
         return guarded

@@ -41,6 +41,23 @@ def value_op(*names: str):
 LIMIT = 1 << 48   # no shared address, count or index is this large: beyond it, int64 math may have wrapped
 
 
+_TIDS: dict = {}   # interned: thread-id bytes -> the one read-only array of those ids
+
+
+def interned(tids: np.ndarray) -> np.ndarray:
+    """The process's one read-only array of these thread ids: every task of every run over the
+    same threads holds the same array, so what the models and the race check remember by an
+    array's identity (engine/exprs.py memoize, models.ThreadRanges) is found again."""
+    key = tids.tobytes()
+    got = _TIDS.get(key)
+    if got is None or got.dtype != tids.dtype:
+        tids.flags.writeable = False
+        if len(_TIDS) >= 1024:
+            _TIDS.clear()
+        got = _TIDS[key] = tids
+    return got
+
+
 def per_thread(value, tids: np.ndarray) -> np.ndarray:
     """A value (scalar or all-threads array) restricted to the executing threads."""
     if isinstance(value, np.ndarray):
