@@ -2,7 +2,7 @@
 
     python bench/field.py [--jobs 2] [--timeout 60]
 
-Prints the number of kernels, the share with a definite verdict (clean, bug or invalid), the count per
+Prints the number of kernels, the share with a definite verdict (clean, bug, invalid or warnings), the count per
 verdict, and the median and maximum wall time of one whole `python -m asyncguard check FILE` process
 (start-up included; --jobs processes run at a time, so on a busy machine times include contention).
 Nothing is written; `python corpus/check_field.py` records the same run in corpus/field/RESULTS.md.

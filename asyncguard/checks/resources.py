@@ -24,7 +24,7 @@ from .. import ir
 from ..diagnostics import Finding, rule
 from ..engine.state.cluster import local_bytes
 from ..events import Access
-from ..models.arch import STATIC_CAP, Arch, lookup
+from ..models.arch import PROBED, STATIC_CAP, TARGET_FEATURES, Arch, instruction_family, lookup, target_name, targets_with
 from ..models.memory import BARRIER_SCOPES
 
 TILELANG_DYN_ALIGN = 1024   # TileLang codegen: `extern __shared__ __align__(1024) uchar buf_dyn_shmem[]`
@@ -140,9 +140,42 @@ ring = T.alloc_buffer((3, 8192), "float16", scope="shared.dyn")
 The static allocations, their total, the cap.
 """)
 
-# findings about the launch as written (its allocations and requests), whatever path its threads
-# take: they stand when the run lost control of its paths (analyze.py keeps them then)
-LAUNCH_RULES = frozenset((NOT_OPTED_IN.code, OVER_LIMIT.code, STATIC_OVER_48K.code))
+NOT_ON_TARGET = rule("AG510", "instruction-not-on-target", "resource", "warning",
+                     "an instruction the kernel's target architecture does not have (wgmma, setmaxnreg, tcgen05)", """
+## What it does
+Reads the target the kernel was lowered for (`T.target({"arch": ...})` in its attributes, or
+`--arch`) and flags the first call of each instruction family that ptxas assembles only for
+architecture-specific targets: wgmma (`T.ptx_wgmma_*`, `T.warpgroup_arrive/commit_batch/wait`)
+only for sm_90a; setmaxnreg (`T.set_max_nreg`) for the `a` and `f` targets of sm_90 to sm_121;
+tcgen05 and tensor memory for the `a` and `f` targets of sm_100, sm_103 and sm_110.
+
+## Why is this bad?
+A build for the target as written fails: ptxas answers "Instruction 'wgmma.fence' not supported
+on .target 'sm_90'", and TileLang's templates stop at a static_assert ("requires a target with CTA
+register reconfiguration, such as sm_90a"). TileLang lowers wgmma and setmaxnreg for a plain
+`sm_90` or `sm_120` target and its nvcc backends pass that target to nvcc as written; only its
+auto-detected target (and its NVRTC backend) adds the `a`. A warning, not an error: whether the
+build adds the suffix is outside the text.
+
+## Example
+```python
+T.func_attr({"target": T.target({"arch": "sm_90", "kind": "cuda", ...}), ...})
+T.warpgroup_arrive()
+```
+
+## Use instead
+```python
+T.func_attr({"target": T.target({"arch": "sm_90a", "kind": "cuda", ...}), ...})
+```
+(or `asyncguard check --arch sm_90a` when the build compiles for it).
+
+## Witness
+The target, the instruction family, the call and its line, and the targets that have it.
+""")
+
+# findings about the launch as written (its allocations and requests, its target), whatever path
+# its threads take: they stand when the run lost control of its paths (analyze.py keeps them then)
+LAUNCH_RULES = frozenset((NOT_OPTED_IN.code, OVER_LIMIT.code, STATIC_OVER_48K.code, NOT_ON_TARGET.code))
 
 OVER_REQUEST = rule("AG505", "smem-request-costs-occupancy", "resource", "warning",
                     "the launch requests more shared memory than the views reach, and that costs blocks per SM", """
@@ -495,6 +528,24 @@ class KernelContext:
     def arch(self) -> Arch | None:
         return lookup(self.arch_override) if self.arch_override else lookup(self.program.attrs.get("target"))
 
+    @property
+    def target(self) -> str | None:
+        """The target as written (`sm_90a`, suffix kept), or the --arch override."""
+        return target_name(self.arch_override or self.program.attrs.get("target"))
+
+    @functools.cached_property
+    def instruction_families(self) -> dict:
+        """family (models/arch.py TARGET_FEATURES) -> the first call that prints it."""
+        out: dict = {}
+        for c in self._all_calls:
+            extern = None
+            if c.name == "T.call_extern" and len(c.args) > 1 and isinstance(c.args[1], ir.Const):
+                extern = str(c.args[1].value)
+            fam = instruction_family(c.name, extern)
+            if fam is not None and fam not in out:
+                out[fam] = c
+        return out
+
     def _attr_span(self) -> tuple:
         for s in self.func.body:
             if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call) and s.expr.name == "T.func_attr":
@@ -729,6 +780,25 @@ def check(result, path: str, kernel: KernelContext | None = None) -> list[Findin
                            dict(w), path))
 
     out.extend(_address_findings(kernel, d, path))
+    out.extend(_target_findings(kernel, path))
+    return out
+
+
+def _target_findings(kernel: KernelContext, path: str) -> list[Finding]:
+    """AG510: each instruction family the target cannot assemble, at its first call."""
+    target = kernel.target
+    if target not in PROBED:
+        return []
+    out = []
+    for fam, call in kernel.instruction_families.items():
+        if target in TARGET_FEATURES[fam]:
+            continue
+        have = targets_with(fam)
+        out.append(Finding(NOT_ON_TARGET, call.span.line, call.span.col,
+                           f"{call.name} prints {fam} instructions, which target {target} does not have: "
+                           f"ptxas assembles them only for {', '.join(have)}; a build for {target} fails "
+                           f"(lower for {have[0]}, or check with --arch {have[0]} if the build compiles for it)",
+                           {"target": target, "family": fam, "call": call.name, "targets": have}, path))
     return out
 
 

@@ -29,6 +29,12 @@ Sources (cited per field below):
             registers per block 65536: the same figures as CC 8.6/8.9.
   [CCCL]    NVIDIA/cccl, libcudacxx `cuda/__device/arch_traits.h` (`traits<id::sm_110>()`): CC 11.0
             takes every figure of CC 10.0 (228 KB per SM, 1 KB reserve, 2048 threads, 32 blocks).
+  [NVCC13]  bench/resources/arch_features/probe.sh (output: probe.txt), nvcc/ptxas 13.0 here: which
+            of sm_75 .. sm_121f assemble wgmma, setmaxnreg and tcgen05. setmaxnreg's list is the
+            one NVIDIA's CCCL documents for `cuda::ptx::setmaxnreg_inc` ("SM_90a, SM_100a, SM_100f,
+            SM_103a, ... SM_121f"); TileLang's own templates refuse the last two off those targets
+            (tl_templates/cuda/intrin.h `TL_CUDA_ARCH_CTA_RECONFIG_ENABLED`, tcgen05mma.h
+            `TL_CUDA_ARCH_TCGEN05_ENABLED`: a static_assert).
   Cross-checked against /work/notes/semantics-check.md item 10.
   A target not in the table (sm_121 has no NVIDIA-published figures here) gets no limits: the
   scope line says the resource checks were not made (analyze.py).
@@ -195,3 +201,51 @@ def lookup(name) -> Arch | None:
     if m.group(3) == "a":
         return Arch(**{**base.__dict__, "name": base.name + "a", "arch_specific": True})
     return base
+
+
+# ---------------------------------------------------------------- instructions only some targets have
+# [NVCC13]: the targets ptxas assembles each family for. Every other probed target rejects it
+# ("Instruction 'wgmma.fence' not supported on .target 'sm_90'"); a target outside PROBED is not judged.
+_A_OR_F = ("a", "f")
+TARGET_FEATURES = {
+    "wgmma": frozenset({"sm_90a"}),
+    "setmaxnreg": frozenset({"sm_90a"} | {f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in _A_OR_F}),
+    "tcgen05": frozenset(f"sm_{n}{s}" for n in (100, 103, 110) for s in _A_OR_F),
+}
+PROBED = frozenset({"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"} |
+                   {f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in ("", "a", "f")})
+
+# the TileLang / TVM calls that print each family's instructions (T.warpgroup_fence_operand and
+# the descriptor builders print none)
+_WGMMA_CALLS = frozenset({"T.ptx_wgmma_ss", "T.ptx_wgmma_rs", "T.ptx_wgmma_sp_ss", "T.ptx_wgmma_sp_rs",
+                          "T.warpgroup_arrive", "T.warpgroup_commit_batch", "T.warpgroup_wait",
+                          "T.wait_wgmma"})
+_TCGEN05_CALLS = frozenset({"T.ptx_init_tensor_memory", "T.ptx_deallocate_tensor_memory"})
+
+
+def instruction_family(call: str, extern: str | None = None) -> str | None:
+    """The TARGET_FEATURES family a call prints (`extern`: a `T.call_extern`'s function name), or None."""
+    if call in _WGMMA_CALLS:
+        return "wgmma"
+    if call == "T.set_max_nreg":
+        return "setmaxnreg"
+    if call in _TCGEN05_CALLS or call.startswith(("T.tcgen05_", "T.ptx_tcgen05_")):
+        return "tcgen05"
+    if extern and extern.startswith("tl::tcgen05"):
+        return "tcgen05"
+    return None
+
+
+def target_name(target) -> str | None:
+    """`"sm_90a"`, `"90a"`, a TIR target dict -> `"sm_90a"` (suffix kept), or None."""
+    if isinstance(target, dict):
+        target = target.get("arch")
+    if not isinstance(target, str):
+        return None
+    m = re.fullmatch(r"(?:sm_?|compute_?)?(\d+)([af]?)", target.strip().lower())
+    return f"sm_{m.group(1)}{m.group(2)}" if m else None
+
+
+def targets_with(family: str) -> list[str]:
+    """The probed targets that assemble `family`, in order."""
+    return sorted(TARGET_FEATURES[family], key=lambda t: (int(re.sub(r"\D", "", t)), t))
