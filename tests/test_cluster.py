@@ -148,8 +148,49 @@ def test_the_cluster_barrier_waits_for_non_exited_threads_only():
             C_1[tx] = S[tx]
     """)
     found = report(text)
-    # the read races with rank 1's remote stores, which may also land after CTA 0 exits
-    assert {f.rule.code for f in found.findings} == {"AG201", "AG430"}
+    # the read races with rank 1's remote stores, which may also land after CTA 0 exits, and
+    # nothing shows rank 1 that CTA 0 has started when it stores
+    assert {f.rule.code for f in found.findings} == {"AG201", "AG430", "AG431"}
+
+
+# ---------------------------------------------------------------- a peer's start (AG431)
+def test_a_remote_store_before_anything_shows_the_peer_started():
+    text = kernel(f"""
+        T.ptx_cluster_store({PTR}, A_1[tx], 1 - T.block_rank_in_cluster(), tx)
+        T.cluster_sync()
+        C_1[tx] = S[tx]
+    """)
+    found = report(text).findings
+    start = [f for f in found if f.rule.code == "AG431"]
+    # each CTA stores into the other; one finding per statement
+    assert len(start) == 1 and start[0].line == 11 and start[0].witness["target_cta"] in (0, 1)
+    assert "before anything shows CTA" in start[0].message
+    # a cluster barrier first: every CTA has started, and the trailing one orders the reads
+    first = text.replace("    T.ptx_cluster_store", "    T.cluster_sync()\n    T.ptx_cluster_store", 1)
+    assert report(first).verdict == "clean"
+
+
+def test_knowing_a_peer_thread_through_an_mbarrier_phase_shows_it_started():
+    # rank 1 learns of rank 0 only through the phase rank 0's remote arrival completes (no cluster
+    # barrier before it: that arrival is AG403, the peer's init not ordered before it), so its own
+    # store into rank 0 afterwards shows no AG431
+    text = kernel(f"""
+        if T.tl_shuffle_elect(0):
+            T.ptx_init_barrier_thread_count(bar[0], 1)
+        T.ptx_fence_barrier_init()
+        if T.block_rank_in_cluster() == 1:
+            T.mbarrier_wait_parity(bar[0], 0)
+            T.ptx_cluster_store({PTR}, A_1[tx], 0, tx)
+        else:
+            if tx == 0:
+                T.ptx_arrive_cluster_barrier(bar[0], 1)
+        T.cluster_sync()
+    """)
+    found = codes(text)
+    assert "AG403" in found and "AG431" not in found
+    # the same store without the wait: nothing shows rank 1 that rank 0 started
+    early = text.replace("T.mbarrier_wait_parity(bar[0], 0)", "T.evaluate(0)", 1)
+    assert early != text and "AG431" in codes(early)
 
 
 # ---------------------------------------------------------------- remote mbarrier arrivals

@@ -346,11 +346,19 @@ ARRIVAL_RUNS_AHEAD = rule("AG412", "mbarrier-arrival-runs-ahead", "race", "error
     "the phase of this one."))
 
 
+def _observed(phase: int) -> str:
+    """What a wait observes: phase -1 is the one before a fresh barrier's first (a parity-1 wait
+    on a freshly initialized mbarrier returns at once: PTX counts it complete)."""
+    if phase == -1:
+        return "the wait that returns at once (parity 1 on the fresh barrier: the phase before phase 0)"
+    return f"the wait for phase {phase}"
+
+
 def _lapped(p, line: int) -> str:
     """The common start of a lapped-waiter message (AG410, AG413)."""
     return (f"threads {_groups(p.tids)} (warps {_groups(p.detail['delay']['warps'])}) can be lapped at the "
             f"wait on {p.barrier} at line {line}: phase {p.detail['next_phase']} can complete before they "
-            f"pass the wait for phase {p.detail['phase_observed']}")
+            f"pass {_observed(p.detail['phase_observed'])}")
 
 
 def _race_findings(result: RunResult, path: str) -> list[Finding]:
@@ -531,9 +539,18 @@ def check(result: RunResult, path: str) -> list[Finding]:
                "pending_arrivals": st.pending_arrivals, "tx_bytes_outstanding": st.tx,
                "cycle": [{"wait": w, "line": sp.line if sp else None, "threads": _groups(t)}
                          for w, sp, t in st.others]}
-        if st.pending_arrivals == 0 and st.tx != 0:
+        if st.pending_arrivals == 0 and st.tx > 0:
             msg = (f"the wait on {st.barrier} at line {st.span.line} never returns: phase {st.phase} has all "
                    f"its arrivals but waits for {st.tx} more transaction bytes that no TMA delivers")
+            out.append(Finding(TX_MISMATCH, st.span.line, st.span.col, msg, wit, path))
+        elif st.pending_arrivals == 0 and st.tx < 0:
+            # the TMA loads deliver more than expect_tx promised: the count reaches zero, and the
+            # phase completes, before the last bytes land; the surplus counts against a later phase
+            msg = (f"the TMA loads completing on phase {st.phase} of {st.barrier} deliver {-st.tx} transaction "
+                   f"bytes more than its expect_tx promised: the phase completes once the promised bytes "
+                   f"land, before the rest (the wait at line {st.span.line} then returns while bytes are "
+                   f"still landing), and the surplus counts against the next phase, so the later phases' "
+                   f"counts do not match either")
             out.append(Finding(TX_MISMATCH, st.span.line, st.span.col, msg, wit, path))
         else:
             cyc = "; ".join(f"{c['wait']} wait at line {c['line']} (threads {c['threads']})" for c in wit["cycle"])

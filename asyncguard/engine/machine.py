@@ -106,6 +106,7 @@ class RunResult:
     trapped: str | None = None
     num_threads: int = 0
     cluster_exits: list = field(default_factory=list)   # state/cluster.py ExitProblem
+    cluster_starts: list = field(default_factory=list)  # state/cluster.py StartProblem
     cta_threads: int = 0          # threads per CTA (num_threads counts every CTA of a cluster)
     # line of a tcgen05.commit / cp.async.mbarrier.arrive -> (its mbarrier, the instruction, the
     # issuing threads first seen): their arrivals release the threads' copies only, so a race on

@@ -81,6 +81,17 @@ class RemoteUse:
 
 
 @dataclass
+class StartProblem:
+    """A plain remote load or store into CTA `target`'s shared memory by a thread that knows of no
+    action of any thread of `target`: nothing shows that CTA has started."""
+    what: str
+    span: ir.Span
+    target: int
+    thread: int                  # the first such thread (machine id)
+    buffer: str = ""
+
+
+@dataclass
 class ExitProblem:
     """A remote use that no thread of its target CTA is ordered after before the CTA exits."""
     use: RemoteUse
@@ -122,6 +133,7 @@ class Cluster:
         self.phases: list[ClusterPhase] = []
         self.arrived_in = np.full(self.T, -1, dtype=np.int64)   # per thread: phase of its last arrival
         self.remote: list[RemoteUse] = []
+        self.starts: dict = {}    # (line, col, target) -> StartProblem (plain remote accesses)
         self._placed: dict = {}   # (id(source array), shift) -> (source, its read-only shifted copy)
 
     @property
@@ -197,9 +209,26 @@ class Cluster:
         if target != own:
             self.remote.append(RemoteUse(f"{rec.via} into {rec.buffer}", rec.span, target,
                                          rec.tids, rec.owner, rec, rec.buffer))
+            if rec.kind.value in ("read", "write"):
+                self._check_started(rec, target)
         elif mbar_cta != own and rec.kind.value.startswith("async"):
             self.remote.append(RemoteUse(f"{rec.via} reading CTA {own}'s shared memory for CTA {mbar_cta}",
                                          rec.span, own, rec.tids, rec.owner, rec, rec.buffer, source=True))
+
+    def _check_started(self, rec, target: int) -> None:
+        """A plain load or store into a peer's shared memory needs the peer CTA running: the CUDA
+        programming guide's distributed-shared-memory example opens with cluster.sync(), which
+        "ensures that all thread blocks have started executing and they exist concurrently". A
+        thread that knows of some action of a thread of `target` (its vector clock has a column
+        of that CTA past zero: every thread's own clock starts at 1) knows it started."""
+        key = (rec.span.line, rec.span.col, target)
+        if key in self.starts:
+            return
+        known = self.machine.vc[np.ix_(rec.tids, self.threads_of(target))].max(axis=1)
+        blind = np.flatnonzero(known == 0)
+        if blind.size:
+            self.starts[key] = StartProblem(f"{rec.via} into {rec.buffer}", rec.span, target,
+                                            int(rec.tids[blind[0]]), rec.buffer)
 
     def note_arrive(self, tids: np.ndarray, clocks: np.ndarray, own: int, target: int, span,
                     barrier: str) -> None:
@@ -341,5 +370,8 @@ class Cluster:
         tainted = m.vc[:, m.taint.column] > 0
         problems = self.exit_problems(m.vc, m.alive)
         result.cluster_exits = [p for p in problems if not tainted[p.use.tids].any()]
+        # (a thread tainted at its remote access may have learned of the peer through what the
+        # machine could not execute: its start problem is dropped too)
+        result.cluster_starts = [p for p in self.starts.values() if not tainted[p.thread]]
         if len(result.cluster_exits) < len(problems):
             m.taint.rested_on(m)
