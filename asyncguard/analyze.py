@@ -423,6 +423,10 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             scope.append(fact)
     for region, roots, lines in program.shared_masks:   # engine/program.py `_shared_masks_taken`
         scope.append(shared_mask_line(region, roots, lines))
+    for view, param, copy_lines, read_lines, _ in program.shared_copies:   # `_forward_copies`
+        scope.append(f"{view.name} read as the parameter it copies, {param} (read at line(s) "
+                     f"{', '.join(map(str, sorted(set(read_lines))))}; its only stores copy {param}, "
+                     f"line(s) {', '.join(map(str, copy_lines))})")
     if program.numeric is None or program.numeric.problem is None:
         for copy in program.register_copies:   # engine/program.py `_register_copies`
             scope.append(register_copy_line(*copy))

@@ -759,7 +759,8 @@ class _Emitter:
         if isinstance(s, PLet):
             a = self.node("assign", s.span)
             try:
-                val = self.expr(a.value)
+                # a shared parameter copy's load prints as the parameter's (as the engine reads it)
+                val = self.expr(self.el.forwarded(a.value)[0])
             except EmitError as err:
                 self.unavailable[s.name] = f"a let the emitter cannot print ({err})"
                 self.known.discard(s.name)

@@ -293,6 +293,10 @@ class Program:
     # (register, parameter, copy line, read lines): registers whose reads read as the cells
     # they copy (_register_copies), for the scope line
     register_copies: list = field(default_factory=list)
+    # (shared view, parameter, copy lines, read lines, the copies' span starts): shared buffers
+    # read as the read-only parameter they copy (Elaborator._forward_copies); the machine checks
+    # that nothing else writes their bytes (state/memory.py `_forwarded_bytes`)
+    shared_copies: list = field(default_factory=list)
 
 
 def _assignments(stmts):
@@ -392,6 +396,9 @@ class Elaborator:
         self.truth_copies: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
         self._clc_regions: dict | None = None   # (shared region, offset) -> the CLC queries it holds (_clc_held)
+        self._shared_copies: dict | None = None   # (shared region, offset) -> a parameter copy (_shared_copy)
+        self._copy_dtypes: dict = {}   # (shared region, offset) -> the element type its copies store
+        self.program_shared_copies: list = []   # Program.shared_copies, as the lets that read them elaborate
         # truth registers copied from global memory (_register_slice_store): the branches whose
         # whole condition is one element and whose only arm is access-only, per region, and the
         # regions read anywhere else (elaborate() decides from both which cells are taken)
@@ -889,6 +896,87 @@ class Elaborator:
                     self._clc_regions[region] = ", ".join(
                         f"line {w.span.line}: {q[0].name}" for w, q in zip(writes, queries))
         return self._clc_regions.get((view.region.name, view.byte_offset))
+
+    def _shared_copy(self, view) -> tuple | None:
+        """(parameter view expression, index variable, its index expression, the stores) when
+        every store through the views at `view`'s bytes (its region and byte offset) is one plain
+        copy `S[v] = P[f(v)]` of a global parameter P of S's element type, `f` reading only `v`,
+        block indices and sizes: S[x] then holds P[f(x)] wherever a copy wrote it (TileOPs' split
+        decode: `split_length_shared[tx] = split_length[bid * 16 + tx]`, read back as a loop
+        bound). None otherwise. Other statements writing those bytes through other views are
+        found by the machine (`Memory._forwarded_bytes`)."""
+        if view is None or not view.is_shared or view.region is None or self.register_of(view) is not None:
+            return None
+        if self._shared_copies is None:
+            stores: dict = {}
+            for x in ir.nodes(self.func.body):
+                if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
+                    v = self.view_of(x.target.value)
+                    if v is not None and v.is_shared and v.region is not None:
+                        stores.setdefault((v.region.name, v.byte_offset), []).append(x)
+            uniform = set(self.launch.block_vars) | set(self.symbols) | {"T"}
+            self._shared_copies = {}
+            for key, writes in stores.items():
+                forms = set()
+                for w in writes:
+                    tv, val = self.view_of(w.target.value), w.value
+                    if len(w.target.indices) != 1 or not isinstance(w.target.indices[0], ir.Var) or \
+                            not isinstance(val, ir.Subscript) or len(val.indices) != 1 or \
+                            isinstance(val.indices[0], ir.Slice):
+                        break
+                    pv = self.view_of(val.value)
+                    var = w.target.indices[0].name
+                    if pv is None or self.roots.get(pv.name) is None or pv.dtype != tv.dtype or \
+                            not free_names(val.indices[0]) <= uniform | {var}:
+                        break
+                    if self._copy_dtypes.setdefault(key, tv.dtype) != tv.dtype:
+                        break   # stores of two element types: the bytes mean different things
+                    # one form: the index expression with its variable renamed
+                    f = ir.rewrite(val.indices[0], lambda y, var=var: ir.Var("%v") if
+                                   isinstance(y, ir.Var) and y.name == var else None)
+                    forms.add((val.value, f))
+                else:
+                    if len(forms) == 1:
+                        (pexpr, f), = forms
+                        self._shared_copies[key] = (pexpr, f, writes)
+        return self._shared_copies.get((view.region.name, view.byte_offset))
+
+    def forwarded(self, e) -> tuple:
+        """(`e` with every one-element load of a shared parameter copy (`_shared_copy`) read as
+        the parameter's element it holds, [(view, parameter expression, its stores, line)] of each
+        load replaced). For the value only: the load's shared access is taken from the original
+        expression (its race and unwritten-byte checks stay). The gate's emitter prints the same."""
+        found: list = []
+
+        def replace(x):
+            if not isinstance(x, ir.Subscript) or len(x.indices) != 1 or isinstance(x.indices[0], ir.Slice):
+                return None
+            view = self.view_of(x.value)
+            copy = self._shared_copy(view)
+            if copy is None or view.dtype != self._copy_dtypes.get((view.region.name, view.byte_offset)):
+                return None   # (read through a view of another element type: another value)
+            pexpr, f, writes = copy
+            idx = x.indices[0]
+            found.append((view, pexpr, writes, x.span.line))
+            return ir.Subscript(pexpr, (ir.rewrite(f, lambda y: idx if isinstance(y, ir.Var) and y.name == "%v"
+                                                   else None),), x.span)
+        return (ir.rewrite(e, replace) if self.views else e), found
+
+    def _forward_copies(self, e):
+        """`forwarded(e)`, each copy it reads recorded for the scope line and the machine's check
+        (Program.shared_copies)."""
+        out, found = self.forwarded(e)
+        for view, pexpr, writes, line in found:
+            name = ir.dotted(pexpr) or expr_text(pexpr)
+            for entry in self.program_shared_copies:
+                if entry[0] is view:
+                    entry[3].append(line)
+                    break
+            else:
+                self.program_shared_copies.append(
+                    (view, name, sorted({w.span.line for w in writes}), [line],
+                     frozenset(w.span.start for w in writes)))
+        return out
 
     def thread_x(self) -> np.ndarray:
         """threadIdx.x of every linear thread id (what device templates call threadIdx.x)."""
@@ -1761,6 +1849,7 @@ class Elaborator:
             if view is not None:  # pointer alias: `p = buf.data`
                 self.views[tgt.name] = view
                 return out
+            val = self._forward_copies(val)
             self._control(val)
             vote = warp_vote(self, val)
             if vote is not None:
@@ -2278,6 +2367,7 @@ def elaborate(func: ir.Function) -> Program:
                        read_only_globals=frozenset(n for n, root in el.roots.items()
                                                    if root not in el.written_roots))
     program.assumed_facts = list(el.assumed_facts)
+    program.shared_copies = list(el.program_shared_copies)
     program.closed_arms = el.closed_arms_ok
     el.tied_roots = program.tied_roots
     program.shared_masks = [(region, el.shared_mask_roots[region], sorted(set(el.shared_mask_lines[region])))

@@ -597,6 +597,17 @@ class _Group:
         return None
 
 
+def _copy_bytes(copy) -> tuple:
+    """(first byte, end byte, span starts, words) of a shared parameter copy (Program.shared_copies)."""
+    view, param, copy_lines, read_lines, starts = copy
+    size = int(np.prod(view.shape)) * view.elem_size if view.shape and \
+        all(isinstance(d, int) for d in view.shape) else None
+    end = view.flat_base + size if size is not None else view.region.base + view.region.nbytes
+    return (view.flat_base, end, starts,
+            f"{view.name} is read as {param} (line(s) {', '.join(map(str, sorted(set(read_lines))))}: "
+            f"its stores copy {param}, line(s) {', '.join(map(str, copy_lines))})")
+
+
 class Memory:
     """The live access records and the shared bytes written so far."""
     EVENTS = {Access: "access"}
@@ -611,6 +622,9 @@ class Memory:
         self.next_id = 0
         # per fenced arm (program.fenced_arms): [hulls of the accesses outside it, inside it]
         self.fenced = [[[], []] for _ in machine.p.fenced_arms] or None
+        # shared parameter copies read as the parameter (program.shared_copies): (first byte, end
+        # byte, the copies' span starts, what) of each; a write there by anything else is a note
+        self.forwarded = [_copy_bytes(c) for c in machine.p.shared_copies] or None
         self.live: dict = {}            # record id -> Record, in issue order
         # plain records superseded in the race check (_supersede_plain) that the proxy check still
         # tracks (state/proxy.py): record id -> Record, retired as if live, never in the signature
@@ -864,6 +878,8 @@ class Memory:
         rec.lo_min, rec.hi_max = lo_min, hi_max
         if self.fenced is not None:
             self._fenced_bytes(rec)
+        if self.forwarded is not None and ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE):
+            self._forwarded_bytes(rec)
         rec.tmin, rec.tmax, rec.tkey = tmin, tmax, threads
         self._key_of, self._key = rec.id, threads   # thread_key(rec)
         writes = ev.kind in (AccessKind.WRITE, AccessKind.ASYNC_WRITE)
@@ -966,6 +982,21 @@ class Memory:
         if ev.tids.flags.writeable or ev.lo.flags.writeable or ev.hi.flags.writeable:
             return None
         return (id(s), ev.via, id(ev.tids), id(ev.lo), id(ev.hi))
+
+    def _forwarded_bytes(self, rec: Record) -> None:
+        """A shared buffer whose loads are read as the parameter it copies (program.py
+        `_forward_copies`) must hold nothing but those copies: a write of its bytes by another
+        statement (through another view, a TMA, anything) makes the reading a note, and taints
+        the writers, so nothing definite rests on a value the copy no longer holds."""
+        cluster = self.machine.cluster
+        stride = cluster.stride if cluster.active else None
+        lo_all, hi_all = (rec.lo % stride, rec.lo % stride + (rec.hi - rec.lo)) if stride else (rec.lo, rec.hi)
+        for k, (lo, hi, copies, what) in enumerate(self.forwarded):
+            if rec.span.start in copies or not ((lo_all < hi) & (hi_all > lo)).any():
+                continue
+            self.machine.note(f"{what}, but line {rec.span.line} ({rec.via or 'a write'}) writes its bytes "
+                              "too: its value there is not the parameter's", rec.span)
+            self.machine.taint.threads(self.machine, rec.tids)
 
     def _fenced_bytes(self, rec: Record) -> None:
         """A branch checked taken every time because its arm is fenced (program.py
