@@ -396,6 +396,7 @@ class Elaborator:
         self.truth_copies: dict = {}
         self._taken_site = None   # the load that is the whole condition of an access-only branch
         self._clc_regions: dict | None = None   # (shared region, offset) -> the CLC queries it holds (_clc_held)
+        self._stores_at: dict | None = None   # (shared region, offset) -> its plain stores (_shared_stores)
         self._shared_copies: dict | None = None   # (shared region, offset) -> a parameter copy (_shared_copy)
         self._copy_dtypes: dict = {}   # (shared region, offset) -> the element type its copies store
         self.program_shared_copies: list = []   # Program.shared_copies, as the lets that read them elaborate
@@ -882,20 +883,26 @@ class Elaborator:
         if view is None or not view.is_shared or view.region is None:
             return None
         if self._clc_regions is None:
-            stores: dict = {}
-            for x in ir.nodes(self.func.body):
-                if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
-                    v = self.view_of(x.target.value)
-                    if v is not None and v.is_shared and v.region is not None:
-                        stores.setdefault((v.region.name, v.byte_offset), []).append(x)
             self._clc_regions = {}
-            for region, writes in stores.items():
+            for region, writes in self._shared_stores().items():
                 queries = [[c for c in ir.nodes(w.value) if isinstance(c, ir.Call) and c.name in CLC_QUERIES]
                            for w in writes]
                 if all(queries):
                     self._clc_regions[region] = ", ".join(
                         f"line {w.span.line}: {q[0].name}" for w, q in zip(writes, queries))
         return self._clc_regions.get((view.region.name, view.byte_offset))
+
+    def _shared_stores(self) -> dict:
+        """(shared region, byte offset) -> every plain store through a view at those bytes (as
+        written: views are names for bytes, so the key is where they start)."""
+        if self._stores_at is None:
+            self._stores_at = {}
+            for x in ir.nodes(self.func.body):
+                if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
+                    v = self.view_of(x.target.value)
+                    if v is not None and v.is_shared and v.region is not None:
+                        self._stores_at.setdefault((v.region.name, v.byte_offset), []).append(x)
+        return self._stores_at
 
     def _shared_copy(self, view) -> tuple | None:
         """(parameter view expression, index variable, its index expression, the stores) when
@@ -908,15 +915,9 @@ class Elaborator:
         if view is None or not view.is_shared or view.region is None or self.register_of(view) is not None:
             return None
         if self._shared_copies is None:
-            stores: dict = {}
-            for x in ir.nodes(self.func.body):
-                if isinstance(x, ir.Assign) and isinstance(x.target, ir.Subscript):
-                    v = self.view_of(x.target.value)
-                    if v is not None and v.is_shared and v.region is not None:
-                        stores.setdefault((v.region.name, v.byte_offset), []).append(x)
             uniform = set(self.launch.block_vars) | set(self.symbols) | {"T"}
             self._shared_copies = {}
-            for key, writes in stores.items():
+            for key, writes in self._shared_stores().items():
                 forms = set()
                 for w in writes:
                     tv, val = self.view_of(w.target.value), w.value
