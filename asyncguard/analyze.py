@@ -119,15 +119,17 @@ def _fixed_skips_mixed(result, sizes) -> bool:
     return result.skips_mixed or result.skips_disagree(leave_out=size_lines)
 
 
-def _taken_arm_reads(found: list, program, path: str) -> list:
+def _taken_arm_reads(found: list, program, path: str, blind_arms=()) -> list:
     """A read of unwritten shared bytes (AG417) inside the arm of a branch on a loaded number that
     the numeric pass checks taken every time (engine/program.py `_numeric_pass`, "taken" and
-    "fenced"): that reduction runs a superset of the arm's accesses, sound for races, but the
-    read may run where the real outcome skips it (the writes that would have filled the bytes
-    sit under branches on the same cells that are enumerated: NSA forward's pipelined loop).
+    "fenced"), or of a branch on a value the engine does not compute that the machine ran blind
+    (`blind_arms`: program.py `_blind_arm`): that reduction runs a superset of the arm's
+    accesses, sound for races, but the read may run where the real outcome skips it (the writes
+    that would have filled the bytes sit under branches on the same cells that are enumerated:
+    NSA forward's pipelined loop; a rescale of a tensor-memory accumulator before its first MMA).
     Not a definite bug: the kernel is `unknown` there (AG001), saying so."""
     numeric = getattr(program, "numeric", None)
-    arms = getattr(numeric, "taken_arms", None)
+    arms = list(getattr(numeric, "taken_arms", None) or ()) + list(blind_arms)
     if not arms:
         return found
     from .checks.mbarrier import UNWRITTEN_READ
@@ -139,9 +141,10 @@ def _taken_arm_reads(found: list, program, path: str) -> list:
         if arm is None:
             out.append(f)
             continue
+        what = ("a branch on a value the engine does not compute, checked taken by every thread"
+                if arm in blind_arms else "a branch on a loaded number checked taken every time")
         msg = (f"line {f.line}: a read of shared bytes no write reached, inside the branch at line "
-               f"{arm[0]}, a branch on a loaded number checked taken every time: whether the real "
-               "outcomes of the loaded numbers write those bytes first is not decided")
+               f"{arm[0]}, {what}: whether the real outcomes write those bytes first is not decided")
         out.append(Finding(UNSUPPORTED, f.line, f.col, msg, {"reason": msg, "read": f.message}, path))
     return out
 
@@ -395,7 +398,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                 if result.control_lost:   # paths were skipped: what follows may be an artifact,
                     # except what the launch's own allocations decide
                     found = [f for f in found if f.rule.kind == "unsupported" or f.rule.code in LAUNCH_RULES]
-                found = _taken_arm_reads(found, program, path)
+                found = _taken_arm_reads(found, program, path, result.blind_arms)
                 for f in found:
                     key = (f.rule.code, f.line, f.col)
                     if key not in seen:

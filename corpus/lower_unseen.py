@@ -35,6 +35,12 @@ each (test, parameter set) is kept, as above; a parametrized test's NAME has the
 <test function>__p<index>_<param><value>-... . TIR byte-identical to a kernel of corpus/field, field_sizes,
 field_sm120 or unseen is not kept, nor TIR with no shared memory (no "shared..." storage scope: nothing for
 asyncguard to verify). No test file is started after --budget-min minutes. BUILDERS are not run.
+
+--wide for one arch (corpus/unseen_tests_sm100/, session 31): with the environment variable
+LOWER_UNSEEN_FORCE_ARCH=ARCH every test is lowered for ARCH only, a test's first parameter set runs even
+where corpus/unseen has it (corpus/unseen lowered it for other archs), and TIR byte-identical to any .tir
+under corpus/ (but --out) is not kept. LOWER_UNSEEN_SETS / LOWER_UNSEEN_MAX_PER_FILE replace
+WIDE_SETS_PER_TEST / WIDE_MAX_PER_FILE (the children read them too: they inherit the environment).
 """
 import argparse
 import inspect
@@ -129,8 +135,9 @@ WIDE_DIRS = ("kernel", "language", "issue", "transform", "tilelibrary", "jit", "
              "tools", "autotune")
 WIDE_COMPILE = re.compile(r"tilelang\.compile|tl\.compile|@tilelang\.jit|@tl\.jit|tilelang\.jit\(|tl\.jit\(|"
                           r"tilelang\.lower\(|tl\.lower\(|\.compile\(|JITKernel|@jit|jit\(")
-WIDE_SETS_PER_TEST = 4
-WIDE_MAX_PER_FILE = 5
+WIDE_SETS_PER_TEST = int(os.environ.get("LOWER_UNSEEN_SETS", 4))
+WIDE_MAX_PER_FILE = int(os.environ.get("LOWER_UNSEEN_MAX_PER_FILE", 5))
+FORCE_ARCH = os.environ.get("LOWER_UNSEEN_FORCE_ARCH")   # every test for this arch only (see the docstring)
 WIDE_INTERESTING = re.compile(r"^(m|n|k|b|h|d|l|s|e)$|stage|thread|dtype|ws|warp|speciali|block|shape|size|dim|"
                               r"pipelin|tma|persist|split|policy|len|seq|head|batch|tile|trans|accum|num|cluster",
                               re.I)
@@ -147,6 +154,8 @@ HOPPER = re.compile(r"(^|[_/])tma|wgmma|warp_speciali|_ws[._]|mbarrier|cluster|d
 
 def archs_for(rel, src):
     """The file's archs. A test whose own source names sm_100 / tcgen05 gets sm_100a (test_archs)."""
+    if FORCE_ARCH:
+        return [FORCE_ARCH]
     if SM100.search(rel):
         return ["sm_100a"]
     if HOPPER.search(rel) or HOPPER.search(src):
@@ -155,6 +164,8 @@ def archs_for(rel, src):
 
 
 def test_archs(fn, file_archs):
+    if FORCE_ARCH:
+        return [FORCE_ARCH]
     try:
         src = inspect.getsource(fn)
     except (OSError, TypeError):
@@ -500,10 +511,23 @@ def write_outputs(state, out, existing=None):
     keep_distinct(kernels, out, remove_stale=True)
 
 
-def existing_kernels():
-    """sha256 of every .tir of EXISTING_CORPORA -> corpus/<dir>/<name>."""
+def existing_kernels(out=None):
+    """sha256 of every .tir of EXISTING_CORPORA -> corpus/<dir>/<name> (FORCE_ARCH: of every .tir under
+    corpus/ but `out`)."""
     here = os.path.dirname(os.path.abspath(__file__))
     seen = {}
+    if FORCE_ARCH:
+        for dp, dns, fns in os.walk(here):
+            dns.sort()
+            if out and os.path.abspath(dp) == os.path.abspath(out):
+                dns[:] = []
+                continue
+            for f in sorted(fns):
+                if f.endswith(".tir"):
+                    path = os.path.join(dp, f)
+                    seen.setdefault(sha256_text(open(path).read()),
+                                    os.path.relpath(path, os.path.dirname(here))[:-4])
+        return seen
     for c in EXISTING_CORPORA:
         d = os.path.join(here, c)
         for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
@@ -524,7 +548,10 @@ def wide_files():
 
 
 def unseen_done():
-    """rel -> the tests corpus/unseen lowered a kernel of (with their first parameter set)."""
+    """rel -> the tests corpus/unseen lowered a kernel of (with their first parameter set); none with
+    FORCE_ARCH (corpus/unseen lowered them for other archs)."""
+    if FORCE_ARCH:
+        return {}
     p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unseen", "lowering.json")
     done = {}
     for rel, r in json.load(open(p))["files"].items():
@@ -544,6 +571,9 @@ def write_manifest(state, out, wide=False):
              "| source file | test function | args | arch | status | .tir |", "|---|---|---|---|---|---|"]
     if wide:
         lines[0] = "# Unseen-wide corpus: more of TileLang's own tests, and more parameter sets, lowered on a CPU"
+        if FORCE_ARCH:
+            lines[0] = (f"# TileLang's own tests (the --wide selection) lowered for {FORCE_ARCH} only, on a CPU "
+                        "(LOWER_UNSEEN_FORCE_ARCH; corpus/lower_unseen.py's docstring)")
         lines[2] = (
             f"Source: TileLang `testing/python/` at commit `{COMMIT}` (mirror `tile-ai/tilelang`). Lowered by "
             "tilelang " + lower_field._tl_version() + " with `nice -n 15 python corpus/lower_unseen.py --wide "
@@ -637,7 +667,7 @@ def main_wide(args):
     os.makedirs(args.out, exist_ok=True)
     state_path = os.path.join(args.out, "lowering.json")
     state = json.load(open(state_path)) if args.only and os.path.exists(state_path) else {"files": {}}
-    existing, done = existing_kernels(), unseen_done()
+    existing, done = existing_kernels(args.out), unseen_done()
     t0 = time.time()
     files = [rel for rel in wide_files() if not args.only or any(s in rel for s in args.only)]
     state["budget"] = {"minutes": args.budget_min, "files": len(files), "not_reached": []}

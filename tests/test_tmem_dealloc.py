@@ -84,3 +84,19 @@ def test_threads_reaching_a_gap():
     assert tree.threads_at(Gap(bi, i)) == 32            # inside `if tx // 32 == 4` under `tx >= 128`
     outer = tree.blocks[bi].parent
     assert tree.threads_at(Gap(*tree.where[id(outer)])) == 128   # the `tx >= 128` branch
+
+
+TS_NONZERO = ROOT / "corpus" / "unseen_tests_sm100" / \
+    "language__language_tcgen05_sliced_operands__test_tcgen05_ts_nonzero_c_m_n_origins_compile__sm_100a.tir"
+
+
+def test_an_opt_in_dealloc_race_does_not_hide_a_default_unwritten_read():
+    # TileLang's compile-only TS MMA test (lowered for sm_100a): the MMA at line 27 reads B_shared and
+    # its tensor-memory A operand, which nothing wrote, and is never committed before the dealloc.
+    # The dealloc race is AG421, opt-in; by default the unwritten read (AG417) is still reported.
+    verdict, rules, _ = found(TS_NONZERO.read_text())
+    assert verdict == "buggy" and ("AG417", 27) in rules and ("AG411", 27) in rules
+    assert not any(code == "AG421" for code, _ in rules)
+    _, strict_rules, _ = found(TS_NONZERO.read_text(), ("tmem",))
+    # under --strict tmem both are reported
+    assert ("AG417", 27) in strict_rules and any(c == "AG421" for c, _ in strict_rules)

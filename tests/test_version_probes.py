@@ -1,4 +1,4 @@
-"""The held-out probes added in sessions 28 to 30 keep the verdicts recorded in their expect.json (each definite
+"""The held-out probes added in sessions 28 to 31 keep the verdicts recorded in their expect.json (each definite
 finding judged against the TIR in the corpus's README; a change of verdict is a change to read, then
 record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 
@@ -13,7 +13,8 @@ record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 - corpus/unseen_users2 (session 30): kernels of tile-ai/TileOPs and Anjiang-Wei/tilelang_PTX lowered by 0.1.15;
 - corpus/unseen_newer (session 30): the TileLang tests and examples that pull requests after a35008a4 add,
   lowered by 0.1.15;
-- corpus/unseen_archs (session 30): TileLang's generic examples lowered by 0.1.15 for sm_90 (no `a`) and sm_75.
+- corpus/unseen_archs (session 30): TileLang's generic examples lowered by 0.1.15 for sm_90 (no `a`) and sm_75;
+- corpus/unseen_tests_sm100 (session 31): TileLang's own tests (the unseen_wide selection) lowered for sm_100a only.
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
@@ -33,6 +34,7 @@ PROBES = {
     "unseen_users2": ("52dbc0865316ad4f722cb54631e0d2d0ba3e86c0", 70, True),
     "unseen_newer": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 6, True),
     "unseen_archs": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 80, True),
+    "unseen_tests_sm100": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 200, True),
 }
 CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
 

@@ -29,7 +29,7 @@ from ..events import Access, LoopBreak, SetDescriptor, Unsupported
 from ..models import _TIDS, NotModelled, interned  # noqa: F401 (_TIDS: repair/prefix.py)
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
-from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, loop_synchronizes, register_key,
+from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_lines, loop_synchronizes, register_key,
                       statements)
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
@@ -89,6 +89,7 @@ class RunResult:
     notes: list = field(default_factory=list)
     assumed: list = field(default_factory=list)   # Notes of the assumptions reached (PNote.assumed)
     blind_taken: list = field(default_factory=list)  # scope lines of the arms `_branch` ran blind
+    blind_arms: list = field(default_factory=list)   # program.arm_lines of each: a read there may never run
     steps: int = 0
     limit_hit: str | None = None
     internal_error: str | None = None
@@ -824,6 +825,7 @@ class Machine:
                         "leaves accesses out), assuming the value can take it")
                 if line not in self.result.blind_taken:
                     self.result.blind_taken.append(line)
+                    self.result.blind_arms.append(arm_lines(s))
                 task.frames.append(_Frame(s.then))
                 return
             self.note(f"branch condition: {err.reason}", s.span)

@@ -2911,7 +2911,7 @@ def _barrier_ids(stmts) -> set | None:
     return ids
 
 
-def _arm_lines(st: PIf) -> tuple:
+def arm_lines(st: PIf) -> tuple:
     """(the branch's line, the lines where its taken arm's statements start): a branch the numeric
     pass checks taken every time, whose reads of shared memory may then run where the real
     outcome skips them (analyze.py: a read of unwritten bytes there is not a definite bug). Start
@@ -3129,7 +3129,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             # the size provers (`bos + max_kv_i < S` would tie S to loaded numbers)
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
-            info.taken_arms.append(_arm_lines(st))
+            info.taken_arms.append(arm_lines(st))
         elif uniform and cells and not held:
             for sub in cells:
                 info.cells[id(sub)] = _cell_key(el, sub)
@@ -3146,7 +3146,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         elif not st.other and _access_only(st.then):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
-            info.taken_arms.append(_arm_lines(st))
+            info.taken_arms.append(arm_lines(st))
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "same"))
@@ -3154,7 +3154,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             # every outcome pattern runs a subset of the taken-everywhere run's fenced instances
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "fenced"))
-            info.taken_arms.append(_arm_lines(st))
+            info.taken_arms.append(arm_lines(st))
             program.fenced_arms.append(_arm_extent(st))
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number" +
@@ -3986,7 +3986,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             for st in guards:
                 st.cond, st.src = (lambda env: True), ir.Const(True)
                 info.reduced.append((st.span.line, "taken"))
-                info.taken_arms.append(_arm_lines(st))
+                info.taken_arms.append(arm_lines(st))
         elif not _only_difference(uses, start, end):
             continue
         chosen.append((start, end))
