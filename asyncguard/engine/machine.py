@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import ir
 from ..events import Access, LoopBreak, SetDescriptor, Unsupported
-from ..models import _TIDS, NotModelled, interned  # noqa: F401 (_TIDS: repair/prefix.py)
+from ..models import NotModelled, interned
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
 from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_lines, loop_synchronizes, register_key,

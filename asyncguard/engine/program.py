@@ -398,7 +398,6 @@ class Elaborator:
         self._clc_regions: dict | None = None   # (shared region, offset) -> the CLC queries it holds (_clc_held)
         self._stores_at: dict | None = None   # (shared region, offset) -> its plain stores (_shared_stores)
         self._shared_copies: dict | None = None   # (shared region, offset) -> a parameter copy (_shared_copy)
-        self._copy_dtypes: dict = {}   # (shared region, offset) -> the element type its copies store
         self.program_shared_copies: list = []   # Program.shared_copies, as the lets that read them elaborate
         # truth registers copied from global memory (_register_slice_store): the branches whose
         # whole condition is one element and whose only arm is access-only, per region, and the
@@ -905,7 +904,7 @@ class Elaborator:
         return self._stores_at
 
     def _shared_copy(self, view) -> tuple | None:
-        """(parameter view expression, index variable, its index expression, the stores) when
+        """(parameter view expression, its index expression in `%v`, element type, the stores) when
         every store through the views at `view`'s bytes (its region and byte offset) is one plain
         copy `S[v] = P[f(v)]` of a global parameter P of S's element type, `f` reading only `v`,
         block indices and sizes: S[x] then holds P[f(x)] wherever a copy wrote it (TileOPs' split
@@ -918,7 +917,7 @@ class Elaborator:
             uniform = set(self.launch.block_vars) | set(self.symbols) | {"T"}
             self._shared_copies = {}
             for key, writes in self._shared_stores().items():
-                forms = set()
+                forms = set()   # (parameter, index form, element type) of each store: one allowed
                 for w in writes:
                     tv, val = self.view_of(w.target.value), w.value
                     if len(w.target.indices) != 1 or not isinstance(w.target.indices[0], ir.Var) or \
@@ -930,16 +929,14 @@ class Elaborator:
                     if pv is None or self.roots.get(pv.name) is None or pv.dtype != tv.dtype or \
                             not free_names(val.indices[0]) <= uniform | {var}:
                         break
-                    if self._copy_dtypes.setdefault(key, tv.dtype) != tv.dtype:
-                        break   # stores of two element types: the bytes mean different things
-                    # one form: the index expression with its variable renamed
+                    # the index expression with its variable renamed (two element types: two forms)
                     f = ir.rewrite(val.indices[0], lambda y, var=var: ir.Var("%v") if
                                    isinstance(y, ir.Var) and y.name == var else None)
-                    forms.add((val.value, f))
+                    forms.add((val.value, f, tv.dtype))
                 else:
                     if len(forms) == 1:
-                        (pexpr, f), = forms
-                        self._shared_copies[key] = (pexpr, f, writes)
+                        (pexpr, f, dtype), = forms
+                        self._shared_copies[key] = (pexpr, f, dtype, writes)
         return self._shared_copies.get((view.region.name, view.byte_offset))
 
     def forwarded(self, e) -> tuple:
@@ -954,9 +951,9 @@ class Elaborator:
                 return None
             view = self.view_of(x.value)
             copy = self._shared_copy(view)
-            if copy is None or view.dtype != self._copy_dtypes.get((view.region.name, view.byte_offset)):
+            if copy is None or view.dtype != copy[2]:
                 return None   # (read through a view of another element type: another value)
-            pexpr, f, writes = copy
+            pexpr, f, _, writes = copy
             idx = x.indices[0]
             found.append((view, pexpr, writes, x.span.line))
             return ir.Subscript(pexpr, (ir.rewrite(f, lambda y: idx if isinstance(y, ir.Var) and y.name == "%v"

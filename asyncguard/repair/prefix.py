@@ -40,7 +40,8 @@ from .. import checks, ir
 from ..analyze import MAX_INPUT_PATTERNS, Limits, _race_stop, min_steps
 from ..checks.resources import KernelContext
 from ..engine.inputs import INPUTS, InputSearch
-from ..engine.machine import _TIDS, Machine
+from ..engine.machine import Machine
+from ..models import _TIDS
 from ..engine.program import POp, elaborate
 from ..events import SetDescriptor, Unsupported
 from ..prover import one_thread_at_a_time
