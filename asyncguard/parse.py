@@ -231,7 +231,14 @@ class _ToIR(Transformer):
         return ir.If(cond, body, other, _span(meta))
 
     def with_stmt(self, meta, c):
-        return ir.With(c[0], str(c[1]) if c[1] is not None else None, c[2], _span(meta))
+        ctx, name, body = c[0], str(c[1]) if c[1] is not None else None, c[2]
+        if name is not None and isinstance(ctx, ir.Call) and ctx.name == "T.LetStmt" and \
+                len(ctx.args) == 1 and not ctx.kwargs:
+            # TileLang 0.1.8 prints a LetStmt as `with T.LetStmt(value) as name:`; 0.1.15 as
+            # `name: T.int32 = value`. Its body is the let's scope: read it as that let there
+            let = ir.Assign(ir.Var(name, _span(meta)), ctx.args[0], None, _span(meta))
+            return ir.With(ir.Const(None), None, (let,) + tuple(body), _span(meta))
+        return ir.With(ctx, name, body, _span(meta))
 
     def while_stmt(self, meta, c):
         return ir.While(c[0], c[1], _span(meta))

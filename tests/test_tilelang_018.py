@@ -203,3 +203,32 @@ def test_a_cumsum2d_without_strides_scans_rows_of_w():
     rep = check_text(text[:at] + text[at + len(sync):], CUMSUM)
     assert rep.verdict == "buggy"
     assert "AG201" in _rules(rep)
+
+
+NSA_DECODE = "deepseek_nsa__example_tilelang_nsa_decode__native_sparse_attention__sm_80.tir"
+NSA_LET = "with T.LetStmt(BlockIndices_2[i_b] * 32) as i_s:"
+
+
+def test_a_letstmt_with_is_a_let_over_its_body():
+    """0.1.8 prints a let as `with T.LetStmt(value) as name:` (0.1.15: `name: T.int32 = value`).
+    Its name is bound in its body: the NSA decode's selected block `i_s`, loaded from
+    BlockIndices, is a data-dependent number like any let of a load (it was `unknown`: 'i_s' had
+    no value). Clean as lowered, and the same verdict with the let written the 0.1.15 way."""
+    rep = check_text(_text(NSA_DECODE), NSA_DECODE)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any("BlockIndices" in line for k in rep.kernels for line in k.scope)
+    text = _text(NSA_DECODE)
+    assert text.count(NSA_LET) == 1
+    head, tail = text.split(NSA_LET)
+    # the same let as an annotated assignment before a block of the same body
+    as_015 = head + "i_s: T.int32 = BlockIndices_2[i_b] * 32\n" + " " * 8 + \
+        'with T.attr(0, "pragma_scope", 0):' + tail
+    rep015 = check_text(as_015, NSA_DECODE)
+    assert rep015.verdict == "clean", [f.message for f in rep015.findings]
+
+
+def test_a_barrier_dropped_inside_a_letstmt_body_is_a_race():
+    lines = _text(NSA_DECODE).splitlines(True)
+    assert lines[107].strip() == 'T.tvm_storage_sync("shared.dyn")'   # between the QK^T and V loads
+    rep = check_text("".join(lines[:107] + lines[108:]), NSA_DECODE)
+    assert rep.verdict == "buggy" and "AG201" in _rules(rep)
