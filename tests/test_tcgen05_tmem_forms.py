@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from asyncguard.analyze import check_text
-from asyncguard.models.tcgen05 import _TMEM_FORMS, _shape_cells
+from asyncguard.models.tcgen05 import _TMEM_FORMS, _shape_cells, datapath_lanes
 
 WIDE = Path(__file__).resolve().parent.parent / "corpus" / "unseen_wide"
 CUTE = "language__language_tcgen05_cutedsl__"
@@ -121,12 +121,29 @@ def test_ts_gemm_single_bug_variants_are_flagged():
     assert verdict == "buggy" and ("AG408", line_of(text, "T.mbarrier_wait_parity(done_1")) in found
 
 
-def test_ts_gemm_m64_stays_unknown_at_its_m64_mma():
-    # the 16dp64b store and load are modelled; the M = 64 MMA's accumulator (PTX Layout F) is not
-    report = check_text(TS_M64)
-    assert report.verdict == "unknown"
-    ag001 = [f for f in report.findings if f.rule.code == "AG001"]
-    assert ag001 and all("M=64" in f.message for f in ag001)
+def test_layout_f_rows_are_the_low_16_lanes_of_each_sub_partition():
+    # PTX layout F (M = 64, cta_group::1, not ws): "64 rows scattered 16-per-warp, half datapath"
+    lanes = datapath_lanes(64)
+    assert len(lanes) == 64 and set(lanes) == {w * 32 + i for w in range(4) for i in range(16)}
+    assert np.array_equal(datapath_lanes(128), np.arange(128))
+    assert np.array_equal(datapath_lanes(64, ws=True), np.arange(128))   # layout E folds columns
+
+
+def test_ts_gemm_m64_is_the_m128_race_on_its_layout_f_lanes():
+    # the M = 64 MMA reads A from the 64 lanes of layout F, which every warp stored (16dp64b):
+    # the same missing barrier as the M = 128 twin; with it, clean; without the commit's wait,
+    # the epilogue's load races with the MMA's accumulator write
+    verdict, found, _ = findings(TS_M64)
+    st = line_of(TS_M64, "T.tcgen05_st(")
+    mma = line_of(TS_M64, "T.ptx_tcgen05_mma_ts(")
+    assert verdict == "buggy" and found == {("AG201", mma)}
+    fixed = insert_after_line(TS_M64, "T.tcgen05_st(", SYNC)
+    assert check_text(fixed).verdict == "clean" and st < mma
+    wait = "        T.mbarrier_wait_parity(done_1[0], 0)\n"
+    assert fixed.count(wait) == 1
+    text = fixed.replace(wait, "", 1)
+    verdict, found, _ = findings(text)
+    assert verdict == "buggy" and found == {("AG401", line_of(text, "T.tcgen05_ld("))}
 
 
 # ---------------------------------------------------------------- single-bug variants of the 16dp kernels

@@ -214,7 +214,9 @@ def _accumulator(ctx, call, idesc_arg: int, c_arg: int, pair: bool = False, ws: 
     or 128) folds the columns over the lanes: M = 128 is 128 lanes x N (data-path layout D),
     M = 64 puts column halves on the two 64-lane halves (layout E), M = 32 column quarters on
     the four 32-lane slabs (layout G), so every lane holds N * M / 128 columns (PTX ISA,
-    "tcgen05 data-path layout organization"). Other M stay unmodelled."""
+    "tcgen05 data-path layout organization"). A cta_group::1 MMA of M = 64 (not ws) is layout F:
+    its 64 rows on the low 16 lanes of each 32-lane sub-partition, N columns each
+    (`datapath_lanes`). Other M stay unmodelled."""
     idesc = ctx.literal(call.args[idesc_arg])
     if not isinstance(idesc, int):
         raise NotModelled(f"{call.name}: instruction descriptor is not a constant")
@@ -227,10 +229,26 @@ def _accumulator(ctx, call, idesc_arg: int, c_arg: int, pair: bool = False, ws: 
                               f"{ncols}-column allocation")
     else:
         cols = n
-        if m != LANES * (2 if pair else 1) or not 0 < n <= ncols:
+        if m not in ((2 * LANES,) if pair else (LANES, LAYOUT_F_M)) or not 0 < n <= ncols:
             raise NotModelled(f"{call.name}: accumulator of M={m}, N={n} in a {ncols}-column allocation"
                               + (" (cta_group::2)" if pair else ""))
     return base, ncols, cols, ctx.compile(call.args[c_arg + 1]), m, n
+
+
+LAYOUT_F_M = 64   # the one M below 128 a cta_group::1 MMA (not ws) is modelled for: layout F
+
+
+def datapath_lanes(m: int, ws: bool = False) -> np.ndarray:
+    """The tensor-memory lanes an MMA's rows occupy, in D and in an A read from tensor memory
+    (the two follow one data-path layout: PTX ISA "tcgen05 data-path layout organization"; TVM's
+    tirx resolves both operands' layouts from the same instruction M, `tmem_mma_operand_layout`).
+    Layout F (M = 64, cta_group::1, not ws): rows on the low 16 lanes of each of the four 32-lane
+    sub-partitions, "64 rows scattered 16-per-warp, half datapath" (tirx `tmem_datapath_layout`;
+    TileLang's copy_sm100.h: the M = 64 tile "occupies only the low 16 datapaths of each
+    sub-partition", which its 16dp tcgen05.ld/st forms read). Every other modelled form: all 128."""
+    if m == LAYOUT_F_M and not ws:
+        return (np.arange(4, dtype=np.int64)[:, None] * 32 + np.arange(16, dtype=np.int64)).ravel()
+    return np.arange(LANES, dtype=np.int64)
 
 
 def _smem_operand(ctx, name: str, desc, off, rows: int):
@@ -241,12 +259,16 @@ def _smem_operand(ctx, name: str, desc, off, rows: int):
     return (name, desc_key(ctx, desc), ctx.compile(off), rows * K_BYTES)
 
 
-def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False):
+def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False,
+         rows: np.ndarray | None = None):
     """The MMA's accesses. A cta_group::2 MMA (`pair`) is issued by the leader CTA and reads its
     shared operands at the same CTA-relative addresses in both CTAs of the pair (each holds half
     of A's rows and half of B's columns: `smem_parts` give one CTA's share) and writes the
-    accumulator's 128 lanes in both CTAs' tensor memory: one access per CTA (`cta=r`)."""
+    accumulator's 128 lanes in both CTAs' tensor memory: one access per CTA (`cta=r`). `rows`:
+    the lanes of D and of A in tensor memory (`datapath_lanes`; all 128 by default)."""
     base, ncols, n, col_fn = acc
+    rows = np.arange(LANES, dtype=np.int64) if rows is None else rows
+    nrows = len(rows)
 
     # the accumulator's (threads, lo, hi) by (issuers, first columns): the same read-only
     # arrays each time the loop comes back to a column (models.frozen)
@@ -273,27 +295,27 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False)
             out += [Access(AccessKind.ASYNC_READ, issuer, start, frozen(start + size),
                            f"tcgen05.mma {name.upper()} operand", 0, 1, via,
                            group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r) for r in ctas]
-        if tmem_a is not None:   # A in tensor memory: 128 lanes x 32 bytes of K at its column
+        if tmem_a is not None:   # A in tensor memory: its rows' lanes x 32 bytes of K at its column
             a_base, a_cols, a_col_fn = tmem_a
             a_col = per_thread(a_col_fn(env), issuer)
             if (a_col < 0).any() or (a_col + K_BYTES // 4 > a_cols).any():
                 raise NotModelled(f"{via}: A operand beyond its {a_cols}-column allocation")
-            lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
-            lo = at + a_base + lanes * a_cols * 4 + np.repeat(a_col, LANES) * 4
-            out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, LANES), lo, lo + K_BYTES,
+            lanes = np.tile(rows, len(issuer))
+            lo = at + a_base + lanes * a_cols * 4 + np.repeat(a_col, nrows) * 4
+            out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, nrows), lo, lo + K_BYTES,
                               "tensor memory", at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
         acc_key = (at, issuer.tobytes(), col.tobytes())
         hit = lanes_of.get(acc_key)
         if hit is not None:
             who, lo, hi = hit
         else:
-            if n == ncols:   # the whole allocation: one range
+            if n == ncols and nrows == LANES:   # the whole allocation: one range
                 who, lo = issuer, np.full(len(issuer), at + base, dtype=np.int64)
                 hi = lo + LANES * ncols * 4
-            else:            # N columns of each of the 128 lanes
-                lanes = np.tile(np.arange(LANES, dtype=np.int64), len(issuer))
-                who = np.repeat(issuer, LANES)
-                lo = at + base + lanes * ncols * 4 + np.repeat(col, LANES) * 4
+            else:            # N columns of each of its lanes
+                lanes = np.tile(rows, len(issuer))
+                who = np.repeat(issuer, nrows)
+                lo = at + base + lanes * ncols * 4 + np.repeat(col, nrows) * 4
                 hi = lo + n * 4
             who, lo, hi = frozen(who), frozen(lo), frozen(hi)
             if len(lanes_of) >= 64:
@@ -323,7 +345,8 @@ def mma_ss(ctx, call):
     m, n = acc[4], acc[5]
     parts = [_smem_operand(ctx, "a", call.args[1], call.args[2], m // 2 if pair else m),
              _smem_operand(ctx, "b", call.args[3], call.args[4], n // 2 if pair else n)]
-    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc[:4], pair)
+    return _mma(ctx, call, "ptx_tcgen05_mma_ss", parts, None, acc[:4], pair,
+                None if ws else datapath_lanes(m))
 
 
 @op("T.ptx_tcgen05_mma_ts")
@@ -339,7 +362,8 @@ def mma_ts(ctx, call):
     acc = _accumulator(ctx, call, 7, 5)
     a_base, a_cols = _tmem(ctx, _word(ctx, call.args[1]), call.name)
     parts = [_smem_operand(ctx, "b", call.args[3], call.args[4], acc[5])]
-    return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc[:4])
+    return _mma(ctx, call, "ptx_tcgen05_mma_ts", parts, (a_base, a_cols, ctx.compile(call.args[2])), acc[:4],
+                rows=datapath_lanes(acc[4]))
 
 
 @op("T.tcgen05_mma_arrive")
