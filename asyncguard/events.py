@@ -98,6 +98,13 @@ class MbarWait:
 
 
 @dataclass
+class Tcgen05Fence:
+    """tcgen05.fence::before_thread_sync (`after` False) or ::after_thread_sync (`after` True)."""
+    tids: np.ndarray
+    after: bool
+
+
+@dataclass
 class ProxyFence:
     tids: np.ndarray
 

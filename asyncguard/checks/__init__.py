@@ -1,8 +1,8 @@
 """One module per bug family. Each turns the machine's results into findings; none prints."""
-from . import barriers, cluster, cp_async, mbarrier, shared_race, unsupported
+from . import barriers, cluster, cp_async, mbarrier, shared_race, tcgen05_fence, unsupported
 from . import resources
 
-FAMILIES = (unsupported, cp_async, shared_race, barriers, mbarrier, cluster)
+FAMILIES = (unsupported, cp_async, shared_race, barriers, mbarrier, tcgen05_fence, cluster)
 
 
 def run_all(result, path: str, kernel=None, strict=()) -> list:

@@ -39,6 +39,7 @@ from .state.cp_async import AsyncGroups, PendingAtExit  # noqa: F401
 from .state.mbarrier import Mbarriers, MbarProblem, StuckWait, mbarrier_names  # noqa: F401
 from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group, thread_rows  # noqa: F401
 from .state.proxy import Proxies, ProxyProblem  # noqa: F401
+from .state.tcgen05 import FenceProblem, TensorMemoryFences  # noqa: F401
 from .inputs import numbers_enumerated
 from .taint import Taint, drop_dependent
 
@@ -53,6 +54,7 @@ FEATURES = (
     ("barriers", Barriers),      # block and named barriers, warp syncs
     ("mbarrier", Mbarriers),     # mbarriers, TMA completion
     ("proxy", Proxies),          # generic / async proxy fences
+    ("tcgen05", TensorMemoryFences),   # tcgen05 fences around the synchronization of tensor memory
 )
 
 
@@ -83,6 +85,7 @@ class RunResult:
     barrier_problems: list = field(default_factory=list)
     pending: list = field(default_factory=list)
     proxy_problems: list = field(default_factory=list)
+    tcgen05_fence_problems: list = field(default_factory=list)
     mbar_problems: list = field(default_factory=list)
     unwritten_reads: list = field(default_factory=list)
     stuck: list = field(default_factory=list)
@@ -712,7 +715,7 @@ class Machine:
     skipped_loops: tuple = ()   # the PLoops that skipped in this run
     running = None
     found_before_skip: dict = {}
-    FINDINGS = ("races", "barrier_problems", "pending", "proxy_problems", "mbar_problems",
+    FINDINGS = ("races", "barrier_problems", "pending", "proxy_problems", "tcgen05_fence_problems", "mbar_problems",
                 "unwritten_reads", "stuck")
 
     def _beside(self, task: _Task, f: _Frame):

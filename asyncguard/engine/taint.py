@@ -134,6 +134,8 @@ def drop_dependent(machine) -> None:
     before = _count(res)
     res.races = [r for r in res.races if not (r.tainted or r.first.id in t.records or r.second.id in t.records)]
     res.proxy_problems = [p for p in res.proxy_problems if not (rec_bad(p.write) or rec_bad(p.read))]
+    res.tcgen05_fence_problems = [p for p in res.tcgen05_fence_problems
+                                  if not (rec_bad(p.first) or rec_bad(p.second))]
     res.pending = [p for p in res.pending   # (copies left pending: a matter of progress)
                    if not (p.record.id in t.records or t.progress and rec_bad(p.record) or progress_bad(p.tids))]
     res.mbar_problems = [p for p in res.mbar_problems   # (tainted: judged when it happened)
@@ -152,5 +154,5 @@ def _count(res) -> int:
     """The findings a result holds, a race counted once per statement pair (a pair that also
     raced between untainted threads is still reported when its tainted race is dropped)."""
     pairs = {(r.first.span.start, r.second.span.start, r.first.via, r.second.via) for r in res.races}
-    return len(pairs) + sum(map(len, (res.proxy_problems, res.pending, res.mbar_problems, res.stuck,
-                                      res.barrier_problems)))
+    return len(pairs) + sum(map(len, (res.proxy_problems, res.tcgen05_fence_problems, res.pending,
+                                      res.mbar_problems, res.stuck, res.barrier_problems)))

@@ -24,8 +24,10 @@ CUDA codegen). docs/model.md ("Blackwell tcgen05") gives the PTX ISA text each r
   +16), optionally `.pack::16b` / `.unpack::16b`; each thread moves the cells the PTX ISA's matrix
   fragments give its lane id, in the 32 lanes from (warp % 4) * 32 (`_tmem_rows`); the templates
   wait (tcgen05.wait::ld / ::st) before returning.
-- `ptx_deallocate_tensor_memory` reads the address word. tcgen05 fences
-  (`tcgen05_before/after_thread_sync`) touch no memory; they are not checked.
+- `ptx_deallocate_tensor_memory` reads the address word. The tcgen05 fences
+  (`tcgen05_before/after_thread_sync`) touch no memory; they are `Tcgen05Fence` events, which order
+  tcgen05 operations of different threads across the synchronization they surround
+  (engine/state/tcgen05.py, AG432); a commit carries the before fence.
 - The 2-CTA forms (cta_group::2, `use_2cta=1` / the MMA's last argument) in a cluster of two:
   the allocation and deallocation are per CTA as above; the MMA is issued by the pair's leader
   and reads A and B shares and writes 128 accumulator lanes in both CTAs (`Access(cta=r)`); the
@@ -39,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ir
-from ..events import Access, AccessKind, MbarArrive, Proxy, WarpSync
+from ..events import Access, AccessKind, MbarArrive, Proxy, Tcgen05Fence, WarpSync
 from . import NotModelled, frozen, op, per_thread
 from .launch import CLUSTER_RANK, WARP, leader_rank
 from .wgmma import K_BYTES, desc_key, init_desc
@@ -178,7 +180,10 @@ def tmem_dealloc(ctx, call):
 
 @op("T.tcgen05_before_thread_sync", "T.tcgen05_after_thread_sync")
 def tcgen05_fence(ctx, call):
-    return None
+    """tcgen05.fence::before_thread_sync / ::after_thread_sync by every thread that runs it: they
+    order tcgen05 operations across the synchronization they surround (engine/state/tcgen05.py)."""
+    after = call.name == "T.tcgen05_after_thread_sync"
+    return lambda env, tids: [Tcgen05Fence(tids, after)]
 
 
 op("T.initialize_tcgen05_descriptor")(init_desc)
@@ -384,9 +389,11 @@ def mma_arrive(ctx, call):
     def run(env, tids):
         issuer = elected(tids)
         bars = per_thread(bar(env), issuer)
+        # tcgen05.commit: "an implicit tcgen05.fence::before_thread_sync" before its arrival
+        fence = Tcgen05Fence(issuer, False)
         if not pair:
-            return [converge(tids), MbarArrive(issuer, bars, copies="tcgen05")]
-        return [converge(tids)] + [MbarArrive(issuer, bars, copies="tcgen05", cta=r) for r in (0, 1)]
+            return [converge(tids), fence, MbarArrive(issuer, bars, copies="tcgen05")]
+        return [converge(tids), fence] + [MbarArrive(issuer, bars, copies="tcgen05", cta=r) for r in (0, 1)]
     return run
 
 

@@ -912,6 +912,8 @@ class Memory:
         for old in first:
             self._check_pair(old, rec)
         machine.proxy.check_access(rec, ev, writes)
+        if ev.buffer == "tensor memory":
+            machine.tcgen05.check_access(rec)
         self._floor_of = -1   # the clocks may move from here on
         facts = known[4] if known is not None else set()
         if rec.atomic and reads_destination(rec.via) and "read ok" not in facts and \
