@@ -15,6 +15,8 @@ here, as one class built with the machine (`Feature(machine)`):
 - `cluster.py`: the CTAs of a thread-block cluster run together: where each CTA's shared memory
   and mbarriers lie, the cluster barrier (`barrier.cluster.arrive` / `wait`), and the remote uses
   a CTA's exit must follow.
+- `tcgen05.py`: the tcgen05 fences (`tcgen05.fence::before_thread_sync` / `after_thread_sync`) that
+  two threads' tensor-memory operations need around the synchronization ordering them.
 
 A feature class has:
 - `EVENTS`: {event class (asyncguard/events.py): name of its handler method}; each handler is
