@@ -23,3 +23,15 @@ def test_a_wait_that_returns_at_once_on_a_fresh_barrier_is_named_so():
     msgs = messages("trtllm15338_ws_consumer_polls_stale_stage_barrier_sm90a.tir", "AG410")
     assert msgs and all("phase -1" not in m for m in msgs)
     assert any("the wait that returns at once (parity 1 on the fresh barrier" in m for m in msgs)
+
+
+R7 = R6.parent / "trackers_r7"
+
+
+def test_a_named_barrier_short_of_partners_names_the_count_it_waits_for():
+    """tile-ai/tilelang#2777 (tracker round 7): 64 threads reach a `tl::NamedBarrier<128>`; the
+    message says what the barrier expects, not only who came."""
+    text = (R7 / "tilelang2777_partial_reduce_named_barrier_count_sm90a.tir").read_text()
+    (f,) = [f for f in check_text(text).findings if f.rule.code == "AG302"]
+    assert "named barrier 1 at line 43 expects 128 threads: 64 thread(s) arrive" in f.message
+    assert f.witness["expected"] == 128

@@ -172,7 +172,8 @@ def check(result: RunResult, path: str) -> list[Finding]:
                        f"{result.num_threads} threads; threads {wit['missing']} never arrive (hang)")
                 out.append(Finding(DIVERGENCE, line, col, msg, wit, path))
             else:
-                msg = (f"named barrier {p.barrier_id} at line {line}: {arrived} thread(s) arrive and "
+                expects = f" expects {p.expected} threads:" if p.expected else ":"
+                msg = (f"named barrier {p.barrier_id} at line {line}{expects} {arrived} thread(s) arrive and "
                        f"wait for partners that never come (hang)")
                 out.append(Finding(NAMED_COUNT, line, col, msg, wit, path))
         elif p.kind == "count":

@@ -45,6 +45,7 @@ class _BarrierGen:
         self.count = 0
         self.grid_sync = False  # some arrival is a grid sync's
         self.all_threads = False   # an arrival with no count (every thread of the CTA)
+        self.expected = None       # the thread count the last arrival named (None: every thread)
 
 
 class Barriers:
@@ -88,6 +89,7 @@ class Barriers:
         gen.count += len(ev.tids)
         gen.grid_sync |= ev.grid_sync
         gen.all_threads |= ev.count is None
+        gen.expected = ev.count
         if not ev.arrive_only:
             task.state = "barrier"
             task.where = (ev.barrier_id, s.span)
@@ -222,6 +224,6 @@ class Barriers:
                     where.append((t.where[1] if t.state == "barrier" and t.where else None, sel))
             master = machine.cluster.threads_of(cta)[0]
             result.barrier_problems.append(BarrierProblem(
-                "stuck", bid, None, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where,
+                "stuck", bid, gen.expected, [(sp, tids) for _, tids, sp, _ in gen.arrivals], missing, where,
                 missing[~machine.alive[missing]], gen.grid_sync and bool((missing == master).any()),
                 all_threads=gen.all_threads))
