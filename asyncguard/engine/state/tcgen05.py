@@ -62,8 +62,9 @@ class TensorMemoryFences:
 
     def __init__(self, machine):
         self.machine = machine
-        T, cols = machine.T, machine.vc.shape[1]
-        self.after_vc = np.full((T, cols), -1, dtype=machine.vc.dtype)
+        # each thread's clocks at its last after_thread_sync (-1: none); made at the first one, so a
+        # kernel without tcgen05 fences pays nothing for it
+        self.after_vc: np.ndarray | None = None
         self.kept: dict = {}       # (thread key, kind, first byte, end byte) -> Record, oldest first
         self.before: dict = {}     # record id -> its threads' clocks at their next before fence
         self.unfenced: dict = {}   # record id -> record, while some thread of it has not fenced
@@ -79,6 +80,8 @@ class TensorMemoryFences:
         t = np.asarray(ev.tids, dtype=np.int64)
         vc = self.machine.vc
         if ev.after:
+            if self.after_vc is None:
+                self.after_vc = np.full(vc.shape, -1, dtype=vc.dtype)
             self.after_vc[t] = vc[t]
             return
         fencing = np.zeros(self.machine.T, dtype=bool)
@@ -156,7 +159,8 @@ class TensorMemoryFences:
             point_col, point = t_old, np.where(fenced != PENDING, fenced, old.clk[cols])
         if not ordered.any():
             return   # a race, or not yet ordered: the race check's
-        after_ok = self.after_vc[t_new, point_col] >= point
+        after_ok = (self.after_vc[t_new, point_col] >= point) if self.after_vc is not None else \
+            np.zeros(len(rows), dtype=bool)
         bad = np.flatnonzero(ordered & ~(before_ok & after_ok))
         if bad.size == 0:
             if ordered.all():
