@@ -88,3 +88,24 @@ def test_lanes_of_one_warp_are_not_judged_by_their_convergence():
     report = check_text(text)
     assert not [f for f in report.findings if f.rule.code == "AG432"]
     assert "AG201" in {f.rule.code for f in report.findings}
+
+
+def test_fix_puts_back_the_fence_each_finding_names():
+    """`fix` inserts the missing fence itself: one after_thread_sync after the epilogue's wait
+    covers both loads of tracker round 7's kernel; the 2-CTA GEMM whose epilogue releases its
+    accumulator unfenced gets a before_thread_sync back."""
+    from asyncguard.repair import repair_text
+    buggy = (R7 / "tilelang1980_tcgen05_fence_around_mbarrier_handoff_sm100a.tir").read_text()
+    rep = repair_text(buggy, "tilelang1980.tir")
+    assert rep.status == "fixed"
+    def fences(text, fence=AFTER):   # statements, not the header's words
+        return [ln.strip() for ln in text.splitlines()].count(fence)
+    assert fences(rep.new_text) == fences(buggy) + 1
+    assert check_text(rep.new_text).verdict == "clean"
+    text = PERSISTENT_2CTA
+    for number in (173, 165, 156):
+        text = drop_line(text, number, "T.tcgen05_before_thread_sync()")
+    rep = repair_text(text, "persistent_2cta.tir")
+    assert rep.status == "fixed"
+    before = "T.tcgen05_before_thread_sync()"
+    assert fences(rep.new_text, before) == fences(text, before) + 1

@@ -20,6 +20,8 @@ COMMIT = "T.ptx_commit_group()"
 WG_WAIT = "T.warpgroup_wait(0)"
 FENCE_PROXY = "T.fence_proxy_async()"
 FENCE_INIT = "T.ptx_fence_barrier_init()"
+TCGEN05_BEFORE = "T.tcgen05_before_thread_sync()"
+TCGEN05_AFTER = "T.tcgen05_after_thread_sync()"
 # tcgen05.commit: the MMAs' completion arrives on its mbarrier (models/tcgen05.py)
 COMMIT_ARRIVE = "T.tcgen05_mma_arrive"
 
@@ -190,6 +192,16 @@ class Generator:
             out += self.wg_wait_candidates(A)
         elif code == "AG404":
             out += self.insert(t.gaps_after(A), FENCE_INIT, "fence the mbarrier init")
+        elif code == "AG432":
+            # the fence the witness names: the second thread's after the synchronization, before its
+            # operation; the first thread's after its operation, before the synchronization
+            missing = str(w.get("missing", ""))
+            if "after_thread_sync" in missing:
+                out += self.insert(t.gaps_before(B), TCGEN05_AFTER,
+                                   "order the tcgen05 operation after the synchronization")
+            if "before_thread_sync" in missing:
+                out += self.insert(t.gaps_after(A), TCGEN05_BEFORE,
+                                   "order the tcgen05 operation before the synchronization")
         elif code == "AG405":
             out += self.insert(t.gaps_before(B) + t.gaps_after(A), FENCE_PROXY,
                                "order generic-proxy writes before the async-proxy read")
