@@ -31,6 +31,7 @@ from ..engine.inputs import INPUTS, Inputs
 from ..engine.machine import Machine
 from ..engine.state.memory import Memory
 from ..engine.state.proxy import Proxies
+from ..engine.state.tcgen05 import TensorMemoryFences
 from ..events import Access, AccessKind, CommitGroup, MbarArrive, MbarWait, WaitGroup
 
 from .patterns import M32, fmix, pattern, pool_bytes, seed  # noqa: F401 -- shared with the launcher
@@ -93,7 +94,12 @@ class _ProxiesOrderOnly(Proxies):
         return
 
 
-_ORDER_ONLY = {Memory: _MemoryOrderOnly, Proxies: _ProxiesOrderOnly}
+class _FencesOrderOnly(TensorMemoryFences):
+    def check_access(self, rec) -> None:
+        return
+
+
+_ORDER_ONLY = {Memory: _MemoryOrderOnly, Proxies: _ProxiesOrderOnly, TensorMemoryFences: _FencesOrderOnly}
 
 
 class _Recorder(Machine):

@@ -34,7 +34,7 @@ from ..engine.machine import Machine
 from ..engine.program import PIf, PLet, PLoop, PNote, POp, PStore, statements
 
 # the machine's features whose whole state at a cut `_quiet` knows how to read
-_KNOWN_FEATURES = {"cluster", "memory", "cp_async", "barriers", "mbarrier", "proxy"}
+_KNOWN_FEATURES = {"cluster", "memory", "cp_async", "barriers", "mbarrier", "proxy", "tcgen05"}
 
 
 @dataclass
@@ -313,6 +313,8 @@ class CutMachine(Machine):
             proxy = self.proxy
             if proxy.unfenced.order or proxy.unfenced_reads.order or proxy.tracked.order:
                 return f"proxy fences were still owed at the cut (line {line})"
+            if self.tcgen05.kept:
+                return f"tensor-memory operations were kept for their fences at the cut (line {line})"
             if self.vc[:, self.taint.column].any():   # progress resting on an unmodelled op
                 return f"a run was tainted before the cut (line {line})"
             return (self.memory.written.copy(), self.alive.tobytes(), self._environment(task))
