@@ -1,11 +1,19 @@
-"""AG432: tcgen05 operations of two threads on the same tensor-memory cells are ordered by a barrier
-or an mbarrier only together with tcgen05.fence::before_thread_sync / after_thread_sync around it
-(engine/state/tcgen05.py; PTX ISA 9.7.16.6.3-4). Kernels: tracker round 7's tile-ai/tilelang#1980
+"""AG432 (opt-in, `--strict tcgen05`): tcgen05 operations of two threads on the same tensor-memory cells
+are ordered by a barrier or an mbarrier only together with tcgen05.fence::before_thread_sync /
+after_thread_sync around it (engine/state/tcgen05.py; PTX ISA 9.7.16.6.3-4). Kernels: tracker round 7's tile-ai/tilelang#1980
 pair, TileLang 0.1.15's own 2-CTA persistent GEMM with one fence dropped, and a TileLang test kernel
 that loads the accumulator right after its mbarrier wait."""
 from pathlib import Path
 
-from asyncguard.analyze import check_text
+from asyncguard.analyze import Limits
+from asyncguard.analyze import check_text as check_default
+
+STRICT = Limits(strict=("tcgen05",))
+
+
+def check_text(text: str):
+    """Under the tcgen05 reading (every test here but the first's default-mode check)."""
+    return check_default(text, limits=STRICT)
 
 ROOT = Path(__file__).resolve().parent.parent / "corpus"
 R7 = ROOT / "trackers_r7"
@@ -30,6 +38,7 @@ def drop_line(text: str, number: int, expect: str) -> str:
 
 def test_tilelang1980_without_its_fences_is_ag432_and_with_them_clean():
     buggy = (R7 / "tilelang1980_tcgen05_fence_around_mbarrier_handoff_sm100a.tir").read_text()
+    assert check_default(buggy).verdict == "clean"   # the reading is opt-in
     verdict, found, report = fence_findings(buggy)
     assert verdict == "buggy" and {line for line, _ in found} == {122, 124}
     assert all("T.tcgen05_after_thread_sync() by thread 128" in f.message
@@ -96,7 +105,7 @@ def test_fix_puts_back_the_fence_each_finding_names():
     accumulator unfenced gets a before_thread_sync back."""
     from asyncguard.repair import repair_text
     buggy = (R7 / "tilelang1980_tcgen05_fence_around_mbarrier_handoff_sm100a.tir").read_text()
-    rep = repair_text(buggy, "tilelang1980.tir")
+    rep = repair_text(buggy, "tilelang1980.tir", limits=STRICT)
     assert rep.status == "fixed"
     def fences(text, fence=AFTER):   # statements, not the header's words
         return [ln.strip() for ln in text.splitlines()].count(fence)
@@ -105,7 +114,7 @@ def test_fix_puts_back_the_fence_each_finding_names():
     text = PERSISTENT_2CTA
     for number in (173, 165, 156):
         text = drop_line(text, number, "T.tcgen05_before_thread_sync()")
-    rep = repair_text(text, "persistent_2cta.tir")
+    rep = repair_text(text, "persistent_2cta.tir", limits=STRICT)
     assert rep.status == "fixed"
     before = "T.tcgen05_before_thread_sync()"
     assert fences(rep.new_text, before) == fences(text, before) + 1

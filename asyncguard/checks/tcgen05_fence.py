@@ -10,7 +10,8 @@ from .witness import access, where
 MISSING_TCGEN05_FENCE = rule("AG432", "missing-tcgen05-fence", "race", "error",
                              "tcgen05 operations of two threads ordered by a synchronization without "
                              "tcgen05.fence::before_thread_sync / after_thread_sync around it", _doc(
-    "Flags two tcgen05 operations (tcgen05.ld, tcgen05.st, tcgen05.mma, tcgen05.cp) of different threads "
+    "Opt-in (`--strict tcgen05`). Flags two tcgen05 operations (tcgen05.ld, tcgen05.st, tcgen05.mma, "
+    "tcgen05.cp) of different threads "
     "on the same tensor-memory cells, one of them a write, that a barrier or an mbarrier orders but "
     "whose threads do not fence around it: the first thread runs no "
     "`tcgen05_before_thread_sync()` between its operation and the synchronization (a tcgen05.commit "
@@ -22,7 +23,9 @@ MISSING_TCGEN05_FENCE = rule("AG432", "missing-tcgen05-fence", "race", "error",
     "before_thread_sync, synchronize; synchronize, after_thread_sync, operation). Without them the "
     "epilogue's tcgen05.ld may read the accumulator while the next MMA overwrites it, or the MMA may "
     "read operands a tcgen05.st has not written (tile-ai/tilelang#1980 added the four fences of its "
-    "Blackwell GEMM for this).",
+    "Blackwell GEMM for this). Opt-in because the ISA's patterns wait with `mbarrier.try_wait.relaxed`, "
+    "while TileLang's waits and arrives carry the default acquire / release semantics, and NVIDIA's own "
+    "CUTLASS examples hand tensor memory over without these fences (NVIDIA/cutlass#2974).",
     "T.mbarrier_wait_parity(tmem_full[0], p)\nT.tcgen05_ld(32, 64, T.bool(False), C_tmem[0], 0, 32, regs)\n"
     "T.ptx_arrive_barrier(tmem_empty[0])",
     "T.mbarrier_wait_parity(tmem_full[0], p)\nT.tcgen05_after_thread_sync()\n"
