@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..diagnostics import Finding, rule
 from ..engine.machine import RunResult
+from .classify import is_tcgen05, tcgen05_name
 from .mbarrier import _doc
 from .witness import access, where
 
@@ -37,11 +38,8 @@ _OP = {"tcgen05_ld": "tcgen05.ld", "tcgen05_st": "tcgen05.st"}
 
 
 def _name(rec) -> str:
-    if rec.via.startswith("ptx_tcgen05_cp"):
-        return "tcgen05.cp"
-    if rec.via.startswith("ptx_tcgen05"):
-        return "tcgen05.mma"
-    return _OP.get(rec.via, rec.via or "a tcgen05 operation")
+    """The operation for the message: the MMA / copy names classify.py gives, or ld / st."""
+    return tcgen05_name(rec) if is_tcgen05(rec) else _OP.get(rec.via, rec.via or "a tcgen05 operation")
 
 
 def check(result: RunResult, path: str) -> list[Finding]:
