@@ -510,3 +510,36 @@ def test_a_loop_of_wgmma_issues_does_not_keep_the_loops_beside_it_from_skipping(
     assert "loop at line 82 (64 iterations): iterations 9..56 skipped" in scope, scope
     # the grid sync its thread 0 never reaches (docs/found-bugs.md entry 9's shape) stays found
     assert ("AG301", 198) in {(f.rule.code, f.line) for f in report.findings}
+
+
+PERSISTENT = (Path(__file__).resolve().parent.parent / "corpus" / "unseen_versions" /
+              "gemm__example_gemm_persistent__matmul_persistent.main_persistent_primitive__sm_90a.tir")
+
+
+def _scope(report) -> list:
+    return [line for k in report.kernels for line in k.scope]
+
+
+def test_a_tile_loop_with_a_loop_break_lets_its_k_loops_skip():
+    # TileLang 0.1.8's persistent GEMM: `for w in range(19): if w * 27 + bx // 4 == 512:
+    # T.loop_break()` around the producer's and the consumers' 128-stage K loops. The tile loops
+    # cannot skip (a break may end them); that is no disagreement with the K loops inside them,
+    # which skip together (it was: every K loop ran all 19 x 128 iterations, 18 s)
+    r = check_text(PERSISTENT.read_text(), str(PERSISTENT))
+    assert r.verdict == "clean", [f.message for f in r.findings]
+    scope = _scope(r)
+    assert "loop at line 42 (128 iterations): iterations 12..119 skipped, proved periodic with period 6" in scope
+    assert "loop at line 63 (128 iterations): iterations 12..119 skipped, proved periodic with period 6" in scope
+    assert "loop at line 39 (19 iterations): not skipped: a T.loop_break may end the loop early" in scope
+
+
+def test_the_persistent_gemm_with_a_bug_is_still_flagged_when_its_k_loops_skip():
+    text = PERSISTENT.read_text()
+    arrive = "T.ptx_arrive_barrier(T.get_mbarrier((w * 128 + k) % 3 + 3))"
+    assert text.count(arrive) == 1
+    r = check_text(text.replace(arrive, "T.evaluate(0)"), "consumer_release_dropped.tir")
+    assert r.verdict == "buggy"
+    assert {f.rule.code for f in r.findings} == {"AG408"}, [f.message for f in r.findings]
+    barrier = 'T.tvm_storage_sync("shared.dyn", 3, 256)'
+    r = check_text(text.replace(barrier, "T.evaluate(0)"), "epilogue_barriers_dropped.tir")
+    assert "AG201" in {f.rule.code for f in r.findings}, [f.message for f in r.findings]

@@ -103,6 +103,10 @@ class RunResult:
     # spans of loops that ran every iteration but neither wait nor release anybody
     # (program.synchronizes): their outcome cannot make skips disagree
     sync_free: set = field(default_factory=set)
+    # span of a loop that ran every iteration -> spans of the relevant loops inside it: a loop
+    # holding one that skipped (a tile loop with a `T.loop_break` around its K loops) does not
+    # disagree with it (skip_outcomes)
+    holds: dict = field(default_factory=dict)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     halted: bool = False   # hardware data (a CLC response) decided control: the run stopped there
     # the run stopped at an operation the PTX ISA leaves undefined (a warp whose lanes name
@@ -117,17 +121,23 @@ class RunResult:
     # the threads' other accesses says so (checks/shared_race.py)
     system_arrivals: dict = field(default_factory=dict)
 
-    def skip_outcomes(self, leave_out=()) -> list:
+    def skip_outcomes(self, leave_out=(), skipping=frozenset()) -> list:
         """Whether each loop outcome skipped, of the loops whose outcome counts: not those that
         ran every iteration without waiting for or releasing anybody (`sync_free`), nor the
-        loops at the lines `leave_out`."""
+        loops at the lines `leave_out`, nor a loop that ran every iteration around one that
+        skipped: each of its iterations ran the inner loops' skips exactly, and a loop beside it
+        (other threads) that skipped was refused, its frame saying it skipped nothing
+        (Machine._skips_apart, Machine._skip_decided). `skipping`: spans of loops about to skip
+        (a run in progress: a loop beside one that skipped has yet to reach its boundary)."""
+        skipped = {span for span, _, a, _, _ in self.accelerated if a is not None} | skipping
         return [a is not None for span, _, a, _, _ in self.accelerated
-                if (a is not None or span not in self.sync_free) and span.line not in leave_out]
+                if (a is not None or span not in self.sync_free and not self.holds.get(span, set()) & skipped)
+                and span.line not in leave_out]
 
-    def skips_disagree(self, leave_out=()) -> bool:
+    def skips_disagree(self, leave_out=(), skipping=frozenset()) -> bool:
         """One loop skipped periods while another that may block or release threads did not
         (the loops at the lines `leave_out` aside)."""
-        taken = self.skip_outcomes(leave_out)
+        taken = self.skip_outcomes(leave_out, skipping)
         return any(taken) and not all(taken)
 
     def mixed(self) -> bool:
@@ -513,11 +523,16 @@ class Machine:
             return False   # symbolic sizes: the induction (prover/induction.py) runs the loops it needs
         if self._numbers_searched():
             return False
+        return self._holds_loops(loop) and loop.span.line not in self.accelerate_lines and \
+            not (self.alive & ~task.mask).any()
+
+    def _holds_loops(self, loop: PLoop) -> bool:
+        """Relevant loops run inside `loop` (a tile loop's K loops)."""
         inner = self.inner_loops.get(id(loop))
         if inner is None:
             inner = self.inner_loops[id(loop)] = any(
                 isinstance(x, PLoop) and x.relevant for x in statements(loop.body))
-        return inner and loop.span.line not in self.accelerate_lines and not (self.alive & ~task.mask).any()
+        return inner
 
     def _numbers_searched(self) -> bool:
         """Numbers loaded from memory decide something and the run enumerates them (engine/
@@ -566,6 +581,9 @@ class Machine:
         if not self._tile(f.loop, f.n, task):
             if not loop_synchronizes(f.loop):
                 self.result.sync_free.add(f.loop.span)
+            if self._holds_loops(f.loop):
+                self.result.holds[f.loop.span] = {x.span for x in statements(f.loop.body)
+                                                  if isinstance(x, PLoop) and x.relevant}
             self._outcome((f.loop.span, f.n, None, None, f"not skipped: {why}"))
 
     def _tile_in_vain(self, f: _Frame, task: _Task) -> str | None:
@@ -685,7 +703,10 @@ class Machine:
         skip and a later tile's cannot (other threads are elsewhere at its period boundary)."""
         if self.p.symbols or self.result.limit_hit:
             return
-        if self.result.skips_disagree():
+        skipping = frozenset(g.loop.span for t in self.tasks if t.state not in ("done", "gone")
+                             for g in t.frames if g.loop is not None and g.skipped is None
+                             and g.plan is not None and g.plan.jump_to is not None)
+        if self.result.skips_disagree(skipping=skipping):
             self.result.limit_hit = ("loop skipping: one loop skipped periods and another did not; "
                                      "run again without skipping")
             self.result.skips_mixed = True

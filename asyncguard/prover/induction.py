@@ -98,6 +98,34 @@ def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
     return "proved"
 
 
+def _counter_ranges(ranges: dict, lets: set, exprs: list, env: dict) -> list:
+    """Bind, in `env`, each inner loop's counter that `exprs` read to its constant range
+    (`ranges`, from accelerate.collect), and return the constraints: an unrolled loop's counter in
+    a bounds guard (`k * 64 + (i * 32 + tx // 8) // 3 < K`) takes only those values. Not a name a
+    let binds too, nor one already bound, nor one some loop of non-constant range binds."""
+    import z3
+    out = []
+    for name, got in ranges.items():
+        if got is not None and name not in lets and name not in env and \
+                any(name in free_names(e) for e in exprs):
+            env[name] = z3.Int(name)
+            out += [env[name] >= got[0], env[name] < got[1]]
+    return out
+
+
+def _let_names(body, out: set) -> None:
+    """Names a let inside `body` binds, at any depth."""
+    from ..engine.program import PIf, PLet, PLoop
+    for s in body:
+        if isinstance(s, PLet):
+            out.add(s.name)
+        elif isinstance(s, PLoop):
+            _let_names(s.body, out)
+        elif isinstance(s, PIf):
+            _let_names(s.then, out)
+            _let_names(s.other, out)
+
+
 def size_loops(program, sym: str) -> list:
     """The loops (PLoop) whose trip count mentions `sym`, in program order. A loop or branch
     around nothing relevant (`relevant` False: the machine skips it unevaluated) is left out."""
@@ -240,7 +268,8 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
     shiftK = ir.BinOp("+", ir.Var(sym), ir.Const(dk))
     # (iii) and (i)/(ii) per loop
     everything: list = []
-    collect(program.body, program.views, everything, {})
+    ranges: dict = {}
+    collect(program.body, program.views, everything, ranges)
     loop_vars = {lp.var for lp in loops}
     outside = []
     for e in everything:
@@ -248,16 +277,22 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
             continue
         if sym in free_names(e) and not (free_names(e) & loop_vars):
             k_parts(e, sym, outside)
-    res = _check_forall_equal([(e, _substitute(e, sym, shiftK)) for e in outside], env,
-                              dom + asm_c + n_ok + [K >= 1])
+    lets: set = set()
+    _let_names(program.body, lets)
+    bounded = dict(env)
+    counters = _counter_ranges(ranges, lets, outside, bounded)
+    res = _check_forall_equal([(e, _substitute(e, sym, shiftK)) for e in outside], bounded,
+                              dom + asm_c + n_ok + counters + [K >= 1])
     if res != "proved":
         return Induction(res.split(":")[0], f"outside the loops: {res}", n0, S, dk)
     for lp, w, tl in zip(loops, warms, tails):
         body: list = []
-        collect(lp.body, program.views, body, {})
+        ranges = {}
+        collect(lp.body, program.views, body, ranges)
         k = z3.Int(lp.var)
         env_k = dict(env)
         env_k[lp.var] = k
+        counters = _counter_ranges(ranges, lets | {lp.var}, body, env_k)
         # (a loop may start at a name the loaded numbers give, engine/program.py `_start_residue`:
         # the same value in the run of K and in that of K + dK)
         inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var, "T"}
@@ -271,6 +306,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
         lo, lo_side = encode(lp.src[0], env_k)
         n_side = n_side + lo_side
         prefix = [(e, _substitute(e, sym, shiftK)) for e in relevant]
+        n_side = n_side + counters
         res = _check_forall_equal(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= lo, k < lo + w])
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, prefix: {res}", n0, S, dk)
