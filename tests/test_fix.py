@@ -176,6 +176,27 @@ def test_fix_cli_unrepairable_leaves_file(tmp_path, capsys):
     assert f.read_bytes() == src.read_bytes()
 
 
+def test_fix_cli_stops_at_its_time_budget_and_leaves_the_file(tmp_path, capsys):
+    # found-bugs entry 19's varlen backward: every check runs 23 input patterns over 21 lengths,
+    # and the search ran past 10 minutes; with a budget it stops, says so, and writes nothing
+    src = ROOT / "corpus" / "found-bugs" / "gqa_bwd_varlen_atomic_sm90a.tir"
+    f = tmp_path / "k.tir"
+    f.write_bytes(src.read_bytes())
+    assert main(["fix", "--write", "--timeout", "0.001", str(f)]) == 1
+    err = capsys.readouterr().err
+    assert "no repair proved within the time budget" in err and "left as it is" in err
+    assert err.count("AG401") == 4                      # the unedited kernel's findings, listed
+    assert f.read_bytes() == src.read_bytes()
+
+
+def test_a_repair_within_its_budget_is_the_repair_without_one():
+    src = VARIANTS / "copy_pipelined_sm80_s2__drop-commit_L18.tir"
+    text = src.read_text()
+    bounded, free = repair_text(text, str(src), seconds=600), repair_text(text, str(src))
+    assert bounded.status == free.status == "fixed" and bounded.new_text == free.new_text
+    assert repair_text(text, str(src), seconds=1e-9).status == "timeout"
+
+
 def test_fix_cli_input_error(tmp_path, capsys):
     f = tmp_path / "bad.tir"
     f.write_text("def (:\n")

@@ -15,6 +15,11 @@ from .search import repair_text
 from .write import FileChanged, atomic_write, digest
 
 
+# the default time budget of one file's repair search: a kernel whose every check takes seconds
+# (a varlen backward run for 23 input patterns and 21 lengths) may need thousands of them
+FIX_SECONDS = 300.0
+
+
 def add_fix_parser(sub) -> None:
     f = sub.add_parser("fix", help="repair synchronization bugs with the fewest syncs (unified diff)")
     f.add_argument("files", nargs="+", help="TIR files or directories (recursing over *.tir)")
@@ -28,6 +33,9 @@ def add_fix_parser(sub) -> None:
                    help="repair the findings of these opt-in strict readings too (see `check --strict`)")
     f.add_argument("--max-steps", type=int, default=2_000_000,
                    help="statement instances the concrete engine may execute per kernel")
+    f.add_argument("--timeout", type=float, default=FIX_SECONDS, metavar="SECONDS",
+                   help=f"stop searching a file's repair after SECONDS and leave it as it is "
+                        f"(default {FIX_SECONDS:g}; 0: no limit); the check running then finishes")
     f.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="search repairs in N worker processes (0: one per CPU)")
     f.add_argument("--executor", metavar="URL",
@@ -35,11 +43,11 @@ def add_fix_parser(sub) -> None:
     f.set_defaults(fn=cmd_fix)
 
 
-def repair_unit(text: str, path: str, limits, remove_redundant: bool):
+def repair_unit(text: str, path: str, limits, remove_redundant: bool, seconds: float | None = None):
     """The unit of work (any executor): (Repair, the text to write)."""
-    rep = repair_text(text, path, limits)
+    rep = repair_text(text, path, limits, seconds=seconds)
     new = rep.new_text if rep.status == "fixed" else text
-    if remove_redundant and rep.status not in ("error", "unrepairable"):
+    if remove_redundant and rep.status not in ("error", "unrepairable", "timeout"):
         from .redundant import remove_redundant as remove
         new, _ = remove(new, path, limits)
     return rep, new
@@ -50,14 +58,15 @@ def _repairs(inputs, limits, args, executor):
     jobs = getattr(args, "jobs", 1)
     if executor is None and (jobs == 1 or len(inputs) <= 1):
         for p, _, text in inputs:
-            yield repair_unit(text, p, limits, args.remove_redundant)
+            yield repair_unit(text, p, limits, args.remove_redundant, args.timeout)
         return
     from concurrent.futures import ProcessPoolExecutor
     import os
     own = executor is None
     pool = ProcessPoolExecutor(max_workers=min(jobs or os.cpu_count() or 1, len(inputs))) if own else executor
     try:
-        futs = [pool.submit(repair_unit, text, p, limits, args.remove_redundant) for p, _, text in inputs]
+        futs = [pool.submit(repair_unit, text, p, limits, args.remove_redundant, args.timeout)
+                for p, _, text in inputs]
         for fut in futs:
             yield fut.result()
     finally:
@@ -101,7 +110,7 @@ def _apply(inputs, repairs, args) -> int:
             print(rep.message, file=sys.stderr)
             rc = 2
             continue
-        if rep.status == "unrepairable":
+        if rep.status in ("unrepairable", "timeout"):
             print(f"{p}: {rep.message}", file=sys.stderr)
             for f in rep.remaining:
                 print(f"  {p}:{f.line}:{f.col}: {f.rule.code} {f.message}", file=sys.stderr)

@@ -10,6 +10,7 @@ finding back.
 from __future__ import annotations
 
 import gc
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
@@ -27,11 +28,16 @@ _PAD = "    "
 _ALONE = "@T.prim_func\ndef f():\n" + _PAD    # a statement parsed on its own: a one-statement kernel
 
 
+class SearchBudget(BaseException):
+    """The search's time budget ran out (Oracle.deadline). A BaseException: the oracle's own
+    `except Exception` (a candidate the engine cannot check is no repair) must not swallow it."""
+
+
 @dataclass
 class Repair:
     path: str
     text: str
-    status: str                   # clean | fixed | unrepairable | error
+    status: str                   # clean | fixed | unrepairable | timeout | error
     fix: Fix | None = None
     new_text: str | None = None
     remaining: list = field(default_factory=list)   # findings left (unrepairable)
@@ -49,11 +55,15 @@ class Oracle:
     The original is parsed once; an edited text's tree is spliced from it (repair/splice.py:
     only the edited statements are parsed), so a re-check is the checker's runs, not a parse."""
 
-    def __init__(self, text: str, path: str, limits=None, stop_at_race: bool = False):
+    def __init__(self, text: str, path: str, limits=None, stop_at_race: bool = False,
+                 deadline: float | None = None):
         """stop_at_race: the stop-early checks may end a run at its first race certain to be a
         problem (Limits.stop_at_race). For the lint, which asks clean() only; the search's
-        proof reads the codes of a stop-early check, which a run cut shorter would change."""
+        proof reads the codes of a stop-early check, which a run cut shorter would change.
+        deadline: a time.monotonic() value past which no further check starts (SearchBudget);
+        the check of the unedited text always runs."""
         self.text, self.path, self.limits = text, path, limits
+        self.deadline = None
         self.stop_at_race = stop_at_race
         self.memo: dict[str, object] = {}
         self.clean_memo: dict[str, bool] = {}   # text -> clean? (checks that stopped early)
@@ -75,7 +85,13 @@ class Oracle:
             raise InputError("cannot check the file", 1, 1, path)
         self.notes = {(f.rule.code, f.line) for f in base if f.rule.severity != "error"}
         self.base = [f for f in base if is_problem(f, self.notes)]
+        self.deadline = deadline
         self.first_sizes = self._failing_size() if self.base else ()
+
+    def _budget(self) -> None:
+        """Raise SearchBudget once the deadline has passed (before a check starts)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchBudget()
 
     def _has_symbols(self) -> bool:
         """Whether a kernel has symbolic sizes. Without them a stop-early check runs the same
@@ -125,6 +141,7 @@ class Oracle:
     def _raw(self, text, module=None):
         if text in self.memo:
             return self.memo[text]
+        self._budget()
         self.calls += 1
         try:
             report = check_text(text, self.path, self.limits, module=module)
@@ -177,6 +194,7 @@ class Oracle:
         # any note would be one as well (the unedited kernel has none: analyze._race_stop)
         limits = replace(self.limits or Limits(), stop_when=stop, first_sizes=self.first_sizes,
                          first_blocks=first_blocks, stop_at_race=self.stop_at_race and not self.notes)
+        self._budget()
         self.calls += 1
         try:
             report = check_text(new, self.path, limits, module=self._module(edits, new, lmap))
@@ -319,19 +337,35 @@ def _rarer_collections(young: int = 50_000):
 
 @one_thread_at_a_time
 def repair_text(text: str, path: str = "<string>", limits=None, max_rounds: int = 4,
-                max_candidates: int = 120) -> Repair:
+                max_candidates: int = 120, seconds: float | None = None) -> Repair:
+    """The minimal proved repair of `text`. `seconds`: the search's time budget (None: none);
+    when it runs out no further check starts, and the result is `timeout`, with the unedited
+    kernel's findings in `remaining` and nothing edited."""
+    deadline = None if not seconds else time.monotonic() + seconds
     with _rarer_collections():
-        return _search(text, path, limits, max_rounds, max_candidates)
+        return _search(text, path, limits, max_rounds, max_candidates, deadline)
 
 
-def _search(text: str, path: str, limits, max_rounds: int, max_candidates: int) -> Repair:
+def _search(text: str, path: str, limits, max_rounds: int, max_candidates: int,
+            deadline: float | None = None) -> Repair:
     try:
-        oracle = Oracle(text, path, limits)
+        oracle = Oracle(text, path, limits, deadline=deadline)
         tree = Tree(text, path, module=oracle.module)
     except InputError as e:
         return Repair(path, text, "error", message=str(e))
     if not oracle.base:
         return Repair(path, text, "clean", checks=oracle.calls)
+    try:
+        return _rounds(oracle, tree, text, path, max_rounds, max_candidates)
+    except SearchBudget:
+        return Repair(path, text, "timeout", remaining=oracle.base, checks=oracle.calls,
+                      message=f"no repair proved within the time budget ({oracle.calls} checker runs); "
+                              "the file is left as it is")
+
+
+def _rounds(oracle: "Oracle", tree: Tree, text: str, path: str, max_rounds: int,
+            max_candidates: int) -> Repair:
+    """The search proper: rounds of candidates, then minimisation and the minimality proof."""
     edits: list[Edit] = []
     cur = oracle.base
     for _ in range(max_rounds):
