@@ -4,7 +4,8 @@
 
 Each kernel is checked by `python -m asyncguard check --format json --no-progress --no-cache FILE`
 (as corpus/check_field.py runs it) --runs times with the asyncguard of --tree (default: this
-checkout) on PYTHONPATH; prints, per kernel, the median and every run's user+sys CPU seconds of the
+checkout) on PYTHONPATH, from --tree's directory (`python -m` puts the working directory first on
+sys.path: run from this checkout, the other tree's package was never the one imported); prints, per kernel, the median and every run's user+sys CPU seconds of the
 process (start-up included), and the verdict. Run it for two trees side by side to compare.
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ def run_once(tree: Path, path: Path) -> tuple[float, str]:
     env = dict(os.environ, PYTHONPATH=str(tree))
     p = subprocess.Popen([sys.executable, "-m", "asyncguard", "check", "--format", "json", "--no-progress",
                           "--no-cache", str(path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         cwd=ROOT, env=env)
+                         cwd=tree, env=env)   # `-m` puts the working directory first on sys.path
     out = p.stdout.read()
     _, _, usage = os.wait4(p.pid, 0)
     try:
