@@ -113,19 +113,6 @@ def _counter_ranges(ranges: dict, lets: set, exprs: list, env: dict) -> list:
     return out
 
 
-def _let_names(body, out: set) -> None:
-    """Names a let inside `body` binds, at any depth."""
-    from ..engine.program import PIf, PLet, PLoop
-    for s in body:
-        if isinstance(s, PLet):
-            out.add(s.name)
-        elif isinstance(s, PLoop):
-            _let_names(s.body, out)
-        elif isinstance(s, PIf):
-            _let_names(s.then, out)
-            _let_names(s.other, out)
-
-
 def size_loops(program, sym: str) -> list:
     """The loops (PLoop) whose trip count mentions `sym`, in program order. A loop or branch
     around nothing relevant (`relevant` False: the machine skips it unevaluated) is left out."""
@@ -277,8 +264,8 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
             continue
         if sym in free_names(e) and not (free_names(e) & loop_vars):
             k_parts(e, sym, outside)
-    lets: set = set()
-    _let_names(program.body, lets)
+    from ..engine.program import PLet, statements
+    lets = {s.name for s in statements(program.body) if isinstance(s, PLet)}
     bounded = dict(env)
     counters = _counter_ranges(ranges, lets, outside, bounded)
     res = _check_forall_equal([(e, _substitute(e, sym, shiftK)) for e in outside], bounded,
