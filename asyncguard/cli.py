@@ -20,6 +20,11 @@ from .repair.cli import add_fix_parser
 from .executors import ExecutorError, open_executor
 
 
+
+# the --redundant lint's default time budget per file: one checker run per sync statement, and a
+# streamed 2-CTA GEMM's run takes 10 s (its lint took 116 s)
+REDUNDANT_SECONDS = 120.0
+
 def _selectors(values) -> list[str] | None:
     if not values:
         return None
@@ -69,7 +74,7 @@ def cmd_check(args) -> int:
         return 2
     if getattr(args, "redundant", False):   # opt-in: one more checker run per sync statement
         from .repair.redundant import add_to_results
-        add_to_results(results, limits)
+        add_to_results(results, limits, args.redundant_timeout or None)
     reports = [r.report for r in results if r.report is not None]
     errors = [InputError(*r.error, r.path) for r in results if r.error]
     if args.emit_tir:
@@ -175,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--redundant", action="store_true",
                    help="also report syncs whose removal leaves the kernel race-free (AG601-AG603; "
                         "re-runs the checker per sync)")
+    c.add_argument("--redundant-timeout", type=float, default=REDUNDANT_SECONDS, metavar="SECONDS",
+                   help=f"stop the --redundant lint of a file after SECONDS (default {REDUNDANT_SECONDS:g}; "
+                        "0: no limit); a scope line says which syncs were not examined")
     c.set_defaults(fn=cmd_check)
     r = sub.add_parser("rules", help="list every rule")
     r.set_defaults(fn=cmd_rules)

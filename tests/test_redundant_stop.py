@@ -71,3 +71,26 @@ def test_a_run_whose_tasks_waited_at_a_compared_boundary_still_stops_at_its_race
     # the full check (50,463 statement instances) reports AG103 and AG402 at line 48, and more
     assert {f.rule.code for k in early for f in k.findings} & {"AG103", "AG412"}
     assert sum(k.steps for k in early) < 5000
+
+
+def test_the_lint_within_a_budget_stops_and_says_at_which_sync():
+    from asyncguard.repair.redundant import lint_within
+    text = (REAL / "online_softmax_sm80_s2_t128.tir").read_text()
+    syncs = [s.span.line for s, _ in _sync_stmts(Tree(text, "k.tir"))]
+    free, stopped = lint_within(text, "k.tir")
+    assert stopped is None
+    assert _keys(free) == _keys(lint_text(text, "k.tir"))
+    found, stopped = lint_within(text, "k.tir", seconds=1e-9)   # spent before the first check
+    assert stopped in syncs and _keys(found) <= _keys(free)
+
+
+def test_check_redundant_timeout_adds_the_scope_line(capsys):
+    import json
+
+    from asyncguard.cli import main
+    path = REAL / "online_softmax_sm80_s2_t128.tir"
+    main(["check", "--no-cache", "--format", "json", "--redundant", "--redundant-timeout", "1e-9", str(path)])
+    doc = json.loads(capsys.readouterr().out)
+    scope = [line for f in doc["files"] for k in f["kernels"] for line in k["scope"]]
+    assert any(line.startswith("redundant-sync lint: stopped after 1e-09 s (--redundant-timeout); the syncs "
+                               "from line ") for line in scope), scope

@@ -4,6 +4,7 @@ search's oracle. Opt-in: `asyncguard check --redundant`, `asyncguard fix --remov
 """
 from __future__ import annotations
 
+import time
 from functools import partial
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from ..diagnostics import Finding
 from .candidates import Generator
 from .edits import Edit, apply_edits
 from .prefix import check_removals
-from .search import Oracle, _rarer_collections, raise_while_safe
+from .search import Oracle, SearchBudget, _rarer_collections, raise_while_safe
 from .tree import Tree, call_of
 
 
@@ -50,20 +51,42 @@ def lint_text(text: str, path: str = "<string>", limits=None, oracle=None) -> li
     """AG601/602/603 findings for a clean kernel (none for anything else). Its own oracle's
     checks end a run at the first race certain to be a problem (the lint asks only whether an
     edited kernel is clean: Oracle's stop_at_race)."""
+    return lint_within(text, path, limits, oracle)[0]
+
+
+def lint_within(text: str, path: str = "<string>", limits=None, oracle=None,
+                seconds: float | None = None) -> tuple[list[Finding], int | None]:
+    """lint_text within a time budget (`seconds`; None: none): (the findings, None), or, when
+    the budget ran out, (the findings of the syncs examined, the line of the first one not
+    examined). No check starts past the budget (Oracle.deadline); the one running finishes."""
     oracle = oracle or Oracle(text, path, limits, stop_at_race=True)
     if oracle.base or oracle.notes:
-        return []
+        return [], None
+    if seconds:
+        oracle.deadline = time.monotonic() + seconds
+    out = _Found()
     with _rarer_collections():    # as the repair search: many short-lived objects per check
-        return _lint(text, path, oracle)
+        try:
+            _lint(text, path, oracle, out)
+        except SearchBudget:
+            return out, out.pending_line
+    return out, None
 
 
-def _lint(text: str, path: str, oracle) -> list[Finding]:
+class _Found(list):
+    """The lint's findings so far, and the line of the sync it was examining."""
+    pending_line: int | None = None
+
+
+def _lint(text: str, path: str, oracle, out: list) -> list[Finding]:
     tree = Tree(text, path, module=oracle.module)
-    out = []
     syncs = _sync_stmts(tree)
+    if syncs:
+        out.pending_line = syncs[0][0].span.line
     # the removals one run of the kernel can answer, forked where each starts to matter
     check_removals(oracle, [(s, _removal(tree, s)) for s, _ in syncs])
     for s, c in syncs:
+        out.pending_line = s.span.line
         rm = _removal(tree, s)
         if oracle.clean([rm]):
             r = REDUNDANT_BARRIER if c.name in SYNC_CALLS else REDUNDANT_WAIT
@@ -103,16 +126,20 @@ def remove_redundant(text: str, path: str = "<string>", limits=None, oracle=None
     return apply_edits(text, edits)[0], edits
 
 
-def add_to_results(results, limits=None) -> None:
-    """`check --redundant`: append the lint's findings to each clean file's report."""
+def add_to_results(results, limits=None, seconds: float | None = None) -> None:
+    """`check --redundant`: append the lint's findings to each clean file's report; `seconds`:
+    each file's time budget (a scope line says where the lint stopped when it ran out)."""
     for res in results:
         rep = res.report
         if rep is None or rep.findings:
             continue
         text = res.text if getattr(res, "text", None) is not None else \
             Path(res.path).read_text(encoding="utf-8")
-        found = lint_text(text, res.path, limits)
+        found, stopped = lint_within(text, res.path, limits, seconds=seconds)
         for k in rep.kernels:
             k.findings.extend(found)
             k.findings.sort(key=lambda f: (f.line, f.col, f.rule.code))
+            if stopped is not None:
+                k.scope.append(f"redundant-sync lint: stopped after {seconds:g} s (--redundant-timeout); "
+                               f"the syncs from line {stopped} on were not examined")
             break
