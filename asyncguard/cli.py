@@ -20,10 +20,10 @@ from .repair.cli import add_fix_parser
 from .executors import ExecutorError, open_executor
 
 
-
 # the --redundant lint's default time budget per file: one checker run per sync statement, and a
 # streamed 2-CTA GEMM's run takes 10 s (its lint took 116 s)
 REDUNDANT_SECONDS = 120.0
+
 
 def _selectors(values) -> list[str] | None:
     if not values:

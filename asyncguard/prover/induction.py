@@ -279,7 +279,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
         k = z3.Int(lp.var)
         env_k = dict(env)
         env_k[lp.var] = k
-        counters = _counter_ranges(ranges, lets | {lp.var}, body, env_k)
+        counters = _counter_ranges(ranges, lets, body, env_k)
         # (a loop may start at a name the loaded numbers give, engine/program.py `_start_residue`:
         # the same value in the run of K and in that of K + dK)
         inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var, "T"}

@@ -4,7 +4,6 @@ search's oracle. Opt-in: `asyncguard check --redundant`, `asyncguard fix --remov
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 from pathlib import Path
 
@@ -58,12 +57,11 @@ def lint_within(text: str, path: str = "<string>", limits=None, oracle=None,
                 seconds: float | None = None) -> tuple[list[Finding], int | None]:
     """lint_text within a time budget (`seconds`; None: none): (the findings, None), or, when
     the budget ran out, (the findings of the syncs examined, the line of the first one not
-    examined). No check starts past the budget (Oracle.deadline); the one running finishes."""
+    examined). No check starts past the budget (Oracle.spend_at_most); the one running finishes."""
     oracle = oracle or Oracle(text, path, limits, stop_at_race=True)
     if oracle.base or oracle.notes:
         return [], None
-    if seconds:
-        oracle.deadline = time.monotonic() + seconds
+    oracle.spend_at_most(seconds)
     out = _Found()
     with _rarer_collections():    # as the repair search: many short-lived objects per check
         try:
@@ -81,8 +79,6 @@ class _Found(list):
 def _lint(text: str, path: str, oracle, out: list) -> list[Finding]:
     tree = Tree(text, path, module=oracle.module)
     syncs = _sync_stmts(tree)
-    if syncs:
-        out.pending_line = syncs[0][0].span.line
     # the removals one run of the kernel can answer, forked where each starts to matter
     check_removals(oracle, [(s, _removal(tree, s)) for s, _ in syncs])
     for s, c in syncs:

@@ -55,15 +55,12 @@ class Oracle:
     The original is parsed once; an edited text's tree is spliced from it (repair/splice.py:
     only the edited statements are parsed), so a re-check is the checker's runs, not a parse."""
 
-    def __init__(self, text: str, path: str, limits=None, stop_at_race: bool = False,
-                 deadline: float | None = None):
+    def __init__(self, text: str, path: str, limits=None, stop_at_race: bool = False):
         """stop_at_race: the stop-early checks may end a run at its first race certain to be a
         problem (Limits.stop_at_race). For the lint, which asks clean() only; the search's
-        proof reads the codes of a stop-early check, which a run cut shorter would change.
-        deadline: a time.monotonic() value past which no further check starts (SearchBudget);
-        the check of the unedited text always runs."""
+        proof reads the codes of a stop-early check, which a run cut shorter would change."""
         self.text, self.path, self.limits = text, path, limits
-        self.deadline = None
+        self.deadline: float | None = None   # spend_at_most
         self.stop_at_race = stop_at_race
         self.memo: dict[str, object] = {}
         self.clean_memo: dict[str, bool] = {}   # text -> clean? (checks that stopped early)
@@ -85,8 +82,12 @@ class Oracle:
             raise InputError("cannot check the file", 1, 1, path)
         self.notes = {(f.rule.code, f.line) for f in base if f.rule.severity != "error"}
         self.base = [f for f in base if is_problem(f, self.notes)]
-        self.deadline = deadline
         self.first_sizes = self._failing_size() if self.base else ()
+
+    def spend_at_most(self, seconds: float | None) -> None:
+        """No check starts `seconds` from now on (SearchBudget); None or 0: no limit. The
+        unedited kernel's own check, made when the oracle was, is not counted."""
+        self.deadline = time.monotonic() + seconds if seconds else None
 
     def _budget(self) -> None:
         """Raise SearchBudget once the deadline has passed (before a check starts)."""
@@ -340,21 +341,22 @@ def repair_text(text: str, path: str = "<string>", limits=None, max_rounds: int 
                 max_candidates: int = 120, seconds: float | None = None) -> Repair:
     """The minimal proved repair of `text`. `seconds`: the search's time budget (None: none);
     when it runs out no further check starts, and the result is `timeout`, with the unedited
-    kernel's findings in `remaining` and nothing edited."""
-    deadline = None if not seconds else time.monotonic() + seconds
+    kernel's findings in `remaining` and nothing edited (the unedited kernel's own check is not
+    counted: Oracle.spend_at_most)."""
     with _rarer_collections():
-        return _search(text, path, limits, max_rounds, max_candidates, deadline)
+        return _search(text, path, limits, max_rounds, max_candidates, seconds)
 
 
 def _search(text: str, path: str, limits, max_rounds: int, max_candidates: int,
-            deadline: float | None = None) -> Repair:
+            seconds: float | None = None) -> Repair:
     try:
-        oracle = Oracle(text, path, limits, deadline=deadline)
+        oracle = Oracle(text, path, limits)
         tree = Tree(text, path, module=oracle.module)
     except InputError as e:
         return Repair(path, text, "error", message=str(e))
     if not oracle.base:
         return Repair(path, text, "clean", checks=oracle.calls)
+    oracle.spend_at_most(seconds)
     try:
         return _rounds(oracle, tree, text, path, max_rounds, max_candidates)
     except SearchBudget:
