@@ -51,24 +51,24 @@ def test_three_tiles_skip_every_k_loop_and_stay_clean():
     outcomes = loop_outcomes(report)
     # the first tile's pipeline fills in its first period: it compares again a period later
     assert sorted(outcomes) == [
-        f"loop at line {MMA_LOOP} (128 iterations): iterations 13..108 skipped, proved periodic with period 12",
-        f"loop at line {MMA_LOOP} (128 iterations): iterations 25..108 skipped, proved periodic with period 12",
-        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 13..108 skipped, proved periodic with period 12",
-        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 25..108 skipped, proved periodic with period 12",
+        f"loop at line {MMA_LOOP} (128 iterations): iterations 13..120 skipped, proved periodic with period 12",
+        f"loop at line {MMA_LOOP} (128 iterations): iterations 25..120 skipped, proved periodic with period 12",
+        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 13..120 skipped, proved periodic with period 12",
+        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 25..120 skipped, proved periodic with period 12",
     ], outcomes
 
 
 def test_each_tiles_k_loops_skip_in_both_ctas():
     # block 0 alone: every tile's three K loops (two producers, one MMA) skip the same
-    # iterations (84 in the first tile, 96 in the others: the first settles a period later), in
+    # iterations (96 in the first tile, 108 in the others: the first settles a period later), in
     # one run (no loop is thrown back to running every iteration)
     program = elaborate(parse(THREE_TILES).functions[0])
     result = Machine(program, block={"blockIdx.x": 0}).run()
     assert result.limit_hit is None and not result.skips_mixed
     assert not (result.races or result.stuck or result.mbar_problems)
     skips = [(span.line, a, b) for span, n, a, b, how in result.accelerated]
-    assert sorted(skips) == sorted([(PRODUCER_LOOP, 25, 109)] * 2 + [(MMA_LOOP, 25, 109)] +
-                                   [(PRODUCER_LOOP, 13, 109)] * 4 + [(MMA_LOOP, 13, 109)] * 2), skips
+    assert sorted(skips) == sorted([(PRODUCER_LOOP, 25, 121)] * 2 + [(MMA_LOOP, 25, 121)] +
+                                   [(PRODUCER_LOOP, 13, 121)] * 4 + [(MMA_LOOP, 13, 121)] * 2), skips
 
 
 @pytest.mark.slow
@@ -180,6 +180,6 @@ def test_a_mixed_run_with_settling_plans_runs_again_with_the_usual_geometry(monk
     assert report.verdict == "clean"
     assert settings[:2] == [(True, True), (False, False)]
     assert sorted(set(loop_outcomes(report))) == [
-        f"loop at line {MMA_LOOP} (128 iterations): iterations 24..107 skipped, proved periodic with period 12",
-        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 24..107 skipped, proved periodic with period 12",
+        f"loop at line {MMA_LOOP} (128 iterations): iterations 24..119 skipped, proved periodic with period 12",
+        f"loop at line {PRODUCER_LOOP} (128 iterations): iterations 24..119 skipped, proved periodic with period 12",
     ]

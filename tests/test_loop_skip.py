@@ -88,7 +88,7 @@ def test_the_periodicity_proof_holds_for_the_block_being_run():
     result = Machine(program, block={"blockIdx.y": 1}).run()
     assert not result.stuck and result.limit_hit is None
     skipped = {span.line: (a, b) for span, n, a, b, how in result.accelerated if a is not None}
-    assert skipped == {75: (12, 120), 100: (12, 120)}, result.accelerated   # k from 4: one period of 4 warms up
+    assert skipped == {75: (12, 124), 100: (12, 124)}, result.accelerated   # k from 4: one period of 4 warms up
 
 
 # ---------------------------------------------------------------- stage rings indexed by registers
@@ -129,9 +129,9 @@ def test_a_ring_indexed_by_registers_skips_and_moves_the_registers():
     machine, result = _run_ring(text)
     assert not result.stuck and result.limit_hit is None
     # period 6 of the registers (stage % 3, parity % 6 // 3): shift 6, 12 warm-up iterations,
-    # iterations 12..89 of each of the three tiles skipped by both loops
+    # iterations 12..95 of each of the three tiles skipped by both loops
     skipped = {(span.line, a, b) for span, n, a, b, how in result.accelerated if a is not None}
-    assert skipped == {(39, 12, 90), (46, 12, 90)}, result.accelerated
+    assert skipped == {(39, 12, 96), (46, 12, 96)}, result.accelerated
     assert all("counters" in how for span, n, a, b, how in result.accelerated)
     assert len(result.accelerated) == 6   # 2 loops x 3 tiles, each skipped
     full_machine, full = _run_ring(text, skip=False)
@@ -190,8 +190,8 @@ def test_a_ring_indexed_by_a_let_of_the_tile_and_k_skips():
     machine, result = _run_ring(text)
     assert not result.stuck and result.limit_hit is None
     outcomes = {(span.line, a, b, how) for span, n, a, b, how in result.accelerated}
-    assert outcomes == {(39, 12, 90, "proved periodic with period 6"),
-                        (46, 12, 90, "proved periodic with period 6 (counters c_cnt[0])")}, outcomes
+    assert outcomes == {(39, 12, 96, "proved periodic with period 6"),
+                        (46, 12, 96, "proved periodic with period 6 (counters c_cnt[0])")}, outcomes
     assert check_text(text, "<test>").verdict == "clean"
 
 
@@ -211,8 +211,8 @@ def test_a_persistent_kernels_epilogue_waiting_for_the_next_tile_does_not_stop_t
     outcomes = [(span.line, a, b) for span, n, a, b, how in result.accelerated]
     # inside the while tile loop the k loops compare from their first iteration: the first tile's
     # pipeline is still filling there, so it settles a period later (accelerate.plan `settles`)
-    assert set(outcomes) == {(78, 9, 113), (78, 17, 113), (104, 9, 113), (104, 17, 113)}, outcomes
-    assert outcomes.count((78, 17, 113)) == outcomes.count((104, 17, 113)) == 1
+    assert set(outcomes) == {(78, 9, 121), (78, 17, 121), (104, 9, 121), (104, 17, 121)}, outcomes
+    assert outcomes.count((78, 17, 121)) == outcomes.count((104, 17, 121)) == 1
     tiles = sum(1 for span, *_ in result.accelerated if span.line == 78)
     assert tiles == len(range(0, 2048, 148))   # every tile of block 0 skipped
 
@@ -493,7 +493,7 @@ def test_a_thread_that_stopped_arriving_does_not_keep_the_state_from_repeating()
     assert rep.verdict == "clean"
     scope = rep.kernels[0].scope
     for line in (202, 442):
-        assert f"loop at line {line} (64 iterations): iterations 4..59 skipped, proved periodic with period 2" in scope
+        assert f"loop at line {line} (64 iterations): iterations 4..61 skipped, proved periodic with period 2" in scope
     assert rep.kernels[0].steps < 10000
 
 
@@ -506,8 +506,8 @@ def test_a_loop_of_wgmma_issues_does_not_keep_the_loops_beside_it_from_skipping(
         "deepseek_mla__example_mla_decode_persistent__flashattn.main_split_persistent__sm_90a__notma.tir"
     report = check_text(path.read_text())
     scope = " ".join(s for k in report.kernels for s in k.scope)
-    assert "loop at line 98 (64 iterations): iterations 9..56 skipped" in scope, scope
-    assert "loop at line 82 (64 iterations): iterations 9..56 skipped" in scope, scope
+    assert "loop at line 98 (64 iterations): iterations 9..60 skipped" in scope, scope
+    assert "loop at line 82 (64 iterations): iterations 9..60 skipped" in scope, scope
     # the grid sync its thread 0 never reaches (docs/found-bugs.md entry 9's shape) stays found
     assert ("AG301", 198) in {(f.rule.code, f.line) for f in report.findings}
 
@@ -543,3 +543,32 @@ def test_the_persistent_gemm_with_a_bug_is_still_flagged_when_its_k_loops_skip()
     barrier = 'T.tvm_storage_sync("shared.dyn", 3, 256)'
     r = check_text(text.replace(barrier, "T.evaluate(0)"), "epilogue_barriers_dropped.tir")
     assert "AG201" in {f.rule.code for f in r.findings}, [f.message for f in r.findings]
+
+
+
+def test_a_range_holding_a_refuted_iteration_is_not_asked_again(monkeypatch):
+    # the consumer's relevant guard `k < 100` refutes the short tail's range (accelerate.short_tails)
+    # at an iteration that the longer tail's range holds too: that range is refuted without a
+    # second z3 query, and the loops run every iteration, as before
+    from asyncguard.prover import periodic
+    asked = []   # (expressions, shift, range, the iteration refuted or None), in order
+    real = periodic.prove_equal_under_shift
+
+    def recording(exprs, var, shift, ranges, region, *a, **k):
+        v = real(exprs, var, shift, ranges, region, *a, **k)
+        asked.append((id(exprs), shift, region, v.model.get(var) if v.status == "refuted" else None))
+        return v
+    monkeypatch.setattr(periodic, "prove_equal_under_shift", recording)
+    text = REDUCED.read_text().replace(RELEVANT_GUARD[0], RELEVANT_GUARD[1], 1)
+    result = _run(text, 200 * 32)
+    assert not result.stuck and result.limit_hit is None
+    assert not any(a is not None for _, _, a, _, _ in result.accelerated), result.accelerated
+    assert any(k is not None for *_, k in asked)
+    for i, (exprs, shift, (lo, hi), _) in enumerate(asked):
+        known = [k for e, s, _, k in asked[:i] if (e, s) == (exprs, shift) and k is not None]
+        assert not any(lo <= k < hi for k in known), (shift, (lo, hi), known)
+    assert any("refuted: an expression changes after the shift" in how
+               for _, _, a, _, how in result.accelerated), result.accelerated
+    # the consumer's loop (period 4): one query per shift, not one per geometry (5 fixed ones)
+    consumer = next(e for e, _, _, k in asked if k is not None)
+    assert [shift for e, shift, _, _ in asked if e == consumer] == [4, 8], asked

@@ -613,10 +613,12 @@ def _plan(loop, n: int, start: int, program, geometry, block, proof: tuple, limi
         return _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
                            nested)
     got = None
-    settling = ((p, p + 1, p + 1), (2 * p, 2 * p + 1, 2 * p + 1)) if settles else ()
+    settling = tuple((shift, shift + 1, tail) for shift in (p, 2 * p) for tail in short_tails(shift)) \
+        if settles else ()
+    refuted: dict = {}   # shift -> {iteration z3 showed changing: why} (_prove_plan)
     for shift, warm, tail in settling + fixed_geometries(p):
         got = _prove_plan(loop, limit, start, program, block, exprs, inner, steps, step_ids, shift, warm, tail,
-                          nested)
+                          nested, refuted)
         if got.jump_to is not None:
             return dataclasses.replace(got, settle=(shift, warm, tail) in settling)
         if got.reason == TOO_FEW:
@@ -630,14 +632,24 @@ TOO_FEW = "too few iterations to skip"
 def fixed_geometries(p: int) -> tuple:
     """(shift, warm, tail) to try, in turn, for a fixed-size loop of period `p`. First the
     shortest: one period, compared after the first (the pipeline's fill is shorter than a
-    period: a ring of s stages has period 2s at least), and one period plus one iteration left
-    after the jump (a producer leads its consumer by fewer iterations than a period, so it is
-    still inside its periodic iterations when the consumer compares; prover/induction.py's
-    tail_for). Then a shift of two periods, the same shape (`period_of` takes the lcm of a
+    period: a ring of s stages has period 2s at least), and few iterations left after the jump
+    (`short_tails`). Then a shift of two periods, the same shape (`period_of` takes the lcm of a
     parity's divisors: `T.bitwise_and(k // 6, 1)` gives 6 where the parity repeats every 12).
     Then twice as long everywhere, for a proof that fails on the early or late iterations of the
     first (a prologue branch `k < 3` of a loop of period 2)."""
-    return ((p, 2 * p, p + 1), (2 * p, 4 * p, 2 * p + 1), (2 * p, 4 * p, 4 * p))
+    return tuple((shift, 2 * shift, tail) for shift in (p, 2 * p) for tail in short_tails(shift)) + \
+        ((2 * p, 4 * p, 4 * p),)
+
+
+def short_tails(shift: int) -> tuple:
+    """The iterations to leave after the jump, shortest first. A producer leads its consumer by at
+    most its ring's depth, half the period of a ring whose parity flips each round (s stages:
+    period 2s), so with shift // 2 + 1 left it is still inside its periodic iterations when the
+    consumer compares. Where it leads by more (a ring without a parity, or deeper than half the
+    shift) the consumer's state does not repeat and the machine gives up the skip (never
+    wrong, slower): one period plus one, as prover/induction.py's tail_for, is tried only when the
+    proof over the longer skipped range fails (a late-iteration branch `k < n - 2`)."""
+    return tuple(sorted({shift // 2 + 1, shift + 1}))
 
 
 def tile_geometry(shift: int, cut: bool) -> tuple[int, int]:
@@ -670,9 +682,12 @@ def _tile_plan(loop, n: int, start: int, program, block, proof: tuple, limit: in
 
 
 def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: dict, steps: dict,
-                step_ids: dict, shift: int, warm: int, tail: int, nested: dict | None = None) -> Plan:
+                step_ids: dict, shift: int, warm: int, tail: int, nested: dict | None = None,
+                refuted: dict | None = None) -> Plan:
     """The plan of one geometry, when z3 proves the skipped range periodic (`n`: the iterations
-    the range must end within)."""
+    the range must end within). `refuted`: shift -> iterations whose expressions z3 showed
+    changing after that shift, in earlier tries: a range that holds one is refuted as well,
+    without asking again (`short_tails`' longer tail after its short one)."""
     from ..prover.periodic import prove_equal_under_shift
     m = (n - warm - tail) // shift
     if m < 1:
@@ -688,8 +703,14 @@ def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: di
     for nm in names - set(ranges) - {loop.var}:
         ranges[nm] = None   # let values, outer loops, symbolic sizes: any value
     region = (start + warm - shift, start + warm + (m - 1) * shift)
+    seen = [why for k, why in (refuted or {}).get(shift, {}).items() if region[0] <= k < region[1]]
+    if seen:
+        return Plan(shift, warm, None, seen[0])
     v = prove_equal_under_shift(exprs, loop.var, shift, ranges, region)
     if v.status != "proved":
+        k = v.model.get(loop.var) if v.status == "refuted" and v.model else None
+        if refuted is not None and isinstance(k, int):
+            refuted.setdefault(shift, {})[k] = f"{v.status}: {v.reason}"
         return Plan(shift, warm, None, f"{v.status}: {v.reason}")
     from .program import register_key
     nested = nested or {}

@@ -6,6 +6,8 @@ becomes an `Unsupported` note at its line (never silently dropped).
 """
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -3026,7 +3028,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     _register_copies(el, program, is_cell)
     _taint_registers(el, program.body, el.func.body, lets, data_registers, data_shared, mentions)
 
-    def walk(stmts, loop_vars: frozenset, loop=None) -> None:
+    def walk(stmts, loop_vars: frozenset, loop=None, around: tuple = ()) -> None:
         for st in stmts:
             if isinstance(st, PLet):
                 if st.src is not None and mentions(st.src):
@@ -3038,15 +3040,16 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
                         continue
                     conds.append((st, loop_vars))
                     parents[id(st)] = loop
+                    enclosing[id(st)] = around
                 if st.relevant:
-                    walk(st.then, loop_vars)
-                    walk(st.other, loop_vars)
+                    walk(st.then, loop_vars, around=around)
+                    walk(st.other, loop_vars, around=around)
             elif isinstance(st, PLoop):
                 if not st.relevant:
                     continue
                 if any(mentions(x) for x in st.src):
                     loops.append(st)
-                walk(st.body, loop_vars | {st.var}, st)
+                walk(st.body, loop_vars | {st.var}, st, around + (st,))
             elif isinstance(st, POp) and st.src is not None:
                 out: list = []
                 _shared_exprs(st.src, el.views, out)
@@ -3063,6 +3066,7 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
     uses: list = []      # (expressions, why): shared addresses / registers reading a loaded number
     skipped: list = []   # branches the machine skips (nothing shared inside) on a loaded number
     parents: dict = {}   # id(branch) -> the loop whose body holds it directly (None: none)
+    enclosing: dict = {}  # id(branch) -> the relevant loops around it, outermost first
     walk(program.body, frozenset())
     if not (lets or conds or loops or uses or info.fold_trips):
         program.numeric = el.numeric_info = None   # loaded numbers decide nothing: as before
@@ -3134,6 +3138,9 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         elif cells and all(c == cells[0] for c in cells) and not held and \
                 _iteration_choice(el, program, st, parents.get(id(st)), cond, cells[0], lets, mentions):
             continue
+        elif cells and not held and _unrolled_conditions(el, program, info, cond, st, names - block_vars,
+                                                         enclosing.get(id(st), ()), is_cell):
+            continue
         elif not cells and not held and not (
                 names & set(el.launch.thread_vars) and _access_only(st.then)
                 and _access_only(st.other) and _same_accesses(st.then, st.other)):
@@ -3173,6 +3180,52 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
 
 _FULL_BARRIER_SCOPES = ("shared", "shared.dyn")
+
+
+# the most iterations of the loops around a branch `_unrolled_conditions` writes out
+UNROLLED_CONDITIONS = 16
+
+
+def _unrolled_conditions(el: Elaborator, program: Program, info, cond, st: PIf, names: set,
+                         around: tuple, is_cell) -> bool:
+    """A branch on loaded cells inside loops of few constant trips (TileLang's pipelined sparse
+    attention with 4 selected blocks: `for i in T.serial(2): if M[i_t * 4 + i] * 64 <= i_t:` around
+    the compute of stage i, beside the prologue's loads of the same cells under the same test)
+    whose condition reads, besides the cells, only block indices, sizes and those loops' variables:
+    in each iteration it is a block-uniform condition on one set of cells, as a branch outside the
+    loops is. Written out once per iteration (the loop variables replaced by their values), each
+    copy joins the uniform conditions whose outcome combinations the runs enumerate, so a cell
+    that the prologue's branch reads as well gets one value in both (before, such a branch was
+    taken every time, and a run read a stage whose load the prologue's outcome had skipped: an
+    unknown). True when written out; False leaves the branch to the other reductions."""
+    free = names - set(program.symbols) - {"T"}
+    loops = [lp for lp in around if lp.var in free]
+    if not free or {lp.var for lp in loops} != free or len(loops) != len(free):
+        return False
+    ranges = []
+    for lp in loops:
+        if len(lp.src) != 2 or not all(isinstance(e, ir.Const) and isinstance(e.value, int)
+                                       and not isinstance(e.value, bool) for e in lp.src):
+            return False
+        ranges.append(range(lp.src[0].value, lp.src[0].value + lp.src[1].value))
+    if not ranges or math.prod(len(r) for r in ranges) > UNROLLED_CONDITIONS:
+        return False
+    copies = []
+    for values in itertools.product(*ranges):
+        bound = dict(zip((lp.var for lp in loops), values))
+        copies.append(ir.rewrite(cond, lambda x: ir.Const(bound[x.name])
+                                 if isinstance(x, ir.Var) and x.name in bound else None))
+    # each cell doubles the outcome combinations: past the runs' pattern limit the search would
+    # stop unfinished (an unknown, after many runs); the branch is then left as before
+    texts = {expr_text(x) for c in [c for c, _ in info.conditions] + copies
+             for x in _subscripts(c, []) if is_cell(x)}
+    if 2 ** len(texts) > info.max_patterns:
+        return False
+    for copy in copies:
+        for sub in (x for x in _subscripts(copy, []) if is_cell(x)):
+            info.cells[id(sub)] = _cell_key(el, sub)
+        info.conditions.append((copy, st.span.line))
+    return True
 
 
 def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cell, lets: dict,
