@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a fact about a symbolic size, e.g. 'K >= 1' or 'K %% 32 == 0' (repeatable; "
                         "overrides [tool.asyncguard.assumptions])")
     c.add_argument("--arch", metavar="SM",
-                   help="target architecture for the resource checks (sm_75 ... sm_100a); "
+                   help="target architecture for the resource checks (sm_70 ... sm_120a); "
                         "overrides the TIR's target attr; .py kernels are lowered for it only "
                         "(default: [tool.asyncguard.tilelang] archs)")
     c.add_argument("--resources", action="store_true",

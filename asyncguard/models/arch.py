@@ -35,6 +35,12 @@ Sources (cited per field below):
             SM_103a, ... SM_121f"); TileLang's own templates refuse the last two off those targets
             (tl_templates/cuda/intrin.h `TL_CUDA_ARCH_CTA_RECONFIG_ENABLED`, tcgen05mma.h
             `TL_CUDA_ARCH_TCGEN05_ENABLED`: a static_assert).
+  [CCCL-T]  the same header's `arch_traits<arch_id::sm_70>`, `<sm_87>` and `<sm_88>` (NVIDIA/cccl at
+            004ad198): CC 7.0 96 KB per SM, all of it to one block, no reserve, 2048 threads, 32
+            blocks; CC 8.7 (Jetson Orin) 164 KB per SM, 163 KB per block with the 1 KB reserve,
+            1536 threads, 16 blocks; CC 8.8 every figure of CC 8.6. Their carveout lists are not
+            in it: left empty (a carveout attribute then reads as the SM's whole shared memory, so
+            a carveout too small for a block is not reported: a finding missed, never a false one).
   Cross-checked against /work/notes/semantics-check.md item 10.
   A target not in the table (sm_121 has no NVIDIA-published figures here) gets no limits: the
   scope line says the resource checks were not made (analyze.py).
@@ -99,6 +105,18 @@ SM75 = Arch(
     regs_per_thread=255,             # [PG-T30]
     smem_alloc_unit=256,             # [OCC] CC 7.x
 )
+SM70 = Arch(
+    "sm_70", (7, 0),
+    smem_per_sm=96 * KIB,            # [CCCL-T] 7.0
+    smem_per_block_optin=96 * KIB,   # [CCCL-T] 7.0: the SM's whole shared memory, no reserve
+    reserved_per_block=0,            # [CCCL-T] 7.0
+    carveouts_kib=(),                # not in [CCCL-T]: see the note above
+    max_threads_per_block=1024,      # [CCCL-T]
+    max_threads_per_sm=2048,         # [CCCL-T] 7.0
+    max_blocks_per_sm=32,            # [CCCL-T] 7.0
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [CCCL-T]
+    smem_alloc_unit=256,             # [OCC] CC 7.x
+)
 SM80 = Arch(
     "sm_80", (8, 0),
     smem_per_sm=164 * KIB,           # [PG-T31] 8.0: 164 KB per SM
@@ -121,6 +139,18 @@ SM86 = Arch(
     max_threads_per_sm=1536,         # [PG-T30] 8.6
     max_blocks_per_sm=16,            # [PG-T30] 8.6
     regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [PG-T30]
+    smem_alloc_unit=128,             # [OCC] CC 8.x
+)
+SM87 = Arch(
+    "sm_87", (8, 7),
+    smem_per_sm=164 * KIB,           # [CCCL-T] 8.7 (Jetson Orin)
+    smem_per_block_optin=163 * KIB,  # [CCCL-T] 8.7: the SM's 164 KB less the 1 KB reserve
+    reserved_per_block=KIB,          # [CCCL-T] (CC 8.0 and up)
+    carveouts_kib=(),                # not in [CCCL-T]: see the note above
+    max_threads_per_block=1024,      # [CCCL-T]
+    max_threads_per_sm=1536,         # [CCCL-T] 8.7
+    max_blocks_per_sm=16,            # [CCCL-T] 8.7
+    regs_per_sm=64 * KIB, regs_per_block=64 * KIB, regs_per_thread=255,   # [CCCL-T]
     smem_alloc_unit=128,             # [OCC] CC 8.x
 )
 SM89 = Arch(
@@ -161,6 +191,8 @@ SM100 = Arch(
     smem_alloc_unit=128,             # [OCC] assumed as for 9.0
 )
 
+# CC 8.8 takes every figure of CC 8.6 [CCCL-T], its carveouts aside (not in it: see the note above).
+SM88 = Arch(**{**SM86.__dict__, "name": "sm_88", "cc": (8, 8), "carveouts_kib": ()})
 # CC 10.3 (B300) shares every figure of the 10.x column with 10.0 [PG-T30/T31/T32].
 SM103 = Arch(**{**SM100.__dict__, "name": "sm_103", "cc": (10, 3)})
 # CC 11.0 (Jetson Thor) [CCCL]: the 10.0 figures.
@@ -179,7 +211,7 @@ SM120 = Arch(
     smem_alloc_unit=128,             # [OCC] assumed as for 8.x/9.0
 )
 
-ARCHS = {a.name: a for a in (SM75, SM80, SM86, SM89, SM90, SM100, SM103, SM110, SM120)}
+ARCHS = {a.name: a for a in (SM70, SM75, SM80, SM86, SM87, SM88, SM89, SM90, SM100, SM103, SM110, SM120)}
 
 
 def lookup(name) -> Arch | None:
@@ -212,7 +244,7 @@ TARGET_FEATURES = {
     "setmaxnreg": frozenset({"sm_90a"} | {f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in _A_OR_F}),
     "tcgen05": frozenset(f"sm_{n}{s}" for n in (100, 103, 110) for s in _A_OR_F),
 }
-PROBED = frozenset({"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"} |
+PROBED = frozenset({"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a"} |
                    {f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in ("", "a", "f")})
 
 # the TileLang / TVM calls that print each family's instructions (T.warpgroup_fence_operand and
