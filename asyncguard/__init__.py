@@ -5,6 +5,10 @@
 """
 __version__ = "0.1.0"
 
+from .heap import keep_heap_top as _keep_heap_top  # noqa: E402 -- first, before anything allocates
+
+_keep_heap_top()
+
 __all__ = ["check", "Report", "Finding", "__version__"]
 
 

@@ -126,12 +126,19 @@ def test_checks_in_threads_of_one_process_take_turns_at_z3(monkeypatch):
 
 
 def test_the_heap_top_is_kept_for_z3_contexts_on_glibc():
-    # prover/solve.py sets glibc's M_TOP_PAD so that each query's fresh z3 context does not grow,
-    # fault in and trim the heap again (its cost is a benchmark's: bench/README.md); here only
-    # that the setting is accepted where the C library is glibc
+    # asyncguard/heap.py sets glibc's M_TOP_PAD so that each query's fresh z3 context does not grow,
+    # fault in and trim the heap again (its cost is a benchmark's: bench/README.md): the setting
+    # is accepted where the C library is glibc, and importing the package sets it before the
+    # checker's modules (numpy first among them) allocate anything: set later, it did not help
     import platform
+    import subprocess
+    import sys
 
-    from asyncguard.prover import solve
+    from asyncguard.heap import keep_heap_top
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         pytest.skip("M_TOP_PAD is glibc's")
-    assert solve._keep_heap_top()
+    assert keep_heap_top()
+    out = subprocess.run([sys.executable, "-c", "import sys, asyncguard; "
+                          "print(sorted(m for m in ('numpy', 'z3', 'lark', 'asyncguard.heap') if m in sys.modules))"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["['asyncguard.heap']"], out

@@ -9,36 +9,11 @@ unknown included, is the same in every process. The cost is about a millisecond 
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import sys
-
 import z3
 
+# (a query's context is cheap only with glibc's heap padding, which the package sets as it is
+# imported: asyncguard/heap.py)
 RLIMIT = 2_000_000   # z3's deterministic resource limit per query (never a wall-clock timeout)
-
-# glibc's M_TOP_PAD (malloc.h): bytes kept at the top of the heap when it grows or is trimmed.
-# A z3 context takes tens of MiB when it is made and gives them back when it is deleted; with
-# glibc's default pad (128 KiB) each query then grows the heap, faults the pages in and trims
-# them again: 7 ms per context once the checker's modules are loaded, against 0.6 ms with 64 MiB
-# kept (a kernel asks 30-250 queries). Virtual address space only until touched; the pages a
-# context touched stay mapped for the next one.
-_M_TOP_PAD = -2
-TOP_PAD_BYTES = 64 << 20
-
-
-def _keep_heap_top() -> bool:
-    """Set M_TOP_PAD where the C library is glibc; False elsewhere (macOS, musl: nothing to do)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return bool(libc.mallopt(_M_TOP_PAD, TOP_PAD_BYTES))
-    except (OSError, AttributeError):
-        return False
-
-
-_keep_heap_top()
 
 
 class Query:
