@@ -136,4 +136,4 @@ def constant(value, what: str) -> int:
 
 
 # Import the feature modules so their handlers register.
-from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, wmma, hopper, logical, tcgen05, tcgen05_blockscale, cluster, clc, control  # noqa: E402,F401
+from . import pure, memory_ops, cp_async, barriers, extern, mbarrier, tma, wgmma, wmma, hopper, logical, tcgen05, tcgen05_blockscale, cluster, clc, control, gemm_sp  # noqa: E402,F401
