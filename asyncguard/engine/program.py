@@ -3138,15 +3138,16 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         elif cells and all(c == cells[0] for c in cells) and not held and \
                 _iteration_choice(el, program, st, parents.get(id(st)), cond, cells[0], lets, mentions):
             continue
-        elif cells and not held and _unrolled_conditions(el, program, info, cond, st, names - block_vars,
-                                                         enclosing.get(id(st), ()), is_cell):
-            continue
         elif not cells and not held and not (
                 names & set(el.launch.thread_vars) and _access_only(st.then)
                 and _access_only(st.other) and _same_accesses(st.then, st.other)):
             # decided by sizes, loop counters and thread ids: the size prover reads it (a
             # condition it cannot reduce to trip counts refutes the proof, never the verdict)
             continue
+        elif cells and not held and not st.other and _access_only(st.then) and \
+                _unrolled_conditions(el, program, info, cond, st, names - block_vars,
+                                     enclosing.get(id(st), ()), is_cell):
+            continue   # an arm of accesses alone, decided per iteration rather than taken every time
         elif not st.other and _access_only(st.then):
             st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
@@ -3160,6 +3161,9 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
             info.reduced.append((st.span.line, "fenced"))
             info.taken_arms.append(arm_lines(st))
             program.fenced_arms.append(_arm_extent(st))
+        elif cells and not held and _unrolled_conditions(el, program, info, cond, st, names - block_vars,
+                                                         enclosing.get(id(st), ()), is_cell):
+            continue   # (the fenced reduction first: one run where it applies, not a pattern each)
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number" +
                             (f" (held in {', '.join(sorted({expr_text(x.value) for x in held}))})"
