@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 
 from asyncguard.analyze import check_text
-from asyncguard.models.wgmma import _by_warpgroup
+from asyncguard.models.wgmma import by_warpgroup
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 
 def test_warpgroups_of_a_cta_and_of_a_cluster():
     tids = np.arange(256, dtype=np.int64)
-    assert [np.flatnonzero(s).tolist()[::127] for s in _by_warpgroup(tids, 256)] == [[0, 127], [128, 255]]
-    assert _by_warpgroup(np.arange(128, 256, dtype=np.int64), 256) == [None]
+    assert [np.flatnonzero(s).tolist()[::127] for s in by_warpgroup(tids, 256)] == [[0, 127], [128, 255]]
+    assert by_warpgroup(np.arange(128, 256, dtype=np.int64), 256) == [None]
     # 2 CTAs of 192 threads: machine thread t is thread t % 192 of CTA t // 192
-    groups = [tids_of.tolist() for tids_of in (np.arange(384)[s] for s in _by_warpgroup(np.arange(384), 192))]
+    groups = [tids_of.tolist() for tids_of in (np.arange(384)[s] for s in by_warpgroup(np.arange(384), 192))]
     assert [(g[0], g[-1]) for g in groups] == [(0, 127), (128, 191), (192, 319), (320, 383)]
 
 

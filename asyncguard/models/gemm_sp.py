@@ -27,7 +27,7 @@ import re
 
 from ..events import Access, AccessKind, CommitGroup, Proxy, WaitGroup
 from . import NotModelled, constant, op, per_thread
-from .wgmma import _by_warpgroup
+from .wgmma import by_warpgroup
 
 TEMPLATE = re.compile(r"tl::gemm_sp_ss<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,"
                       r"\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*(?:,\s*(-?\d+)\s*)?)?>")
@@ -82,7 +82,7 @@ def gemm_sp(ctx, call):
             return out
         for name in ("A", "B"):
             lo, hi = tile(name, env, tids)
-            for sel in _by_warpgroup(tids, cta_threads):
+            for sel in by_warpgroup(tids, cta_threads):
                 who, a, b = (tids, lo, hi) if sel is None else (tids[sel], lo[sel], hi[sel])
                 out.append(access(AccessKind.ASYNC_READ, name, who, a, b, group_kind="wgmma",
                                   proxy=Proxy.ASYNC, collective=True))

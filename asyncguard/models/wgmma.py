@@ -95,7 +95,7 @@ def wgmma(ctx, call):
         # one operation per warpgroup: the threads of a statement that two warpgroups run (a
         # 256-thread GEMM without warp specialization) issue two, and each warpgroup's
         # wait_group completes its own (module doc)
-        groups = _by_warpgroup(tids, cta_threads)
+        groups = by_warpgroup(tids, cta_threads)
         for name, key, off_fn in parts:
             if key not in env:
                 raise NotModelled("wgmma descriptor used before initialize_wgmma_descriptor")
@@ -112,7 +112,7 @@ def wgmma(ctx, call):
 WARPGROUP = 128
 
 
-def _by_warpgroup(tids, cta_threads: int) -> list:
+def by_warpgroup(tids, cta_threads: int) -> list:
     """Selections of `tids` by warpgroup (four consecutive warps of a CTA; machine thread t is
     thread t % cta_threads of CTA t // cta_threads): [None] when they are one warpgroup's."""
     group = (tids // cta_threads) * cta_threads + (tids % cta_threads) // WARPGROUP * WARPGROUP
