@@ -27,6 +27,7 @@ import re
 
 from ..events import Access, AccessKind, CommitGroup, Proxy, WaitGroup
 from . import NotModelled, constant, op, per_thread
+from .arch import target_name
 from .wgmma import by_warpgroup
 
 TEMPLATE = re.compile(r"tl::gemm_sp_ss<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,"
@@ -35,12 +36,10 @@ TEMPLATE = re.compile(r"tl::gemm_sp_ss<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\
 
 def _wgmma_target(ctx) -> bool:
     """gemm_sp.h's choice: the sm_90 header where the target is sm_90 or later."""
-    target = ctx.attrs.get("target")
-    arch = target.get("arch") if isinstance(target, dict) else target
-    m = re.fullmatch(r"sm_(\d+)[af]?", str(arch).strip().lower()) if isinstance(arch, str) else None
-    if m is None:
+    name = target_name(ctx.attrs.get("target"))
+    if name is None:
         raise NotModelled("T.tl_gemm_sp: no target architecture says which template is compiled")
-    return int(m.group(1)) >= 90
+    return int(re.sub(r"\D", "", name)) >= 90
 
 
 @op("T.tl_gemm_sp")
