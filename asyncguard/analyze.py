@@ -159,8 +159,22 @@ def _deciding_block_axes(program) -> set:
     return {axis for var, axis in program.launch.block_vars.items() if var in names}
 
 
+class _LongTails(Exception):
+    """A size run did not take the jump its plan's short tails need (prover/induction.py
+    `tail_for`): the kernel is checked again with the long ones."""
+
+
 def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     clock: "_Clock | None" = None) -> KernelReport:
+    try:
+        return _check_sizes(func, text, path, limits, arch, asm, clock, short_tails=True)
+    except _LongTails:
+        return _check_sizes(func, text, path, limits, arch, asm, clock, short_tails=False)
+
+
+def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "_Clock | None",
+                 short_tails: bool) -> KernelReport:
+    """One kernel's check; `short_tails`: its size loops' plan (prover/sizes.py plan_sizes)."""
     func = scoped_lets(func)   # as elaborate() reads it (engine/scopes.py): the same let names
     program = elaborate(func)
     kernel = KernelContext(program, func, text, arch)   # resource checks (AG5xx)
@@ -198,7 +212,7 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
             if stop is not None and done and stop(findings):
                 return    # settled by a first value: no plan (its probe runs and z3) to make
             from .prover.sizes import plan_sizes
-            sizes = plan_sizes(program, asm)
+            sizes = plan_sizes(program, asm, short_tails=short_tails)
             program.tied_roots.update(sizes.tied_roots)   # run with every cell true (the plan's proof)
         cases = sizes.values if sizes is not None and sizes.values else [{}]
         ind = getattr(sizes, "induction", None)
@@ -341,6 +355,8 @@ def _check_function(func, text: str, path: str, limits: Limits, arch, asm,
                     # a size loop that had to skip did not, while another may have: loops of one
                     # pipeline can be out of step (a false hang). Run this size again with no size
                     # loop skipping; the first run's notes keep the induction from counting as proved.
+                    if ind.short_tails:
+                        raise _LongTails()   # the producer's jump may have left too few iterations
                     first = result.accelerated
                     machine, result = run(new_machine(max_steps=budget))
                     result.accelerated = first + result.accelerated

@@ -94,7 +94,35 @@ def test_a_size_loop_that_fails_to_skip_is_run_again_without_skipping(monkeypatc
     # compares its state later, sees a different machine and does not jump: the two loops would
     # be out of step (a false hang). Such a size value is run again without skipping.
     from asyncguard.prover import induction
-    monkeypatch.setattr(induction, "tail_for", lambda shift, loops: 1)
+    monkeypatch.setattr(induction, "tail_for", lambda shift, loops, short=False: 1)
     rep = check_text((REAL / "gemm_sm90a_ws_dynamic_k_s3_128x128x64.tir").read_text())
     assert rep.verdict == "clean"
     assert rep.kernels[0].scope[0].startswith("checked for the values listed, not proved for every size")
+
+
+def test_a_short_tail_that_fails_to_skip_is_planned_again_with_the_long_one(monkeypatch):
+    # the sizes are planned with short tails first; a run that must jump and does not (here a
+    # one-iteration tail, too short for the producer that leads its consumer) sends the kernel
+    # back to a plan with the long tails, whose runs jump: proved, not "checked for the values"
+    from asyncguard.prover import induction
+    real, asked = induction.tail_for, []
+
+    def tail_for(shift, loops, short=False):
+        asked.append(short)
+        return 1 if short and loops > 1 else real(shift, loops)
+    monkeypatch.setattr(induction, "tail_for", tail_for)
+    rep = check_text((REAL / "gemm_sm90a_ws_dynamic_k_s3_128x128x64.tir").read_text())
+    assert rep.verdict == "clean"
+    assert rep.kernels[0].scope[0].startswith("proved for every K")
+    assert True in asked and False in asked
+
+
+def test_size_loops_beside_each_other_keep_half_a_shift_after_their_jump():
+    # the warp-specialized dynamic-K GEMM's producer and consumer loops: shift 6, so 4
+    # iterations after the jump instead of 7, and every trip count from n0 + S on runs like one S smaller
+    from asyncguard.prover import induction
+    assert induction.tail_for(6, 2, short=True) == 4 and induction.tail_for(6, 2) == 7
+    assert induction.tail_for(6, 1, short=True) == induction.tail_for(6, 1) == 1
+    rep = check_text((REAL / "gemm_sm90a_ws_dynamic_k_s3_128x128x64.tir").read_text())
+    assert rep.verdict == "clean"
+    assert rep.kernels[0].scope[0].startswith("proved for every K")

@@ -4,9 +4,9 @@ For loops whose trip count N(K) depends on a size parameter K, the accelerated e
 iterations [0, warm), compares the synchronization state at the boundaries warm - shift and
 warm, and jumps to the last tail..tail + shift - 1 iterations before N (engine/accelerate.py,
 `geometry`). (shift, warm) is the shortest the state allows, found by one probe run
-(prover/sizes.py); tail is 1 for one loop, and shift + 1 when several loops run side by side
-(a producer's and a consumer's), so that the first to jump is still inside its periodic
-iterations when the other compares its states. A loop skips from N = warm + shift + tail = n0 on. Let S be a common multiple of the loops'
+(prover/sizes.py); tail is 1 for one loop, and when several loops run side by side (a
+producer's and a consumer's) shift // 2 + 1 first, then shift + 1 (`tail_for`), so that the
+first to jump is still inside its periodic iterations when the other compares its states. A loop skips from N = warm + shift + tail = n0 on. Let S be a common multiple of the loops'
 shifts and dK a step with N(K + dK) = N(K) + S for every loop. If, for every K whose trip counts
 are at least n0:
   (i)   every expression deciding shared bytes or synchronization takes the same value at K + dK
@@ -39,6 +39,9 @@ class Induction:
     loop_lines: dict = field(default_factory=dict)   # size loops' lines -> (shift, warm) for the engine
     # several independent sizes (prover/sizes.py: plan_several): each size loop's own n0
     n0_at: dict = field(default_factory=dict)
+    # a size loop keeps fewer iterations after its jump than tail_for's long tail: when a run
+    # does not take its jump, the sizes are planned again with the long one (analyze.py)
+    short_tails: bool = False
 
     def n0_of(self, line: int) -> int:
         """From which trip count the size loop at `line` must skip."""
@@ -58,7 +61,8 @@ def merge(inductions: list) -> "Induction":
         n0_at.update({line: i.n0 for line in i.loop_lines})
     n0s = [i.n0 for i in inductions if i.n0]
     return Induction("proved" if proved else "unknown", "; ".join(i.reason for i in inductions),
-                     min(n0s) if n0s else 0, max(i.step for i in inductions), 0, lines, n0_at)
+                     min(n0s) if n0s else 0, max(i.step for i in inductions), 0, lines, n0_at,
+                     any(i.short_tails for i in inductions))
 
 
 def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
@@ -134,25 +138,30 @@ def size_loops(program, sym: str) -> list:
     return loops
 
 
-def default_geometry(loop, program, loops: int = 1) -> tuple | None:
+def default_geometry(loop, program, loops: int = 1, short: bool = False) -> tuple | None:
     """(shift, warm, tail) of a fixed-size loop's acceleration, with the tail for `loops` size
     loops: used when no probe chose shorter ones."""
     from ..engine.accelerate import loop_period
     p = loop_period(loop, program)
-    return (2 * p, 4 * p, tail_for(2 * p, loops)) if p else None
+    return (2 * p, 4 * p, tail_for(2 * p, loops, short)) if p else None
 
 
-def tail_for(shift: int, loops: int) -> int:
-    """Iterations a size loop keeps after its jump (see the module's docstring)."""
+def tail_for(shift: int, loops: int, short: bool = False) -> int:
+    """Iterations a size loop keeps after its jump (see the module's docstring). `short`, with
+    several loops: half a shift plus one, as engine/accelerate.py `short_tails` reads a ring."""
     # several loops: a producer leads its consumer by at most the ring's stages, fewer than one
-    # shift, so after its jump it is still inside its periodic iterations when the consumer
-    # compares (if not, the consumer does not jump and analyze runs that size without skipping)
-    return 1 if loops == 1 else shift + 1
+    # shift (a ring whose parity flips each round: half of it), so after its jump it is still
+    # inside its periodic iterations when the consumer compares. If not, the consumer does not
+    # jump: analyze.py then plans the sizes again with the long tail (never a wrong verdict)
+    if loops == 1:
+        return 1
+    return shift // 2 + 1 if short else shift + 1
 
 
-def prove(program, sym: str, assumptions: list, geometry: dict | None = None) -> Induction:
+def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
+          short: bool = False) -> Induction:
     """`geometry`: loop line -> (shift, warm, tail), as the engine will use them (default_geometry
-    for a loop not named)."""
+    for a loop not named, with tail_for's `short` tail)."""
     import z3
 
     loops = size_loops(program, sym)
@@ -162,7 +171,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
     shifts, warms, tails = [], [], []
     from ..engine.accelerate import collect, k_parts
     for lp in loops:
-        g = geometry.get(lp.span.line) or default_geometry(lp, program, len(loops))
+        g = geometry.get(lp.span.line) or default_geometry(lp, program, len(loops), short)
         if g is None:
             return Induction("unknown", f"loop at line {lp.span.line}: period too long")
         geometry[lp.span.line] = g
@@ -304,4 +313,6 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None) ->
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, tail: {res}", n0, S, dk)
     return Induction("proved", f"step {sym} + {dk} moves every trip count by {S}", n0, S, dk,
-                     {lp.span.line: geometry[lp.span.line] for lp in loops})
+                     {lp.span.line: geometry[lp.span.line] for lp in loops},
+                     short_tails=any(g[2] < tail_for(g[0], len(loops)) for g in
+                                     (geometry[lp.span.line] for lp in loops)))

@@ -72,7 +72,8 @@ def _merge_cases(inds: list):
     proved = all(i.status == "proved" for i in inds)
     n0s = [i.n0 for i in inds if i.n0]
     return induction.Induction("proved" if proved else "unknown", "; ".join(i.reason for i in inds),
-                               min(n0s) if n0s else 0, max(i.step for i in inds), 0, lines)
+                               min(n0s) if n0s else 0, max(i.step for i in inds), 0, lines,
+                               short_tails=any(i.short_tails for i in inds))
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
@@ -97,10 +98,12 @@ def _assumption_ok(fns, v, sym) -> bool:
 
 
 def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 4096,
-               scan_limit: int = 1 << 20) -> SizePlan:
+               scan_limit: int = 1 << 20, short_tails: bool = False) -> SizePlan:
     """The values of the symbolic size to run. With the induction proved, those whose trip
     counts are below n0 + S (a few periods: prover/induction.py); otherwise every trip count up
-    to `max_trips` and one value with trip counts of at least `large`."""
+    to `max_trips` and one value with trip counts of at least `large`. `short_tails`: size loops
+    beside each other keep half a shift after their jump (induction.tail_for), which a run must
+    then confirm by taking its jump (Induction.short_tails)."""
     syms = [s for s in program.symbols if s in program.control_names]
     blocks = deciding_blocks(program)
     if not syms and not blocks:
@@ -109,10 +112,10 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     # own assumption and may be 0
     assumptions = list(assumptions) + list(getattr(program, "size_assumptions", ()))
     if len(syms) > 1 or blocks:
-        plan = plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit)
+        plan = plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit, short_tails)
         plan.blocks = blocks
         return plan
-    return plan_one(program, syms[0], assumptions, max_trips, large, scan_limit)
+    return plan_one(program, syms[0], assumptions, max_trips, large, scan_limit, short_tails=short_tails)
 
 
 def deciding_blocks(program) -> list:
@@ -128,7 +131,8 @@ def deciding_blocks(program) -> list:
 
 
 def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: int = 4096,
-             scan_limit: int = 1 << 20, others: dict | None = None, realize=None) -> SizePlan:
+             scan_limit: int = 1 << 20, others: dict | None = None, realize=None,
+             short_tails: bool = False) -> SizePlan:
     """One symbolic size deciding trip counts (the induction of prover/induction.py);
     `others`: values for the kernel's other symbolic names in the probe run (independent of
     `sym`: the geometry it finds is checked again by every run that skips); `realize`: for a
@@ -151,13 +155,14 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
 
     repeated = True
     try:
-        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others, realize=realize)
+        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others, realize=realize,
+                                  short_tails=short_tails)
         if geometry is None:   # the state never repeats: no run could skip, nothing to prove
             repeated = False
             ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
                                       "loops' first periods (probe run)")
         else:
-            ind = induction.prove(program, sym, own, geometry)
+            ind = induction.prove(program, sym, own, geometry, short_tails)
     except Exception as err:  # noqa: BLE001 -- no proof is "unknown", never "proved"
         ind = induction.Induction("unknown", f"{type(err).__name__}: {err}")
     proved_steps = ind.status == "proved" and bool(ind.n0)
@@ -262,7 +267,7 @@ def small_sizes(program, assumptions: list, count: int = 3, scan: int = 4096) ->
 
 
 def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | None = None,
-                   others: dict | None = None, realize=None) -> dict | None:
+                   others: dict | None = None, realize=None, short_tails: bool = False) -> dict | None:
     """One (shift, warm) for all size loops, the shortest after which the synchronization state
     repeats: one concrete run, for a value whose trip counts are long enough, records the machine's
     state signature at every iteration boundary of those loops (without skipping anything) and
@@ -334,7 +339,7 @@ def probe_geometry(program, sym: str, trips_at, scan_limit: int, block: dict | N
         clean_stop = passed >= lines and not result.internal_error and not result.control_lost
         return None if clean_stop else {}
     _, shift, warm = found[0]
-    return {line: (shift, warm, induction.tail_for(shift, len(loops))) for line in lines}
+    return {line: (shift, warm, induction.tail_for(shift, len(loops), short_tails)) for line in lines}
 
 
 class _LengthsOnly(Inputs):
@@ -427,7 +432,7 @@ def parse_assumption(text: str):
 
 
 def plan_several(program, params: list, blocks: list, assumptions: list, max_trips: int = 12,
-                 large: int = 4096, scan_limit: int = 1 << 20) -> SizePlan:
+                 large: int = 4096, scan_limit: int = 1 << 20, short_tails: bool = False) -> SizePlan:
     """Several symbolic names: size parameters deciding control, and block indices of symbolic
     grid axes that decide something (prover/behaviours.py). Independent groups are planned
     alone and run as the product of their representative values."""
@@ -465,7 +470,8 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
         if not gb and len(gp) == 1 and looping:
             # the probe run needs the other sizes too: their smallest values (independent)
             others = {n: v for n, v in smallest.items() if n != gp[0]}
-            sub = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit, others)
+            sub = plan_one(program, gp[0], assumptions, max_trips, large, scan_limit, others,
+                           short_tails=short_tails)
             sub_plans.append(sub)
             parts.append(list(zip(sub.values, sub.trips)))
             part_names.append(group)
@@ -509,7 +515,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                     continue
                 dsym = case.name
                 sub = plan_one(case.program, dsym, [], max_trips, large, scan_limit, others,
-                               realize=case.realize)   # d >= lo: case.program's size_lowest
+                               realize=case.realize, short_tails=short_tails)   # d >= lo: case.program's size_lowest
                 if sub.induction is not None:
                     case_inds.append(sub.induction)
                 for v, t in zip(sub.values, sub.trips):
