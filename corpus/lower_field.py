@@ -47,9 +47,14 @@ from lowering import (COMMIT, extract_from_mirror, keep_distinct, last_line, low
                       scratch_dir)
 
 DEFAULT_EXAMPLES = "/tmp/tl-examples/examples"
-ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0), "sm_120": (12, 0)}
+ARCH_CAPABILITY = {"sm_80": (8, 0), "sm_90a": (9, 0), "sm_100a": (10, 0), "sm_120": (12, 0),
+                   # targets no example names, for --arch-map
+                   "sm_103a": (10, 3), "sm_110a": (11, 0), "sm_121a": (12, 1)}
 ARCH_GPU = {"sm_80": ("NVIDIA A100-SXM4-80GB", 108), "sm_90a": ("NVIDIA H100 80GB HBM3", 132),
-            "sm_100a": ("NVIDIA B200", 148), "sm_120": ("NVIDIA GeForce RTX 5090", 170)}
+            "sm_100a": ("NVIDIA B200", 148), "sm_120": ("NVIDIA GeForce RTX 5090", 170),
+            "sm_103a": ("NVIDIA B300", 148), "sm_110a": ("NVIDIA Jetson AGX Thor", 20),
+            "sm_121a": ("NVIDIA GB10", 48)}
+SMS_ENV = "LOWER_FIELD_SMS"   # --sms, read by the children: the SM count the stubbed GPU reports
 MAX_KERNELS_PER_FILE = 16
 # Imported by some examples (for references, benchmarks or plotting) but not installed here.
 MISSING_MODULES = ("triton", "einops", "flash_attn", "fla", "transformers", "pandas", "matplotlib", "tabulate",
@@ -171,6 +176,7 @@ def _install_stubs(primary):
 
     cap = ARCH_CAPABILITY[primary]
     gpu_name, sms = ARCH_GPU[primary]
+    sms = int(os.environ.get(SMS_ENV) or sms)   # persistent kernels size their grids by it
     props = types.SimpleNamespace(name=gpu_name, major=cap[0], minor=cap[1], multi_processor_count=sms,
                                   total_memory=80 * 2**30, L2_cache_size=50 * 2**20, warp_size=32,
                                   max_shared_memory_per_block_optin=227 * 1024)
@@ -604,7 +610,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", default=DEFAULT_EXAMPLES)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "field"))
-    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--only", nargs="*", default=[], help="example paths holding one of these (^PREFIX: starting with it)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--tmp", help="the children's temporary directory (default: one per --out)")
@@ -612,6 +618,11 @@ def main():
     ap.add_argument("--archs", help="(a child's archs; the parent picks each file's own)")
     ap.add_argument("--generic-archs", help="lower only the generic examples (those lowered for sm_80 "
                     "and sm_90a), for these archs instead (e.g. sm_100a: an arch they do not target)")
+    ap.add_argument("--arch-map", nargs="*", default=[], metavar="FIELD=NEW",
+                    help="lower each file whose field archs (comma-joined, e.g. sm_100a or sm_80,sm_90a) are "
+                    "named for the NEW archs instead (e.g. sm_100a=sm_103a sm_120=sm_121a); files whose "
+                    "archs are not named are skipped")
+    ap.add_argument("--sms", type=int, help="the SM count the stubbed GPU reports (default: the arch's GPU's)")
     ap.add_argument("--device", default="meta", choices=("meta", "cpu"))
     ap.add_argument("--keep", action="store_true", help="keep earlier records of files not rerun (with --only)")
     ap.add_argument("--resume", action="store_true", help="keep lowering.json and run only files not in it")
@@ -620,6 +631,9 @@ def main():
     ap.add_argument("--manifest-only", action="store_true", help="rewrite MANIFEST.md from lowering.json")
     args = ap.parse_args()
     args.tmp = args.tmp or scratch_dir("field", args.out)
+    if args.sms:
+        os.environ[SMS_ENV] = str(args.sms)
+    arch_map = dict(m.split("=", 1) for m in args.arch_map)
     if args.child:
         return child(args)
     if args.manifest_only:
@@ -642,13 +656,18 @@ def main():
     for rel in discover(examples):
         src = open(os.path.join(examples, rel), errors="replace").read()
         archs, skip = classify(rel, src)
-        if args.only and not any(s in rel for s in args.only):
+        if args.only and not any(rel.startswith(s[1:]) if s.startswith("^") else s in rel for s in args.only):
             continue
         if args.generic_archs and not skip:
             if archs == ["sm_80", "sm_90a"]:
                 archs = args.generic_archs.split(",")
             else:
                 skip = f"not generic: lowered for {','.join(archs)} in the field corpus (--generic-archs)"
+        if arch_map and not skip:
+            if ",".join(archs) in arch_map:
+                archs = arch_map[",".join(archs)].split(",")
+            else:
+                skip = f"lowered for {','.join(archs)} in the field corpus: not named by --arch-map"
         if skip:
             state["files"][rel] = {"archs": [], "skip": skip, "kernels": []}
             continue

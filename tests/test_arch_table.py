@@ -1,5 +1,5 @@
 """Targets the per-architecture table (models/arch.py) does not know get no limits, and the scope
-says so; sm_110 takes the 10.0 figures (NVIDIA's libcudacxx arch traits)."""
+says so; sm_110 and sm_121 take the figures of NVIDIA's libcudacxx arch traits."""
 from pathlib import Path
 
 from asyncguard.analyze import check_text
@@ -9,19 +9,34 @@ MLA = Path(__file__).resolve().parent.parent / "corpus" / "unseen_archs" / "sm10
     "deepseek_mla__example_mla_decode__flashattn.main_no_split__sm_121a.tir"
 
 
-def test_sm110_has_the_100_figures():
-    a, b = lookup("sm_110a"), lookup("sm_100a")
-    assert a.cc == (11, 0) and a.arch_specific
-    assert (a.smem_per_block_optin, a.max_threads_per_sm) == (b.smem_per_block_optin, b.max_threads_per_sm)
-    assert lookup("sm_121a") is None
+def test_thor_and_gb10_have_the_libcudacxx_figures():
+    # NVIDIA/cccl arch_traits<sm_110>: sm_100's shared memory, 1536 threads and 24 blocks per SM;
+    # arch_traits<sm_121>: every figure of sm_120 (models/arch.py [CCCL])
+    thor, b200 = lookup("sm_110a"), lookup("sm_100a")
+    assert thor.cc == (11, 0) and thor.arch_specific
+    assert thor.smem_per_block_optin == b200.smem_per_block_optin
+    assert (thor.max_threads_per_sm, thor.max_blocks_per_sm) == (1536, 24)
+    gb10, rtx = lookup("sm_121a"), lookup("sm_120")
+    assert gb10.cc == (12, 1) and gb10.arch_specific
+    assert (gb10.smem_per_sm, gb10.smem_per_block_optin, gb10.max_threads_per_sm) == \
+        (rtx.smem_per_sm, rtx.smem_per_block_optin, rtx.max_threads_per_sm) == (100 * 1024, 99 * 1024, 1536)
+
+
+def test_a_gb10_kernel_over_its_shared_memory_is_refused():
+    # TileLang's MLA decode lowered for sm_121a asks 231,424 dynamic bytes: over GB10's 99 KB per
+    # block (it came back clean while sm_121 was not in the table)
+    rep = check_text(MLA.read_text(), MLA.name)
+    assert any(f.rule.code == "AG503" for f in rep.findings)
+    assert not any("not in asyncguard's table" in s for k in rep.kernels for s in k.scope)
 
 
 def test_an_unknown_target_says_its_limits_were_not_checked():
-    text = MLA.read_text()
+    text = MLA.read_text().replace('"arch": "sm_121a"', '"arch": "sm_72"')
+    assert '"arch": "sm_72"' in text
     rep = check_text(text, MLA.name)
     assert not any(f.rule.code.startswith("AG50") for f in rep.findings)
     scope = [s for k in rep.kernels for s in k.scope]
-    assert any(s.startswith("target sm_121a: not in asyncguard's table") for s in scope), scope
+    assert any(s.startswith("target sm_72: not in asyncguard's table") for s in scope), scope
     # 231,424 dynamic bytes: over CC 12.0's 99 KB per block when checked against it
     rep = check_text(text, MLA.name, arch="sm_120")
     assert any(f.rule.code == "AG503" for f in rep.findings)

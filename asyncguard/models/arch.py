@@ -27,8 +27,13 @@ Sources (cited per field below):
             wingedge777.com "A Deep Dive into DeviceQuery"): "Total shared memory per
             multiprocessor: 102400 bytes", "Maximum number of threads per multiprocessor: 1536",
             registers per block 65536: the same figures as CC 8.6/8.9.
-  [CCCL]    NVIDIA/cccl, libcudacxx `cuda/__device/arch_traits.h` (`traits<id::sm_110>()`): CC 11.0
-            takes every figure of CC 10.0 (228 KB per SM, 1 KB reserve, 2048 threads, 32 blocks).
+  [CCCL]    NVIDIA/cccl, libcudacxx `cuda/__device/arch_traits.h`, `arch_traits<arch_id::sm_110>()`
+            (at 004ad198 and at 571f2fc3): CC 11.0 (Jetson Thor) takes CC 10.0's shared memory (228 KB
+            per SM, 1 KB reserve) with 1536 threads and 24 blocks per SM; `arch_traits<sm_121>()` is
+            `arch_traits<sm_120>()` with CC 12.1 (GB10, DGX Spark). The same header gives CC 12.0 24
+            blocks per SM where [PG-T30] says 32: the table keeps 32 (a larger cap can miss an
+            occupancy finding, never make a false one). Until the thirty-fifth session this entry
+            read the header as giving CC 11.0 every figure of CC 10.0 (2048 threads, 32 blocks).
   [NVCC13]  bench/resources/arch_features/probe.sh (output: probe.txt), nvcc/ptxas 13.0 here: which
             of sm_75 .. sm_121f assemble wgmma, setmaxnreg and tcgen05. setmaxnreg's list is the
             one NVIDIA's CCCL documents for `cuda::ptx::setmaxnreg_inc` ("SM_90a, SM_100a, SM_100f,
@@ -42,8 +47,8 @@ Sources (cited per field below):
             in it: left empty (a carveout attribute then reads as the SM's whole shared memory, so
             a carveout too small for a block is not reported: a finding missed, never a false one).
   Cross-checked against /work/notes/semantics-check.md item 10.
-  A target not in the table (sm_121 has no NVIDIA-published figures here) gets no limits: the
-  scope line says the resource checks were not made (analyze.py).
+  A target not in the table (sm_72, sm_53 and the other Jetson parts before Orin) gets no limits:
+  the scope line says the resource checks were not made (analyze.py).
 """
 from __future__ import annotations
 
@@ -195,8 +200,9 @@ SM100 = Arch(
 SM88 = Arch(**{**SM86.__dict__, "name": "sm_88", "cc": (8, 8), "carveouts_kib": ()})
 # CC 10.3 (B300) shares every figure of the 10.x column with 10.0 [PG-T30/T31/T32].
 SM103 = Arch(**{**SM100.__dict__, "name": "sm_103", "cc": (10, 3)})
-# CC 11.0 (Jetson Thor) [CCCL]: the 10.0 figures.
-SM110 = Arch(**{**SM100.__dict__, "name": "sm_110", "cc": (11, 0)})
+# CC 11.0 (Jetson Thor) [CCCL]: the 10.0 shared memory, 1536 threads and 24 blocks per SM.
+SM110 = Arch(**{**SM100.__dict__, "name": "sm_110", "cc": (11, 0), "max_threads_per_sm": 1536,
+                "max_blocks_per_sm": 24})
 SM120 = Arch(
     "sm_120", (12, 0),
     smem_per_sm=100 * KIB,           # [PG-T31] 12.0: 100 KB per SM; [DQ-120] 102400
@@ -211,7 +217,12 @@ SM120 = Arch(
     smem_alloc_unit=128,             # [OCC] assumed as for 8.x/9.0
 )
 
-ARCHS = {a.name: a for a in (SM70, SM75, SM80, SM86, SM87, SM88, SM89, SM90, SM100, SM103, SM110, SM120)}
+# CC 12.1 (GB10) [CCCL]: every figure of 12.0; no carveout list in that source (left empty, as for
+# the other [CCCL-T] entries)
+SM121 = Arch(**{**SM120.__dict__, "name": "sm_121", "cc": (12, 1), "carveouts_kib": ()})
+
+ARCHS = {a.name: a for a in (SM70, SM75, SM80, SM86, SM87, SM88, SM89, SM90, SM100, SM103, SM110, SM120,
+                             SM121)}
 
 
 def lookup(name) -> Arch | None:
