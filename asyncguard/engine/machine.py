@@ -107,6 +107,10 @@ class RunResult:
     # holding one that skipped (a tile loop with a `T.loop_break` around its K loops) does not
     # disagree with it (skip_outcomes)
     holds: dict = field(default_factory=dict)
+    # spans of loops that skipped while another live task, at no loop beside them and not frozen
+    # through the compared period, ran: threads that may have followed the skipped periods
+    # outside a matched loop (Machine._maybe_jump); only such a skip makes outcomes disagree
+    loose: set = field(default_factory=set)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
     halted: bool = False   # hardware data (a CLC response) decided control: the run stopped there
     # the run stopped at an operation the PTX ISA leaves undefined (a warp whose lanes name
@@ -136,9 +140,13 @@ class RunResult:
 
     def skips_disagree(self, leave_out=(), skipping=frozenset()) -> bool:
         """One loop skipped periods while another that may block or release threads did not
-        (the loops at the lines `leave_out` aside)."""
+        (the loops at the lines `leave_out` aside), and some skip taken was `loose`. A skip every
+        other thread met in a matched loop beside it or frozen is the kernel's whatever other
+        loops do: their own skips are matched when they run together (Machine._skips_apart,
+        _skip_decided). (A loop about to skip, in `skipping`, counts as skipping; whether its
+        skip is loose is known when it is taken, and the machine asks again then.)"""
         taken = self.skip_outcomes(leave_out, skipping)
-        return any(taken) and not all(taken)
+        return any(taken) and not all(taken) and any(s.line not in leave_out for s in self.loose)
 
     def mixed(self) -> bool:
         """The run is not the kernel's: its skips disagreed (analyze.py runs it again without
@@ -157,7 +165,7 @@ class _Frame:
         # a loop's skipping outcome once decided: the iterations it skipped (0: it runs them all);
         # None while a plan may still skip (or for a frame that is no loop)
         self.skipped = None
-        self.peers = None      # {id(task): its steps} of the other tasks at the first boundary
+        self.peers = None      # {id(task): (task, its steps, its threads)} of the other tasks at the first boundary
         self.entered = 0       # Machine.skips_taken when the loop was entered
         self.skip_no = 0       # Machine.skips_taken after this loop skipped
         self.frozen_by = frozenset()   # ids of loop frames that skipped while this one's task was frozen
@@ -676,6 +684,8 @@ class Machine:
                     self._not_skipped(f, apart, task)
                     self._skip_decided(task, f, 0)
                 else:
+                    if self._loose(task, f):
+                        self.result.loose.add(f.loop.span)
                     self.result.accelerated.append((f.loop.span, f.n, f.start + f.it,
                                                     f.start + plan.jump_to, plan.reason))
                     f.it = plan.jump_to
@@ -758,8 +768,20 @@ class Machine:
                 continue   # f is a loop both run together: it is not beside the other
             yield other, (theirs[depth] if depth < len(theirs) else None)
 
+    def _loose(self, task: _Task, f: _Frame) -> bool:
+        """Whether another live task at no loop beside `f` ran during its compared period, or was
+        not there at its start with the same threads (it may have followed the periods the jump
+        skips in code outside a loop: RunResult.loose). Unlike `_frozen`, tasks that forked or
+        merged meanwhile (the skipping loop's own elected threads) leave the others' verdict alone."""
+        now = self._peer_steps(task)
+        before = f.peers or {}
+        return any(g is None and before.get(id(other)) != now.get(id(other))
+                   for other, g in self._beside(task, f))
+
     def _peer_steps(self, task: _Task) -> dict:
-        return {id(t): t.steps for t in self.tasks if t is not task and t.state not in ("done", "gone")}
+        # (the task itself: its id is not reused while held; its threads: a merge or fork changes them)
+        return {id(t): (t, t.steps, hash(t.tids.tobytes())) for t in self.tasks
+                if t is not task and t.state not in ("done", "gone")}
 
     def _frozen(self, task: _Task, f: _Frame) -> list:
         """The other live tasks that ran no statement since `f`'s compared period began (none when
