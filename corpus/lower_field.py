@@ -616,12 +616,13 @@ def main():
     ap.add_argument("--tmp", help="the children's temporary directory (default: one per --out)")
     ap.add_argument("--child")
     ap.add_argument("--archs", help="(a child's archs; the parent picks each file's own)")
-    ap.add_argument("--generic-archs", help="lower only the generic examples (those lowered for sm_80 "
-                    "and sm_90a), for these archs instead (e.g. sm_100a: an arch they do not target)")
     ap.add_argument("--arch-map", nargs="*", default=[], metavar="FIELD=NEW",
                     help="lower each file whose field archs (comma-joined, e.g. sm_100a or sm_80,sm_90a) are "
                     "named for the NEW archs instead (e.g. sm_100a=sm_103a sm_120=sm_121a); files whose "
                     "archs are not named are skipped")
+    ap.add_argument("--generic-archs", help="lower only the generic examples (those lowered for sm_80 "
+                    "and sm_90a), for these archs instead (e.g. sm_100a: an arch they do not target); "
+                    "the same as --arch-map sm_80,sm_90a=ARCHS")
     ap.add_argument("--sms", type=int, help="the SM count the stubbed GPU reports (default: the arch's GPU's)")
     ap.add_argument("--device", default="meta", choices=("meta", "cpu"))
     ap.add_argument("--keep", action="store_true", help="keep earlier records of files not rerun (with --only)")
@@ -634,6 +635,8 @@ def main():
     if args.sms:
         os.environ[SMS_ENV] = str(args.sms)
     arch_map = dict(m.split("=", 1) for m in args.arch_map)
+    if args.generic_archs:
+        arch_map["sm_80,sm_90a"] = args.generic_archs
     if args.child:
         return child(args)
     if args.manifest_only:
@@ -658,11 +661,6 @@ def main():
         archs, skip = classify(rel, src)
         if args.only and not any(rel.startswith(s[1:]) if s.startswith("^") else s in rel for s in args.only):
             continue
-        if args.generic_archs and not skip:
-            if archs == ["sm_80", "sm_90a"]:
-                archs = args.generic_archs.split(",")
-            else:
-                skip = f"not generic: lowered for {','.join(archs)} in the field corpus (--generic-archs)"
         if arch_map and not skip:
             if ",".join(archs) in arch_map:
                 archs = arch_map[",".join(archs)].split(",")
