@@ -19,6 +19,7 @@ says how to add one).
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -156,12 +157,14 @@ class RunResult:
 
 # ---------------------------------------------------------------- scheduler state
 class _Frame:
-    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "sig", "skipped",
+    __slots__ = ("body", "idx", "loop", "it", "n", "start", "join", "plan", "history", "ready", "skipped",
                  "peers", "entered", "skip_no", "frozen_by")
 
     def __init__(self, body, loop=None, n=0, start=0, join=None):
         self.body, self.idx, self.loop, self.it, self.n, self.start, self.join = body, 0, loop, 0, n, start, join
-        self.plan, self.sig = None, None
+        self.plan = None
+        self.history = None    # ((iteration, synchronization state, peers), ...) at compared boundaries
+        self.ready = None      # the period its state repeats with, while it waits for loops beside it
         # a loop's skipping outcome once decided: the iterations it skipped (0: it runs them all);
         # None while a plan may still skip (or for a frame that is no loop)
         self.skipped = None
@@ -172,7 +175,8 @@ class _Frame:
 
     def copy(self):
         f = _Frame(self.body, self.loop, self.n, self.start, self.join)
-        f.idx, f.it, f.plan, f.sig, f.skipped = self.idx, self.it, self.plan, self.sig, self.skipped
+        f.idx, f.it, f.plan, f.history, f.skipped = self.idx, self.it, self.plan, self.history, self.skipped
+        f.ready = self.ready
         f.peers, f.entered, f.skip_no, f.frozen_by = self.peers, self.entered, self.skip_no, self.frozen_by
         return f
 
@@ -310,6 +314,7 @@ class Machine:
             return self.result
         self.tasks = []
         self.quiescing = []   # tasks waiting at a compared boundary (_quiesce_first), resumed last first
+        self.tiles_decided = {}   # trips -> frames of role loops over tiles that decided (_tile_peers)
         for rank in range(self.p.launch.cluster_size):   # one task per CTA of the cluster
             env = self.p.launch.base_env(self.block, rank)
             env.update(self.sizes)
@@ -655,40 +660,70 @@ class Machine:
         self.quiescing.append(task)
         return True
 
+    # Role loops over a persistent kernel's tiles (`_tiles_together`) compare the state at a
+    # boundary with that at each of up to MAX_PERIODS earlier ones. Their state repeats with the
+    # lcm of their bodies' periods, which no one loop's proof sees: Thor's stream-K GEMM runs 102
+    # tiles per block, its producer's proof has period 6 (a ring of 6 stages, 128 per tile), its
+    # epilogue's 4 (two accumulators, each with a parity), and the kernel's state repeats every 12
+    MAX_PERIODS = 6
+
     def _maybe_jump(self, f: _Frame) -> None:
         """At the period boundaries before the jump, compare the synchronization state; when it
         repeats, and the loops other threads run beside this one skip the same iterations, skip
-        whole periods (engine/accelerate.py states the argument). `self.running`: f's task."""
+        whole periods (engine/accelerate.py states the argument). `self.running`: f's task.
+
+        A plan that settles (accelerate.Plan.settle) compares again a shift later while the state
+        does not repeat. Role loops over tiles (`_tiles_together`) do too, and compare with every
+        earlier boundary: a repeat `j` shifts back is a period of `j * shift` iterations, a
+        multiple of the proved one; they skip together (`_waits`, `_count`)."""
         plan = f.plan
         self.epoch += 1
         if f.it == plan.warm - plan.shift:
-            f.sig = self._signature()
-            f.peers = self._peer_steps(self.running)
+            f.history = ((f.it, self._signature(), self._peer_steps(self.running)),)
         elif f.it == plan.warm:
             task = self.running
             sig = self._signature()
-            if f.sig is None or f.sig != sig:
-                if plan.settle and plan.warm + 2 * plan.shift <= plan.jump_to:
-                    # a tile loop's pipeline may take a few iterations to settle: compare again a
-                    # shift later, still inside the proved range (accelerate.Plan.settle)
-                    f.sig, f.peers = sig, self._peer_steps(task)
-                    f.plan = dataclasses.replace(plan, warm=plan.warm + plan.shift)
-                    return
-                self._not_skipped(f, "the state did not repeat after one period", task)
-                self._skip_decided(task, f, 0)
+            together = self._tiles_together(task, f)
+            history = f.history or ()
+            before = next(((it, peers) for it, old, peers in reversed(history if together else history[-1:])
+                           if old == sig), None)
+            period = None if before is None else f.it - before[0]
+            if before is not None:
+                f.peers = before[1]   # the compared period's start (_frozen, _loose)
+            # the state repeats one period back and every loop beside it can skip the plan's count:
+            # skip it now, as any loop does (a producer and its consumer with one plan)
+            plain = period == plan.shift and self._skips_apart(task, f, plan.jump_to - f.it) is None
+            if not plain and (
+                    before is None and (plan.settle or together) and plan.warm + 2 * plan.shift <= plan.jump_to
+                    or before is not None and together and self._waits(task, f, period)):
+                # compare again a shift later, still inside the proved range
+                self.settled = self.settled or together and (before is not None or not plan.settle)
+                f.ready = period
+                f.history = history[1 - self.MAX_PERIODS:] + ((f.it, sig, self._peer_steps(task)),)
+                f.plan = dataclasses.replace(plan, warm=plan.warm + plan.shift)
+                return
+            if before is None:
+                self._not_skipped(f, f"the state did not repeat at {len(history) + 1} boundaries a period "
+                                  "apart" if together and history[1:] else
+                                  "the state did not repeat after one period", task)
+                self._skip_decided(task, f, 0, together)
             else:
-                count = plan.jump_to - f.it
-                apart = self._skips_apart(task, f, count) or self._tile_in_vain(f, task) or \
+                agreed = together and not plain   # the count the role loops agree on (`_count`)
+                count, why = self._count(task, f, period) if agreed else (plan.jump_to - f.it, None)
+                apart = why or self._skips_apart(task, f, count, agreed) or self._tile_in_vain(f, task) or \
                     self._move_counters(task, plan, count)
                 if apart is not None:
                     self._not_skipped(f, apart, task)
-                    self._skip_decided(task, f, 0)
+                    self._skip_decided(task, f, 0, together)
                 else:
                     if self._loose(task, f):
                         self.result.loose.add(f.loop.span)
+                    self.settled = self.settled or agreed
+                    reason = plan.reason if period == plan.shift else \
+                        f"{plan.reason}; the state repeats every {period} iterations"
                     self.result.accelerated.append((f.loop.span, f.n, f.start + f.it,
-                                                    f.start + plan.jump_to, plan.reason))
-                    f.it = plan.jump_to
+                                                    f.start + f.it + count, reason))
+                    f.it += count
                     if not self.skips_taken:   # what was found before any skip stays true
                         self.found_before_skip = {k: len(getattr(self.result, k)) for k in self.FINDINGS}
                     self.skips_taken += 1
@@ -697,9 +732,82 @@ class Machine:
                     for other in self._frozen(task, f):   # its loops never met the skipped periods
                         for g in other.frames:
                             g.frozen_by = g.frozen_by | {id(f)}
-                    self._skip_decided(task, f, count)
+                    self._skip_decided(task, f, count, together)
                     self._stop_if_mixed()
             f.plan = None
+
+    def _tiles_together(self, task: _Task, f: _Frame) -> bool:
+        """`f` is a role's loop over a persistent kernel's tiles, and so is every loop beside it:
+        each the outermost loop its task is in and in no while loop (one instance of it runs
+        beside the others, so a skip is matched against the loop that follows the same tiles, not
+        a later instance), each holding inner loops, all of the same trip count; in a kernel
+        without symbolic sizes (the induction chooses those boundaries, prover/induction.py).
+        Like a settling plan's, it is the machine's `settle` choice: a run where such loops did
+        not skip alike is run again without it (analyze.py), before it is run without skipping."""
+        def role_loop(g: _Frame) -> bool:
+            return self._holds_loops(g.loop) and id(g.loop) not in self.while_loops and not (
+                isinstance(g.loop.plan, dict) and g.loop.plan.get(SETTLING_THROWN_AWAY))
+        if self.p.symbols or not self.settle or not role_loop(f) or \
+                next(g for g in task.frames if g.loop is not None) is not f:
+            return False
+        for _, g in self._beside(task, f):   # (the other's loop at f's depth: its outermost)
+            if g is not None and not (g.n == f.n and role_loop(g)):
+                return False
+        return True
+
+    def _tile_peers(self, task: _Task, f: _Frame) -> list:
+        """The loops `f` (`_tiles_together`) must skip as many iterations as: those beside it
+        now, and every role loop over tiles of its trip count that decided in this run. A role
+        loop may end before another decides (a producer's last tiles run while its consumer is a
+        few tiles behind), and its decision must still be matched."""
+        peers = [g for _, g in self._beside(task, f) if g is not None]
+        return peers + [g for g in self.tiles_decided.get(f.n, ()) if g is not f and all(g is not h for h in peers)]
+
+    def _waits(self, task: _Task, f: _Frame, period: int) -> bool:
+        """Whether `f` (`_tiles_together`), whose state repeats every `period`, skips later rather
+        than now: a loop beside it has yet to see its state repeat, none has skipped, and a period
+        still fits after `f`'s next boundary. The last to be ready then knows how many
+        iterations fit in every one (`_count`): a consumer's pipeline may settle a few tiles
+        after its producer's and epilogue's."""
+        if f.it + f.plan.shift + period > f.plan.jump_to:
+            return False
+        waiting = False
+        for g in self._tile_peers(task, f):
+            if g.skipped:
+                return False   # match it now (`_count`)
+            waiting = waiting or g.skipped is None and g.ready is None and g.plan is not None \
+                and g.plan.jump_to is not None
+        return waiting
+
+    def _count(self, task: _Task, f: _Frame, period: int) -> tuple[int, str | None]:
+        """(the iterations `f` (`_tiles_together`) skips, its state repeating every `period`; why
+        none). As many as a loop it must match decided, when that is a whole number of periods
+        before f's jump (else none, and `_skip_decided` stops the run); otherwise the whole
+        periods, of f and of every loop beside it ready to skip, that fit before f's jump and
+        each one's from its next boundary (a loop that then skips fewer stops the run)."""
+        most = f.plan.jump_to - f.it
+        fits, whole, lag = most, period, None
+        for g in self._tile_peers(task, f):
+            if g.skipped is not None:
+                if g.skipped % period == 0 and g.skipped <= most:
+                    return g.skipped, None if g.skipped else \
+                        f"the loop at line {g.loop.span.line} beside it (other threads) does not skip"
+                return 0, (f"the loop at line {g.loop.span.line} beside it (other threads) skipped {g.skipped} "
+                           f"iterations, not a whole number of this one's {period} within its {most}")
+            if g.plan is not None and g.plan.jump_to is not None:
+                fits = min(fits, g.plan.jump_to - g.plan.warm)
+                lag = max(lag or 0, g.plan.warm - g.it)
+                if g.ready:
+                    whole = math.lcm(whole, g.ready)
+        if lag is not None:
+            # f runs on while the others reach their boundaries, and ahead of them while they
+            # compare (a producer by up to its ring's depth, half a parity ring's period: as
+            # accelerate.short_tails): it must still be inside its proved range then, or the
+            # state they compare is not periodic and they cannot skip as many
+            fits = min(fits, most - lag - f.plan.shift // 2 - 1)
+        count = max(fits, 0) // whole * whole
+        return count, None if count else (f"the state repeats every {period} iterations: no whole "
+                                          "period is left to skip, here or in a loop beside it")
 
     def _outcome(self, entry: tuple) -> None:
         """Record a loop's skipping outcome (RunResult.accelerated)."""
@@ -791,8 +899,9 @@ class Machine:
             return []
         return [t for t in self.tasks if id(t) in now and now[id(t)] == f.peers[id(t)]]
 
-    def _skips_apart(self, task: _Task, f: _Frame, count: int) -> str | None:
-        """Why `f` may not skip `count` iterations (None: it may)."""
+    def _skips_apart(self, task: _Task, f: _Frame, count: int, together: bool = False) -> str | None:
+        """Why `f` may not skip `count` iterations (None: it may). `together`: `_tiles_together`
+        holds, so a loop beside it yet to decide may skip as many from a later boundary."""
         frozen = {id(t) for t in self._frozen(task, f)}
         for other, g in self._beside(task, f):
             if id(other) in frozen or g is not None and g.skipped == count:
@@ -802,9 +911,9 @@ class Machine:
                 # it. (Threads that followed the loop's periods in straight-line code would
                 # be owed them; TileLang writes such code as a loop.)
                 continue
-            if g.skipped is None and g.plan is not None and g.plan.jump_to is not None \
-                    and g.plan.jump_to - g.plan.warm == count:
-                continue   # it will skip as many, or stop the run (_skip_decided)
+            if g.skipped is None and g.plan is not None and g.plan.jump_to is not None and (
+                    g.plan.jump_to - g.plan.warm == count or together and g.plan.jump_to - g.plan.warm >= count):
+                continue   # it will skip as many (`_count`), or stop the run (_skip_decided)
             return (f"the loop at line {g.loop.span.line} beside it (other threads) does not skip "
                     f"the same {count} iterations")
         return None
@@ -829,13 +938,17 @@ class Machine:
         task.env.update(moved)
         return None
 
-    def _skip_decided(self, task: _Task, f: _Frame, count: int) -> None:
-        """`f`'s loop skips `count` iterations (0: none); a loop beside it that skipped a different
-        number makes this run's outcome no longer the kernel's: stop it (unknown)."""
+    def _skip_decided(self, task: _Task, f: _Frame, count: int, together: bool = False) -> None:
+        """`f`'s loop skips `count` iterations (0: none); a loop beside it (`together`: a loop of
+        `_tile_peers`) that skipped a different number makes this run's outcome no longer the
+        kernel's: stop it (unknown)."""
         f.skipped = count
+        peers = self._tile_peers(task, f) if together else [g for _, g in self._beside(task, f)]
+        if together:
+            self.tiles_decided.setdefault(f.n, []).append(f)
         if not self.skips_taken:
             return
-        for _, g in self._beside(task, f):
+        for g in peers:
             if g is not None and g.skipped is not None and g.skipped != count and not (
                     id(g) in f.frozen_by or id(f) in g.frozen_by    # one was frozen through the other's skip
                     or 0 < g.skip_no <= f.entered or 0 < f.skip_no <= g.entered):   # never ran together
