@@ -90,3 +90,16 @@ def test_loops_beside_each_other_wait_for_the_last_to_repeat():
     # f skips what fits in both: the other's 84 - 36 = 48 from its next boundary, and f's own 72
     # less the 6 iterations the other runs before its boundary and half a shift of f's, plus one
     assert machine._count(task, f, 12) == (48, None)
+
+
+def test_a_fence_dropped_in_the_epilogues_tiles_is_flagged_while_the_tiles_skip():
+    # the same kernel with 60 tiles per block, the epilogue's proxy fence before its TMA store
+    # dropped: the role loops skip 12 tiles and the findings are those of the code before role
+    # loops skipped together (which ran every tile), checked when this test was written
+    text = THOR_STREAMK.read_text().replace("T.grid(102, 128)", "T.grid(60, 128)").replace("range(102)", "range(60)")
+    lines = text.splitlines(keepends=True)
+    assert lines[272].strip() == "T.fence_proxy_async()" and "T.tma_store" in lines[273]
+    rep = check_text("".join(lines[:272] + lines[273:]), THOR_STREAMK.name)
+    assert sorted({(f.rule.code, f.line) for f in rep.findings}) == [("AG001", 225), ("AG405", 273)]
+    scope = [s for k in rep.kernels for s in k.scope]
+    assert _skips(scope, 60) == {114: {12}, 155: {12}, 258: {12}}, scope
