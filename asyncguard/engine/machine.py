@@ -690,9 +690,11 @@ class Machine:
             period = None if before is None else f.it - before[0]
             if before is not None:
                 f.peers = before[1]   # the compared period's start (_frozen, _loose)
-            # the state repeats one period back and every loop beside it can skip the plan's count:
-            # skip it now, as any loop does (a producer and its consumer with one plan)
-            plain = period == plan.shift and self._skips_apart(task, f, plan.jump_to - f.it) is None
+            # the state repeats one period back and every loop beside it (and every role loop that
+            # decided, when f is one) can skip the plan's count: skip it now, as any loop does (a
+            # producer and its consumer with one plan)
+            plain = period == plan.shift and self._skips_apart(task, f, plan.jump_to - f.it) is None and not (
+                together and any(g.skipped not in (None, plan.jump_to - f.it) for g in self._tile_peers(task, f)))
             if not plain and (
                     before is None and (plan.settle or together) and plan.warm + 2 * plan.shift <= plan.jump_to
                     or before is not None and together and self._waits(task, f, period)):
