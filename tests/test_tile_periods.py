@@ -103,3 +103,22 @@ def test_a_fence_dropped_in_the_epilogues_tiles_is_flagged_while_the_tiles_skip(
     assert sorted({(f.rule.code, f.line) for f in rep.findings}) == [("AG001", 225), ("AG405", 273)]
     scope = [s for k in rep.kernels for s in k.scope]
     assert _skips(scope, 60) == {114: {12}, 155: {12}, 258: {12}}, scope
+
+
+def test_a_loop_inside_a_while_loop_is_no_role_loop():
+    # the persistent 2-CTA mxfp8 GEMM advances its tiles in `while idx < 1024`: its K loops are the
+    # outermost loop frames of their tasks, but a new instance runs in every tile, so a count
+    # matched against an earlier instance would be wrong: they keep the usual rule
+    path = ROOT / "corpus" / "field" / \
+        "blockscaled_gemm_sm100__gemm_mxfp8_blockscaled_1d1d__mxfp8_blockscaled_gemm_2cta_persistent__sm_100a.tir"
+    program = elaborate(parse(path.read_text(), str(path)).functions[0])
+    machine = Machine(program, block={"blockIdx.x": 0})
+    machine.tiles_decided = {}
+    loop = next(s for s in statements(program.body) if getattr(s, "var", None) == "k" and id(s) in machine.while_loops
+                and machine._holds_loops(s))
+    frame = _Frame(loop.body, loop, 64, 0)
+    task = _Task(np.ones(machine.T, dtype=bool), [_Frame(program.body), frame], {})
+    machine.tasks = [task]
+    assert not machine._tiles_together(task, frame)
+    machine.while_loops = set()                      # the same loop outside a while loop would be one
+    assert machine._tiles_together(task, frame)

@@ -803,10 +803,10 @@ class Machine:
                     whole = math.lcm(whole, g.ready)
         if lag is not None:
             # f runs on while the others reach their boundaries, and ahead of them while they
-            # compare (a producer by up to its ring's depth, half a parity ring's period: as
-            # accelerate.short_tails): it must still be inside its proved range then, or the
-            # state they compare is not periodic and they cannot skip as many
-            fits = min(fits, most - lag - f.plan.shift // 2 - 1)
+            # compare (a producer by up to the shortest tail `short_tails` leaves it): it must
+            # still be inside its proved range then, or the state they compare is not periodic
+            # and they cannot skip as many
+            fits = min(fits, most - lag - min(accelerate.short_tails(f.plan.shift)))
         count = max(fits, 0) // whole * whole
         return count, None if count else (f"the state repeats every {period} iterations: no whole "
                                           "period is left to skip, here or in a loop beside it")
