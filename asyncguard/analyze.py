@@ -255,6 +255,8 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
         for block in run_order + extra:
             if stop is not None and stop(findings):
                 break
+            if _long_unproved(sizes, size) and any(s.truncated for s in searches):
+                break   # the verdict is `unknown` already: another block's long run cannot settle it
             if block in extra:
                 # a run costs about what the sampled ones did: run another only while the
                 # budget has room for it (steps, not seconds: the same blocks on every machine)
@@ -294,9 +296,22 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
                 if why is not None and why != "truncated":
                     program.numeric.problem = why
                     numbers = [{}]
-            # past MAX_INPUT_PATTERNS, runs while the kernel's pattern runs stay under the budget
-            search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers, more_runs=MORE_INPUT_PATTERNS,
-                                 more_steps=INPUT_PATTERN_STEPS - sum(s.spent for s in searches))
+            # past MAX_INPUT_PATTERNS, runs while the kernel's pattern runs stay under the budget.
+            # Once one search stopped short the verdict is `unknown` whatever the others find:
+            # each later one runs its first pattern only (every searched cell 1, the one with
+            # the most accesses), which still finds what that pattern shows, not 64 runs per
+            # block and size (a split-KV decode: 16 blocks x 13 sizes, 190 s)
+            # The long value of a size plan without proof (_long_unproved) runs patterns past its
+            # first only within that budget.
+            budget_left = INPUT_PATTERN_STEPS - sum(s.spent for s in searches)
+            if any(s.truncated for s in searches):
+                search = InputSearch(1, numbers=numbers)
+            elif _long_unproved(sizes, size):
+                search = InputSearch(1, numbers=numbers, more_runs=MORE_INPUT_PATTERNS,
+                                     more_steps=budget_left)
+            else:
+                search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers, more_runs=MORE_INPUT_PATTERNS,
+                                     more_steps=budget_left)
             if program.numeric is not None and numbers:
                 search.sized = {k for k, v in numbers[0].items()
                                 if any(k == _cell_of(fn, env) for _, fn in program.numeric.length_cells)}
@@ -489,9 +504,17 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
     if any(s.truncated for s in searches):
         from .checks.unsupported import ENGINE_LIMIT
         runs = max(s.runs for s in searches if s.truncated)
-        msg = (f"data-dependent branches: more than {runs} outcome patterns for one block (past "
-               f"{MAX_INPUT_PATTERNS}, more run only while their runs stay under "
-               f"{INPUT_PATTERN_STEPS:,} statement instances of 128 threads in all); the rest were not checked")
+        if runs < MAX_INPUT_PATTERNS:   # only the long value of a plan without proof stopped short
+            msg = ("data-dependent branches in the long run of a size plan without proof (trip "
+                   f"counts past {UNPROVED_MAX_TRIPS}): more than {runs} outcome pattern(s), its "
+                   f"first run (every cell 1) and more only while their runs stay under "
+                   f"{INPUT_PATTERN_STEPS:,} statement instances of 128 threads in all; the rest "
+                   "were not checked")
+        else:
+            msg = (f"data-dependent branches: more than {runs} outcome patterns for one block (past "
+                   f"{MAX_INPUT_PATTERNS}, more run only while their runs stay under "
+                   f"{INPUT_PATTERN_STEPS:,} statement instances of 128 threads in all); the rest "
+                   "were not checked")
         span = getattr(func, "span", None)
         findings.append(Finding(ENGINE_LIMIT, max(getattr(span, "line", 1) or 1, 1), 1, msg,
                                 {"reason": msg}, path))
@@ -670,6 +693,21 @@ EXTRA_BLOCK_STEPS = 4_000
 
 # the longest trip count an unproved size plan runs (prover.sizes.plan_sizes' max_trips)
 UNPROVED_MAX_TRIPS = 12
+
+
+def _long_unproved(sizes, size: dict) -> bool:
+    """Whether `size` is the long value a size plan without proof runs (prover/sizes.py: one
+    value of thousands of trips, where the size loops may skip). No proof covers the values past
+    it, so it is one more value checked, not a proof's case; where its loops read data-dependent
+    cells each iteration opens new outcomes, no loop skips, and each pattern is a run of
+    thousands of iterations (a split-KV decode: 4,148 iterations, 14 s a run, 64 patterns)."""
+    if not size or sizes is None or not sizes.values:
+        return False
+    ind = getattr(sizes, "induction", None)
+    if sizes.proof == "proved" and ind is not None and ind.status == "proved":
+        return False
+    trips = dict(zip(map(str, sizes.values), sizes.trips)).get(str(size), ())
+    return max(trips, default=0) > UNPROVED_MAX_TRIPS
 
 
 class _Deadline(BaseException):

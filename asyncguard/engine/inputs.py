@@ -244,9 +244,10 @@ def scope_line(searches: list, choices: list = (), closed_arms: bool = False) ->
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")
         if closed_arms:
-            text += (" (some arms also issue a wgmma they fence before, commit and wait for "
-                     "themselves, with no wgmma in flight where they start and no operation outside "
-                     "relying on their fence: skipping one removes its accesses and its own waits)")
+            text += (" (some arms also issue a wgmma they commit and wait for themselves, fenced "
+                     "before it by their own fence or by one outside every arm, with no wgmma in "
+                     "flight where they start and no operation outside relying on their fence: "
+                     "skipping one removes its accesses and its own waits)")
     return text
 
 

@@ -1984,22 +1984,29 @@ def _waits_all(op) -> bool:
 
 def _closed_wgmma_arm(stmts) -> bool:
     """An arm of shared accesses and wgmma whose every wgmma it commits and waits for itself
-    (`wait(0)` after its last issue and commit), fenced before its first issue: TileLang's
-    block-sparse GEMM without warp specialization, `if M[k]: fence; wgmma ...; commit; wait(0)`.
-    Skipping it removes accesses and the waits of its own wgmma only, where no wgmma is in
-    flight when it starts (`_closed_arms_hold`)."""
+    (`wait(0)` after its last issue and commit): TileLang's block-sparse GEMM without warp
+    specialization, `if M[k]: fence; wgmma ...; commit; wait(0)`, and the pipeline epilogue's
+    arms, which rely on the fence after the main loop. Skipping it removes accesses, the waits of
+    its own wgmma only (where no wgmma is in flight when it starts), and its own proxy fence, if
+    it has one, which no operation outside it may rely on (`_closed_arms_hold`)."""
     ops = [x for x in statements(stmts) if isinstance(x, POp)]
     if not all(isinstance(x, (PLoop, PNote)) or isinstance(x, POp) and
                (x.name in _ACCESS_ONLY_OPS or x.name in _CLOSED_ARM_OPS) for x in statements(stmts)):
         return False   # (a branch inside the arm would decide which wgmma run)
-    issues = [i for i, x in enumerate(ops) if x.name in _WGMMA_ISSUE]
-    if not issues:
+    if not any(x.name in _WGMMA_ISSUE for x in ops):
         return False
     last = max(i for i, x in enumerate(ops) if x.name in _WGMMA_ISSUE or x.name == "warpgroup_commit_batch")
+    return any(x.name == "warpgroup_wait" and _waits_all(x) for x in ops[last + 1:])
+
+
+def _self_fenced(stmts) -> bool:
+    """A closed wgmma arm (`_closed_wgmma_arm`) with a proxy fence before its first issue and no
+    shared write between: its wgmma need no fence from outside."""
+    ops = [x for x in statements(stmts) if isinstance(x, POp)]
+    first = next(i for i, x in enumerate(ops) if x.name in _WGMMA_ISSUE)
     fences = [i for i, x in enumerate(ops) if x.name == "fence_proxy_async"]
-    writes = [i for i, x in enumerate(ops) if x.name in _SHARED_WRITE_OPS]
-    return any(x.name == "warpgroup_wait" and _waits_all(x) for x in ops[last + 1:]) and \
-        any(f < issues[0] and not any(f < w < issues[0] for w in writes) for f in fences)
+    return any(f < first and not any(f < w < first and x.name in _SHARED_WRITE_OPS
+                                     for w, x in enumerate(ops)) for f in fences)
 
 
 def _closed_arms_hold(body) -> bool:
@@ -2008,8 +2015,9 @@ def _closed_arms_hold(body) -> bool:
     every commit by `wait(0)` before any other wgmma op, so no wgmma is in flight where an arm
     starts and an arm's wait completes its own wgmma only; (2) every other operation that may
     touch shared memory through the async proxy (anything but plain accesses, barriers, fences
-    and the TMA store's own waits) follows a `fence_proxy_async` of its own statement list with
-    no shared write between, so no arm's fence is what orders it."""
+    and the TMA store's own waits), an arm's wgmma without its own fence included, follows a
+    `fence_proxy_async` outside every arm, with no shared write between, so no arm's fence is
+    what orders it."""
     seq = [x for x in statements(body) if isinstance(x, POp) and
            (x.name in _WGMMA_ISSUE or x.name in ("warpgroup_commit_batch", "warpgroup_wait"))]
     for a, b in zip(seq, seq[1:] + [None]):
@@ -2026,17 +2034,20 @@ _GENERIC_OPS = _ACCESS_ONLY_OPS | {"tvm_storage_sync", "fence_proxy_async", "tma
 
 
 def _fenced_outside(stmts, fenced: bool) -> bool:
+    """Whether every async-proxy operation in `stmts` follows a fence that no arm holds, with no
+    shared write between (`fenced`: such a fence is in effect where `stmts` start). A fence inside
+    a branch or a loop counts only inside it; a branch or loop that may write shared memory ends
+    the effect of a fence before it, and a loop body is checked as its second iteration sees it."""
     for st in stmts:
         if isinstance(st, PIf):
-            if _closed_wgmma_arm(st.then) and not st.other:
-                continue   # its own fence (`_closed_wgmma_arm`)
-            if not (_fenced_outside(st.then, fenced) and _fenced_outside(st.other, fenced)):
+            own = _closed_wgmma_arm(st.then) and not st.other and _self_fenced(st.then)
+            if not own and not (_fenced_outside(st.then, fenced) and _fenced_outside(st.other, fenced)):
                 return False
-            fenced = False
+            fenced = fenced and _access_free(st.then) and _access_free(st.other)
         elif isinstance(st, PLoop):
+            fenced = fenced and _access_free(st.body)
             if not _fenced_outside(st.body, fenced):
                 return False
-            fenced = fenced and _access_free(st.body)
         elif isinstance(st, POp):
             if st.name == "fence_proxy_async":
                 fenced = True
