@@ -24,10 +24,15 @@ def _codes(report):
     return {f.rule.code for f in report.findings if f.rule.kind != "unsupported"}
 
 
-def test_the_block_sparse_gemm_is_decided_in_one_run():
-    report = check_text(KERNEL, "bs.tir")
+def _clean_scope(text: str, name: str) -> str:
+    """The scope lines of `text`'s report, joined, once its verdict is checked `clean`."""
+    report = check_text(text, name)
     assert report.verdict == "clean", [f.message for f in report.findings]
-    scope = " ".join(s for k in report.kernels for s in k.scope)
+    return " ".join(s for k in report.kernels for s in k.scope)
+
+
+def test_the_block_sparse_gemm_is_decided_in_one_run():
+    scope = _clean_scope(KERNEL, "bs.tir")
     assert "every outcome pattern checked (1 run(s))" in scope
     assert "commit and wait for themselves" in scope
 
@@ -79,9 +84,7 @@ def test_epilogue_arms_fenced_by_the_fence_after_the_main_loop_are_closed_too():
     (lines 212, 262) have no fence of their own; the `fence_proxy_async` at line 203, after the
     main loop and outside every arm, orders them. Before, their cells were searched both ways
     (2^d patterns per block and size): `unknown` after 190 s."""
-    report = check_text(DECODE, "decode.tir")
-    assert report.verdict == "clean", [f.message for f in report.findings]
-    scope = " ".join(s for k in report.kernels for s in k.scope)
+    scope = _clean_scope(DECODE, "decode.tir")
     assert "every outcome pattern checked (9 run(s))" in scope
     assert "proved for every d >= 0" in scope
 
