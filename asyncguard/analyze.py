@@ -297,21 +297,14 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
                     program.numeric.problem = why
                     numbers = [{}]
             # past MAX_INPUT_PATTERNS, runs while the kernel's pattern runs stay under the budget.
-            # Once one search stopped short the verdict is `unknown` whatever the others find:
-            # each later one runs its first pattern only (every searched cell 1, the one with
-            # the most accesses), which still finds what that pattern shows, not 64 runs per
-            # block and size (a split-KV decode: 16 blocks x 13 sizes, 190 s)
-            # The long value of a size plan without proof (_long_unproved) runs patterns past its
-            # first only within that budget.
-            budget_left = INPUT_PATTERN_STEPS - sum(s.spent for s in searches)
-            if any(s.truncated for s in searches):
-                search = InputSearch(1, numbers=numbers)
-            elif _long_unproved(sizes, size):
-                search = InputSearch(1, numbers=numbers, more_runs=MORE_INPUT_PATTERNS,
-                                     more_steps=budget_left)
-            else:
-                search = InputSearch(MAX_INPUT_PATTERNS, numbers=numbers, more_runs=MORE_INPUT_PATTERNS,
-                                     more_steps=budget_left)
+            # Once one search stopped short the verdict is `unknown` whatever the others find, so
+            # each later one runs its first pattern only (every searched cell 1, the one with the
+            # most accesses: what it shows is still found); the long value of a size plan without
+            # proof (_long_unproved) runs patterns past its first only within the budget
+            stopped_short = any(s.truncated for s in searches)
+            limit = 1 if stopped_short or _long_unproved(sizes, size) else MAX_INPUT_PATTERNS
+            search = InputSearch(limit, numbers=numbers, more_runs=0 if stopped_short else MORE_INPUT_PATTERNS,
+                                 more_steps=INPUT_PATTERN_STEPS - sum(s.spent for s in searches))
             if program.numeric is not None and numbers:
                 search.sized = {k for k, v in numbers[0].items()
                                 if any(k == _cell_of(fn, env) for _, fn in program.numeric.length_cells)}
@@ -504,7 +497,7 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
     if any(s.truncated for s in searches):
         from .checks.unsupported import ENGINE_LIMIT
         runs = max(s.runs for s in searches if s.truncated)
-        if runs < MAX_INPUT_PATTERNS:   # only the long value of a plan without proof stopped short
+        if next(s for s in searches if s.truncated).limit == 1:   # the long value of a plan without proof
             msg = ("data-dependent branches in the long run of a size plan without proof (trip "
                    f"counts past {UNPROVED_MAX_TRIPS}): more than {runs} outcome pattern(s), its "
                    f"first run (every cell 1) and more only while their runs stay under "

@@ -4,6 +4,7 @@ and the long value of a size plan without proof (`_long_unproved`) runs patterns
 only within the budget, for one block. Before, the old warp-specialized split-KV decode ran 64
 patterns of 4,148 iterations each (184 s), and the block-sparse attention below 64 patterns for
 each of its blocks and sizes."""
+import re
 from pathlib import Path
 
 from asyncguard.analyze import check_text
@@ -37,3 +38,7 @@ def test_after_a_search_stops_short_the_bugs_of_first_patterns_are_still_found()
     assert ("AG401", 174) in codes and ("AG401", 178) in codes, codes
     assert any(f.rule.code == "AG002" and "outcome patterns for one block" in f.message
                for f in report.findings)
+    # the first block's search stopped short; the later blocks and sizes ran one pattern each
+    # (without that cap, 1,127 patterns in all)
+    runs = re.search(r"only the first (\d+) outcome patterns", " ".join(report.kernels[0].scope))
+    assert runs is not None and int(runs.group(1)) < 400, runs
