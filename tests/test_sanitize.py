@@ -10,6 +10,7 @@ import pytest
 
 from asyncguard.emit import reference
 from asyncguard.emit.cuda import EmitError, emit
+from asyncguard.emit.cuda import _resolve_warpgroup_barriers as resolve
 from asyncguard.engine.program import elaborate
 from asyncguard.parse import parse
 
@@ -75,6 +76,42 @@ def test_wgmma_operands_are_read_by_the_consumer_warpgroups():
     consumers = [c for c in counts if c]
     assert len(consumers) == 128 and len(set(consumers)) == 1 and consumers[0] > 0
     assert ref.problem is None and ref.hang is None
+
+
+def test_each_warpgroup_wait_is_a_barrier_of_its_warpgroup():
+    # 256 threads: the consumer warpgroup (threadIdx.x < 128) waits at ID 15, the producer's
+    # would at 14; the kernel's own named barriers keep their IDs
+    _, _, e = _emit("real/gemm_sm90a_ws_s3_128x128x64.tir")
+    waits = [ln for ln in e.source.splitlines() if "warpgroup_wait, the warpgroup's" in ln]
+    assert waits and all("ag_bar_sync((ag.tid < 128u ? 15LL : 14LL), 128LL);" in ln for ln in waits)
+    own = {ln.split("(")[1].split(",")[0] for ln in e.source.splitlines()
+           if "ag_bar_sync(" in ln and "warpgroup_wait" not in ln and "__device__" not in ln}
+    assert not own & {"15LL", "14LL"}
+
+
+def test_no_warp_refills_a_wgmma_stage_before_its_warpgroup_read_it():
+    # the one-warpgroup decode without its barrier after the QK wgmma: the static checker reads it
+    # clean (a warpgroup's wait completes its wgmma); the skeleton must order every thread's slice
+    # read (line 140) before any thread's refill of the stage (line 146), through the wait (142)
+    path = (CORPUS.parent / "bench" / "sanitizer_h200" / "2026-12-05-session38" / "kernels" /
+            "blocksparse_attention__example_tilelang_sparse_gqa_decode_varlen_mask__flashattn__sm_90a__nows"
+            "__drop-barrier_L144.tir")
+    func = parse(path.read_text(), str(path)).functions[0]
+    lines = emit(func, elaborate(func), sizes={"num_blocks": 7, "num_split": 2,
+                                               "max_cache_seqlen": 1}).source.splitlines()
+    read = max(i for i, ln in enumerate(lines) if "line 140: wgmma B" in ln)
+    wait = next(i for i, ln in enumerate(lines) if "line 142: warpgroup_wait" in ln)
+    refill = next(i for i, ln in enumerate(lines) if "line 146" in ln)
+    assert read < wait < refill and "ag_bar_sync((15LL), 128LL);" in lines[wait]
+
+
+def test_warpgroup_barriers_take_ids_the_kernel_leaves_free():
+    lines = ["ag_bar_sync(15LL, 256LL);", "ag_bar_sync(@AG_WARPGROUP_BARRIER@, 128LL);"]
+    assert resolve(lines, 256)[1] == "ag_bar_sync((ag.tid < 128u ? 14LL : 13LL), 128LL);"
+    with pytest.raises(EmitError, match="computed at run time"):
+        resolve(["ag_bar_sync(v_id, 128LL);"] + lines[1:], 128)
+    with pytest.raises(EmitError, match="no free ID"):
+        resolve([f"ag_bar_sync({i}LL, 32LL);" for i in range(1, 16)] + lines[1:], 128)
 
 
 def test_wgmma_slices_cover_the_operand_once():

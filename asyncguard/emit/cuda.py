@@ -55,6 +55,11 @@ KERNEL_PREFIX = "ag_"
 ELECTED_ARRIVE = "elected_mbarrier_arrive"
 # the skeleton issues cp.async.mbarrier.arrive without .noinc (emit/gate.py: synccheck not run)
 COUNTING_CP_ASYNC_ARRIVE = "counting_cp_async_arrive"
+# the skeleton holds each warpgroup_wait until the warpgroup's 128 threads reach it (a named
+# barrier per warpgroup, its ID one the kernel does not use; emit() resolves the placeholder)
+WGMMA_WAIT = "wgmma_wait_sync"
+WARPGROUP_BARRIER = "@AG_WARPGROUP_BARRIER@"
+_BARRIER_ID = re.compile(r"\b(?:ag_bar_sync|ag_bar_arrive)\(([^,]*),")
 
 
 # TileLang's explicit-width shared loads and stores: bytes per thread
@@ -328,6 +333,29 @@ __device__ __forceinline__ void ag_wgmma_read(AgState& s, i64 start, i64 n) {
 """
 
 _CNAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def _resolve_warpgroup_barriers(lines: list[str], num_threads: int) -> list[str]:
+    """Give each warpgroup's wgmma-wait barrier a named-barrier ID the kernel leaves free
+    (from 15 down; 0 is __syncthreads). Raises EmitError when the kernel's own IDs are computed
+    at run time or leave too few free."""
+    used = set()
+    for line in lines:
+        for arg in _BARRIER_ID.findall(line):
+            arg = arg.strip()
+            if arg == WARPGROUP_BARRIER:
+                continue
+            if not re.fullmatch(r"\d+(LL)?", arg):
+                raise EmitError(f"named barrier ID {arg} computed at run time: no free ID for the "
+                                "warpgroup_wait barrier")
+            used.add(int(arg.removesuffix("LL")))
+    groups = -(-num_threads // 128)
+    free = [i for i in range(15, 0, -1) if i not in used][:groups]
+    if len(free) < groups:
+        raise EmitError(f"named barrier IDs {sorted(used)} leave no free ID for {groups} warpgroups' "
+                        "warpgroup_wait barriers")
+    ids = "".join(f"ag.tid < {128 * (k + 1)}u ? {i}LL : " for k, i in enumerate(free[:-1])) + f"{free[-1]}LL"
+    return [line.replace(WARPGROUP_BARRIER, f"({ids})") for line in lines]
 
 
 def c_name(name: str) -> str:
@@ -1078,7 +1106,15 @@ class _Emitter:
             for which, d in OPERANDS["T." + name][1]:
                 start = f"{self.descriptor(args[d])} + ({self.expr(args[d + 1])}) * 16LL"
                 self.out(f"ag_wgmma_read(ag, {start}, {size[which]}LL);  // line {span.line}: wgmma {which.upper()}")
-        elif name in ("warpgroup_arrive", "warpgroup_commit_batch", "warpgroup_wait", "wait_wgmma"):
+        elif name in ("warpgroup_wait", "wait_wgmma"):
+            # a wgmma is one operation of its warpgroup: no warp's wait returns before every warp
+            # of the warpgroup issued it and its part read the operands (docs/model.md, measured
+            # on the H200), so the skeleton, whose threads read their slices at issue, holds each
+            # wait until its warpgroup's 128 threads reach it (the ID is chosen in emit())
+            self.features.add(WGMMA_WAIT)
+            self.out(f"ag_bar_sync({WARPGROUP_BARRIER}, 128LL);  // line {span.line}: {name}, the warpgroup's "
+                     "wgmma read by all its warps")
+        elif name in ("warpgroup_arrive", "warpgroup_commit_batch"):
             self.out(f"// line {span.line}: {name} (orders the dropped wgmma compute; nothing to emit)")
         elif name in ("tma_load", "tma_load_im2col"):
             if len(args) >= 4 and isinstance(args[0], ir.Call) and args[0].name == "T.tvm_access_ptr":
@@ -1255,6 +1291,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     n_mbar = sum(r.nbytes // 8 for r in program.barrier_regions)
     em.depth = 1
     em.body(program.body)
+    if WGMMA_WAIT in em.features:
+        em.lines = _resolve_warpgroup_barriers(em.lines, launch.num_threads)
     hopper = "hopper" in em.features
     tx, ty, tz = launch.threads
     # the helpers live in a namespace named after the kernel: compute-sanitizer reports name the
