@@ -274,4 +274,19 @@ def test_one_shot_mbarrier_wait_is_repaired():
         "fa_fwd_sm90a_ws_s1__drop-mbarrier-wait_L78.tir"
     p = subprocess.run([sys.executable, "-m", "asyncguard", "fix", str(path)], capture_output=True, text=True)
     added = [ln for ln in p.stdout.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
-    assert added == ["+" + " " * 24 + "T.mbarrier_wait_parity(mbarrier_1[4], 0)"], p.stdout + p.stderr
+    # hoisted out of the unrolled wgmma loop it was first placed in: one wait, not one per wgmma
+    assert added == ["+" + " " * 20 + "T.mbarrier_wait_parity(mbarrier_1[4], 0)"], p.stdout + p.stderr
+
+
+def test_an_epilogue_waits_for_every_load_issued_with_the_one_it_overwrites():
+    """Found bug 19 (docs/found-bugs.md): a block whose loops run no iteration writes dK/dV over
+    the K and V loads in flight. The witness names one load (K, mbarrier 16, phase 0); the V load
+    issued with it under the same elected branch completes on mbarrier 17. The repair waits for
+    both, once, before the epilogue's loop, as the fixed kernel in corpus/found-bugs/ does."""
+    path = ROOT / "corpus" / "found-bugs" / "gqa_bwd_varlen_atomic_sm90a.tir"
+    r = repair_text(path.read_text(), str(path))
+    assert r.status == "fixed" and r.fix.safety == "proved", r.message
+    added = [(e.op, e.text, e.indent) for e in r.fix.edits]
+    assert added == [("insert-before", f"T.mbarrier_wait_parity(mbarrier_1[{b}], 0)", " " * 12)
+                     for b in (16, 17)]
+    assert check_text(r.new_text).verdict == "clean"

@@ -382,6 +382,8 @@ def _race_findings(result: RunResult, path: str) -> list[Finding]:
             wit["missing"] = (f"a wait by thread {race.t_second} that acquires {phase} of the mbarrier "
                               f"the {op} at line {a.span.line} completes on"
                               + (" (through its tcgen05.commit)" if is_tcgen05(a) else ""))
+            if a.phase >= 0:
+                wit["phase"] = int(a.phase)   # the phase to acquire (repair: its parity)
             if not is_tcgen05(a):
                 msg = (f"thread {race.t_second} {verb} {what} at {where(b)}, delivered by the {op} at "
                        f"{where(a)}, without acquiring the mbarrier phase that completes "

@@ -287,7 +287,7 @@ class Generator:
     # ------------------------------------------------------------ mbarriers
     def mbarrier_candidates(self, f, A, B):
         t, w = self.t, f.witness
-        out = []
+        out = self.acquire_load_phase(f, A, B)
         m = _BAR.fullmatch(str(w.get("barrier", "")))
         bidx = int(m.group(1)) if m else None
         pending = w.get("pending_arrivals")
@@ -490,6 +490,44 @@ class Generator:
                         and isinstance(scope, ir.Const) and scope.value == "shared.barrier":
                     self._declared.setdefault(data.value.name, s.target.name)
         return self._declared
+
+    def acquire_load_phase(self, f, A, B):
+        """AG401 on a TMA load: before the access, a wait for the phase the witness names of
+        the barrier the load completes on; then the same wait on every barrier of the loads
+        issued with it (under the same branch: one producer's stage, a K and a V tile), which
+        an access overwriting the stage needs too. The loads' own barriers and parity are what
+        a pipeline's epilogue or an empty-loop path misses; the generic candidates below guess
+        among every barrier and parity of the kernel."""
+        phase = f.witness.get("phase") if f.rule.code == "AG401" else None
+        t = self.t
+        s = t.stmt_at(A) if A and B and phase is not None else None
+        if s is None or self._load_barrier(s) is None:
+            return []
+        chain = t.chain(s)
+        branch = max((k for k, (bi, i) in enumerate(chain) if isinstance(t.blocks[bi].stmts[i], ir.If)),
+                     default=None)
+        together = [x for x in t.calls("T.tma_load") if branch is not None
+                    and t.chain(x)[:branch + 1] == chain[:branch + 1]]
+        bars = list(dict.fromkeys([self._load_barrier(s)] + [self._load_barrier(x) for x in together]))
+        bars = [b for b in bars if b is not None]
+        waits = [f"T.mbarrier_wait_parity({b}, {phase % 2})" for b in bars]
+        out = []
+        for g in t.gaps_before(B)[:3]:
+            edits = [t.gap_edit(g, w, "wait for the phase that completes the load") for w in waits]
+            if all(edits):
+                out.append(edits[:1])
+                if len(edits) > 1:
+                    out.append(edits)
+        return [tuple(c) for c in out]
+
+    def _load_barrier(self, s) -> str | None:
+        """The barrier a `T.tma_load` statement completes on, as source text (None: not one)."""
+        c = call_of(s)
+        if c is None or c.name != "T.tma_load" or len(c.args) < 3:
+            return None
+        # the tensor form names the barrier second; the 1-D bulk form (an access pointer first) third
+        bulk = isinstance(c.args[0], ir.Call) and c.args[0].name == "T.tvm_access_ptr"
+        return self.t.src(c.args[2] if bulk else c.args[1])
 
     def missing_wait(self, waits, B, A=0):
         t = self.t

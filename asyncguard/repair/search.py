@@ -3,7 +3,7 @@
 For the findings of a file, generate candidate edits, apply each to the text and re-run the
 checker; take a candidate that leaves nothing to report, else the one that removes the most
 findings, and repeat. Then minimise (drop edits that are not needed, raise wait counts as far
-as they stay safe, hoist barriers out of loops when that stays clean) and prove minimality:
+as they stay safe, hoist barriers and mbarrier waits out of loops when that stays clean) and prove minimality:
 removing any single inserted statement, or raising any wait count the fix sets, brings a
 finding back.
 """
@@ -508,9 +508,10 @@ def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
         site = count_site(e)
         if site is not None:
             edits, _ = raise_while_safe(oracle, edits, *site, old=e)
-    # 3. hoist inserted barriers out of loops when that stays clean
+    # 3. hoist inserted barriers and mbarrier waits out of loops when that stays clean (a wait
+    # at a loop's head runs every iteration)
     for e in list(edits):
-        if not e.inserts or "tvm_storage_sync" not in e.text:
+        if not e.inserts or not any(name in e.text for name in _HOISTED):
             continue
         cur = e
         while True:
@@ -527,6 +528,9 @@ def minimise(oracle: Oracle, tree: Tree, edits: list) -> list:
                 break
             edits, cur = ok
     return edits
+
+
+_HOISTED = ("T.tvm_storage_sync", "T.mbarrier_wait_parity")
 
 
 def _moved(delete: Edit, insert: Edit, tree: Tree) -> bool:
@@ -549,7 +553,8 @@ def _hoist(tree: Tree, e: Edit) -> list:
     pb, pi = tree.where[id(loop)]
     before = tree.gap_edit(Gap(pb, pi), e.text, e.why + " (hoisted out of the loop)")
     after = tree.gap_edit(Gap(pb, pi + 1), e.text, e.why + " (hoisted out of the loop)")
-    if not tree.uniform(Gap(pb, pi)):
+    # a barrier needs every thread of the block there; an mbarrier wait is any thread's own
+    if "T.mbarrier_wait_parity" not in e.text and not tree.uniform(Gap(pb, pi)):
         return []
     return [x for x in ((before, after) if at_head else (after, before)) if x is not None]
 
