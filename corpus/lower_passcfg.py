@@ -32,8 +32,13 @@ CONFIGS = {
     "nows": {"tl.disable_warp_specialized": True},
     "notma": {"tl.disable_tma_lower": True},
     "nows_notma": {"tl.disable_warp_specialized": True, "tl.disable_tma_lower": True},
+    # corpus/unseen_passcfg2 (`--configs merge noelect nounswitch`): shared buffers merged across
+    # disjoint lifetimes, elected threads by threadIdx instead of elect.sync, loops not unswitched
+    "merge": {"tl.enable_aggressive_shared_memory_merge": True},
+    "noelect": {"tl.disable_shuffle_elect": True},
+    "nounswitch": {"tl.disable_loop_unswitching": True},
 }
-PSEUDO_ARCHS = [f"{ARCH}__{c}" for c in CONFIGS]
+DEFAULT_CONFIGS = ("nows", "notma", "nows_notma")
 
 
 def _merged(pass_configs, cfg):
@@ -93,9 +98,12 @@ def child(args):
 # ------------------------------------------------------------------------------------------------
 
 
-def run_child(rel, archs, examples, tmproot, timeout, device):
+_field_child = lf.run_child   # main() puts run_child below in its place
+
+
+def run_child(rel, archs, examples, tmproot, timeout, device, script=None):
     """lower_field.run_child, with this script as the child."""
-    return lf.run_child(rel, archs, examples, tmproot, timeout, device, script=__file__)
+    return _field_child(rel, archs, examples, tmproot, timeout, device, script=__file__)
 
 
 def corpus_shas(out):
@@ -133,10 +141,11 @@ def write_outputs(state, out, existing, remove_stale):
 
 def write_manifest(state, out, budget_note):
     files = state["files"]
-    per = {c: {"ok": 0, "tir-only": 0, "fail": 0, "in_corpus": 0, "dup": 0, "kept": 0} for c in CONFIGS}
+    zero = {"ok": 0, "tir-only": 0, "fail": 0, "in_corpus": 0, "dup": 0, "kept": 0}
+    per = {c: dict(zero) for c in state.get("configs", DEFAULT_CONFIGS)}
     for r in files.values():
         for k in r["kernels"]:
-            c = per[k.get("config") or k["arch"].partition("__")[2]]
+            c = per.setdefault(k.get("config") or k["arch"].partition("__")[2], dict(zero))
             c[k["status"]] += 1
             if k.get("name"):
                 c["kept"] += 1
@@ -144,7 +153,8 @@ def write_manifest(state, out, budget_note):
                 c["in_corpus"] += 1
             elif k.get("duplicate_of"):
                 c["dup"] += 1
-    lines = ["# unseen_passcfg: TileLang's examples lowered for sm_90a with pass configs flipped", "",
+    lines = [f"# {os.path.basename(os.path.abspath(out))}: TileLang's examples lowered for sm_90a with pass configs "
+             "flipped", "",
              f"Source: TileLang `examples/` at commit `{COMMIT}`; tilelang {lf._tl_version()}; "
              "`corpus/lower_passcfg.py` (its docstring says how).", "", budget_note, "",
              "| config | lowered ok | tir-only | failed | identical to a corpus/ file | identical to another "
@@ -173,6 +183,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", default=lf.DEFAULT_EXAMPLES)
     ap.add_argument("--out", default=os.path.join(HERE, "unseen_passcfg"))
+    ap.add_argument("--configs", nargs="+", choices=sorted(CONFIGS), default=list(DEFAULT_CONFIGS),
+                    help="the overrides to lower with (default: nows notma nows_notma)")
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--budget-s", type=int, default=3600, help="start no new file after this many seconds")
@@ -191,6 +203,7 @@ def main():
     existing = corpus_shas(args.out)
     state_path = os.path.join(args.out, "lowering.json")
     state = json.load(open(state_path)) if args.resume and os.path.exists(state_path) else {"files": {}}
+    state["configs"] = list(args.configs)
     todo = []
     for rel in lf.discover(examples):
         if args.only and not any(s in rel for s in args.only):
@@ -210,7 +223,7 @@ def main():
         if time.time() - t0 > args.budget_s:
             not_run.append(rel)
             continue
-        r = lf.run_one(rel, PSEUDO_ARCHS, examples, args.tmp, args.timeout)
+        r = lf.run_one(rel, [f"{ARCH}__{c}" for c in args.configs], examples, args.tmp, args.timeout)
         state["files"][rel] = lf.summarize(r)
         fr = state["files"][rel]
         write_outputs(state, args.out, existing, remove_stale=False)

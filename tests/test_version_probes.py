@@ -17,6 +17,8 @@ record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 - corpus/unseen_tests_sm100 (session 31): TileLang's own tests (the unseen_wide selection) lowered for sm_100a only.
 - corpus/unseen_upstream (session 32): example versions in TileLang's open and recently closed pull requests (none newer
   on main than a35008a4), lowered by 0.1.15.
+- corpus/unseen_passcfg2 (session 38): the sm_90a examples under three more user pass configs (the aggressive
+  shared-memory merge, no elect.sync, no loop unswitching), lowered by 0.1.15.
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
@@ -38,6 +40,7 @@ PROBES = {
     "unseen_archs": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 80, True),
     "unseen_tests_sm100": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 200, True),
     "unseen_upstream": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 15, True),
+    "unseen_passcfg2": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 80, True),
 }
 CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
 
