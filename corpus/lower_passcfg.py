@@ -37,6 +37,9 @@ CONFIGS = {
     "merge": {"tl.enable_aggressive_shared_memory_merge": True},
     "noelect": {"tl.disable_shuffle_elect": True},
     "nounswitch": {"tl.disable_loop_unswitching": True},
+    # ... and `--configs nowgmma asynccopy`: Hopper GEMMs through mma.sync, copies through cp.async
+    "nowgmma": {"tl.disable_wgmma": True},
+    "asynccopy": {"tl.enable_async_copy": True},
 }
 DEFAULT_CONFIGS = ("nows", "notma", "nows_notma")
 
@@ -111,7 +114,8 @@ def corpus_shas(out):
     shas = {}
     out = os.path.abspath(out)
     for root, dirs, files in os.walk(HERE):
-        if os.path.abspath(root).startswith(out):
+        # found-bugs/ holds copies of kernels of the other corpora: the corpus a copy came from keeps it
+        if os.path.abspath(root).startswith(out) or os.path.basename(root) == "found-bugs":
             continue
         for f in files:
             if f.endswith(".tir"):
@@ -120,12 +124,21 @@ def corpus_shas(out):
     return shas
 
 
+def run_key(rel, args) -> str:
+    """The record of one example file's run in lowering.json: its path, and past the default target and
+    configs the ones it ran with (a folder may hold several runs of one file)."""
+    if args.arch == ARCH and list(args.configs) == list(DEFAULT_CONFIGS):
+        return rel
+    return f"{rel} [{args.arch}: {' '.join(args.configs)}]"
+
+
 def write_outputs(state, out, existing, remove_stale):
     kernels = []
-    for rel in sorted(state["files"]):
+    for key in sorted(state["files"]):
+        rel = key.split(" [")[0]
         d = rel.split("/")[0] if "/" in rel else "_top"
         stem = os.path.splitext(os.path.basename(rel))[0]
-        for k in state["files"][rel]["kernels"]:
+        for k in state["files"][key]["kernels"]:
             if k["status"] == "fail" or not k.get("file"):
                 continue
             if "sha" not in k:
@@ -153,7 +166,7 @@ def write_manifest(state, out, budget_note):
                 c["in_corpus"] += 1
             elif k.get("duplicate_of"):
                 c["dup"] += 1
-    lines = [f"# {os.path.basename(os.path.abspath(out))}: TileLang's examples lowered for sm_90a with pass configs "
+    lines = [f"# {os.path.basename(os.path.abspath(out))}: TileLang's examples lowered with pass configs "
              "flipped", "",
              f"Source: TileLang `examples/` at commit `{COMMIT}`; tilelang {lf._tl_version()}; "
              "`corpus/lower_passcfg.py` (its docstring says how).", "", budget_note, "",
@@ -183,6 +196,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", default=lf.DEFAULT_EXAMPLES)
     ap.add_argument("--out", default=os.path.join(HERE, "unseen_passcfg"))
+    ap.add_argument("--arch", default=ARCH, help="the target the examples are lowered for (default sm_90a)")
     ap.add_argument("--configs", nargs="+", choices=sorted(CONFIGS), default=list(DEFAULT_CONFIGS),
                     help="the overrides to lower with (default: nows notma nows_notma)")
     ap.add_argument("--only", nargs="*", default=[])
@@ -203,16 +217,16 @@ def main():
     existing = corpus_shas(args.out)
     state_path = os.path.join(args.out, "lowering.json")
     state = json.load(open(state_path)) if args.resume and os.path.exists(state_path) else {"files": {}}
-    state["configs"] = list(args.configs)
+    state["configs"] = sorted(set(state.get("configs", [])) | set(args.configs))
     todo = []
     for rel in lf.discover(examples):
         if args.only and not any(s in rel for s in args.only):
             continue
         src = open(os.path.join(examples, rel), errors="replace").read()
         archs, skip = lf.classify(rel, src)
-        if skip or ARCH not in archs:
+        if skip or args.arch not in archs:
             continue
-        if rel in state["files"]:
+        if run_key(rel, args) in state["files"]:
             continue
         todo.append(rel)
     if args.only:   # in the order --only names them (a budget cut drops the last)
@@ -223,9 +237,8 @@ def main():
         if time.time() - t0 > args.budget_s:
             not_run.append(rel)
             continue
-        r = lf.run_one(rel, [f"{ARCH}__{c}" for c in args.configs], examples, args.tmp, args.timeout)
-        state["files"][rel] = lf.summarize(r)
-        fr = state["files"][rel]
+        r = lf.run_one(rel, [f"{args.arch}__{c}" for c in args.configs], examples, args.tmp, args.timeout)
+        fr = state["files"][run_key(rel, args)] = lf.summarize(r)
         write_outputs(state, args.out, existing, remove_stale=False)
         kept = sum(1 for k in fr["kernels"] if k.get("name"))
         print(f"{rel}: {fr['outcome']} {r['wall_s']}s, {sum(1 for k in fr['kernels'] if k['status'] != 'fail')} "
