@@ -12,6 +12,9 @@ top (the override wins):
     nows        {"tl.disable_warp_specialized": True}
     notma       {"tl.disable_tma_lower": True}
     nows_notma  both
+`--configs` picks other overrides of CONFIGS (corpus/unseen_passcfg2: merge, noelect, nounswitch, nowgmma,
+asynccopy) and `--arch` another target; each run of an example file is then its own record of lowering.json,
+keyed `path [arch: configs]`, so that `--resume` runs with other configs add to one folder.
 Kept: a kernel whose TIR is not byte-identical to any .tir already under corpus/ (any folder but this one's
 output) nor to another kept one. Names: <exampledir>__<file-stem>__<kernel>__sm_90a__<config>.tir.
 Output: those .tir files, lowering.json (every record), MANIFEST.md.
