@@ -17,8 +17,8 @@ record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
 - corpus/unseen_tests_sm100 (session 31): TileLang's own tests (the unseen_wide selection) lowered for sm_100a only.
 - corpus/unseen_upstream (session 32): example versions in TileLang's open and recently closed pull requests (none newer
   on main than a35008a4), lowered by 0.1.15.
-- corpus/unseen_passcfg2 (session 38): the sm_90a examples under three more user pass configs (the aggressive
-  shared-memory merge, no elect.sync, no loop unswitching), lowered by 0.1.15.
+- corpus/unseen_passcfg2 (sessions 38-39): the examples under five more user pass configs (the aggressive
+  shared-memory merge, no elect.sync, no loop unswitching, no wgmma, cp.async), lowered by 0.1.15.
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
