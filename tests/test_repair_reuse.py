@@ -244,3 +244,14 @@ def test_the_calls_of_candidate_trees_are_those_of_a_plain_walk():
         assert len(got) == len(want) and all(a is b for a, b in zip(got, want)), c
         trees += 1
     assert trees >= 60
+
+
+def test_the_barriers_tma_loads_complete_on_in_both_forms():
+    """The tensor form names its mbarrier second, the 1-D bulk form (`T.tma_load(smem ptr, gmem
+    ptr, mbar, bytes, ...)`) third: the barriers a repair may wait on are the four of the
+    Mamba chunk-state kernel's loads, never the bulk loads' shared pointers."""
+    text = (ROOT / "corpus" / "field" /
+            "linear_attention__example_mamba_chunk_state__chunk_state_fwd__sm_90a.tir").read_text()
+    gen = Generator(Tree(text, "k.tir"), lambda n: n)
+    assert gen._bars(["T.tma_load"]) == ["mbarrier_1[k]", "mbarrier_1[k + 4]", "mbarrier_1[k + 8]",
+                                         "mbarrier_1[k + 12]"]

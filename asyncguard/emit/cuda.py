@@ -39,6 +39,7 @@ from ..models.cp_async import operands as cp_async_operands
 from ..models.extern import ALLREDUCE
 from ..models.memory import dtype_bytes
 from ..models.memory_ops import ROW_BYTES
+from ..models.tma import is_bulk_load, load_operands
 from ..models.wgmma import OPERANDS, SPARSE, operand_bytes
 
 SPIN_LIMIT = 200_000       # try_wait polls before a wait gives up and records a timeout
@@ -1117,12 +1118,10 @@ class _Emitter:
         elif name in ("warpgroup_arrive", "warpgroup_commit_batch"):
             self.out(f"// line {span.line}: {name} (orders the dropped wgmma compute; nothing to emit)")
         elif name in ("tma_load", "tma_load_im2col"):
-            if len(args) >= 4 and isinstance(args[0], ir.Call) and args[0].name == "T.tvm_access_ptr":
-                _, addr, _, _ = self.ptr(args[0])
-                bar, nbytes = self.barrier(args[2]), self.expr(args[3])
-            else:
-                _, addr, size, ext = self.ptr(args[2])
-                bar, nbytes = self.barrier(args[1]), f"({self.expr(ext)}) * {size}LL"
+            bar_arg, dst = load_operands(call)
+            _, addr, size, ext = self.ptr(dst)
+            bar = self.barrier(bar_arg)
+            nbytes = self.expr(args[3]) if is_bulk_load(call) else f"({self.expr(ext)}) * {size}LL"
             self.info[id(s)] = OpInfo("tma_load")
             self.out(f"ag_bulk_load(ag, {addr}, {nbytes}, {bar});  // line {span.line}: TMA load as cp.async.bulk")
         elif name == "tma_store":

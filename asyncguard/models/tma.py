@@ -46,6 +46,20 @@ def transaction_bytes(nbytes: int, ptr, payload_bits: int | None) -> int | None:
     return None if payload_bits is None else nbytes * payload_bits // (8 * ptr.elem_size)
 
 
+def is_bulk_load(call: ir.Call) -> bool:
+    """Whether a `T.tma_load` is the 1-D bulk form `(smem access ptr, gmem ptr, mbar, bytes[,
+    policy])`; the tensor form is `(descriptor, mbar, smem ptr, coords...)`."""
+    a = call.args
+    return len(a) >= 4 and isinstance(a[0], ir.Call) and a[0].name == "T.tvm_access_ptr"
+
+
+def load_operands(call: ir.Call) -> tuple[ir.Expr, ir.Expr]:
+    """(completion mbarrier, shared destination) of a TMA load in either form. The one place
+    that knows where they sit: the model, the gate's emitter and repair's candidates read it."""
+    a = call.args
+    return (a[2], a[0]) if is_bulk_load(call) else (a[1], a[2])
+
+
 def bulk_box(ctx, call, ptr_arg):
     """`tensor_box` of a 1-D bulk copy (no tensor map: bytes are copied as they are, nothing
     unpacked): the pointer alone."""
@@ -58,17 +72,16 @@ def bulk_box(ctx, call, ptr_arg):
 
 @op("T.tma_load", "T.tma_load_im2col", "T.tma_load_gather4")
 def tma_load(ctx, call):
-    if len(call.args) >= 4 and ctx.access_ptr_or_none(call.args[0]) is not None:
-        # 1-D bulk form: (smem_ptr, gmem_ptr, mbar, bytes[, policy])
-        ptr, bar, n_fn, unit = bulk_box(ctx, call, 0), ctx.barrier_ref(call.args[2]), ctx.compile(call.args[3]), 1
+    bar_arg, _ = load_operands(call)
+    if is_bulk_load(call):
+        ptr, bar, n_fn, unit = bulk_box(ctx, call, 0), ctx.barrier_ref(bar_arg), ctx.compile(call.args[3]), 1
         payload = None
     else:
         ptr, payload = tensor_box(ctx, call, 2)
-        bar, n_fn, unit = ctx.barrier_ref(call.args[1]), ptr.extent, ptr.elem_size
+        bar, n_fn, unit = ctx.barrier_ref(bar_arg), ptr.extent, ptr.elem_size
     invalid = None
     if bar is None:
-        invalid = _not_a_barrier(ctx, call.args[2] if len(call.args) >= 4 and
-                                 ctx.access_ptr_or_none(call.args[0]) is not None else call.args[1])
+        invalid = _not_a_barrier(ctx, bar_arg)
         if invalid is None:
             raise NotModelled(f"{call.name}: completion barrier is not a shared.barrier element")
     name = call.name.removeprefix("T.")

@@ -11,6 +11,7 @@ import re
 
 from .. import ir
 from ..models.cp_async import COMMIT_SCOPE, INFLIGHT_COUNT, WAIT_SCOPE
+from ..models.tma import load_operands
 from .edits import Edit, body
 from .tree import Gap, Tree, call_of, calls_in, last_line
 
@@ -458,8 +459,10 @@ class Generator:
                 c = call_of(s)
                 if n == COMMIT_ARRIVE:
                     out += [b for b in (self._committed_barrier(c),) if b]
+                elif n == "T.tma_load":
+                    out += [b for b in (self._load_barrier(s),) if b]
                 elif c.args:
-                    out.append(self.t.src(c.args[0] if n != "T.tma_load" else c.args[1]))
+                    out.append(self.t.src(c.args[0]))
         return list(dict.fromkeys(out))
 
     def _committed_barrier(self, call) -> str | None:
@@ -525,9 +528,7 @@ class Generator:
         c = call_of(s)
         if c is None or c.name != "T.tma_load" or len(c.args) < 3:
             return None
-        # the tensor form names the barrier second; the 1-D bulk form (an access pointer first) third
-        bulk = isinstance(c.args[0], ir.Call) and c.args[0].name == "T.tvm_access_ptr"
-        return self.t.src(c.args[2] if bulk else c.args[1])
+        return self.t.src(load_operands(c)[0])
 
     def missing_wait(self, waits, B, A=0):
         t = self.t
