@@ -70,6 +70,10 @@ class Plan:
     # to one shift before `jump_to`: the proof covers that range): a tile loop's plan, whose
     # one iteration of warm-up may be too few for a pipeline to settle (`tile_geometry`)
     settle: bool = False
+    # the lets and register stores after the body's last counter step that the proof left out,
+    # nothing deciding shared bytes or synchronization reading them (`unread`): the jump runs
+    # them again once the counters moved, so their values are those of the last skipped iteration
+    refresh: tuple = ()
 
 
 def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(), whole: bool = False,
@@ -414,25 +418,40 @@ def _defined_names(body, out: set) -> set:
     return out
 
 
-def inlined_lets(body, views, changed: set) -> dict:
-    """{let: (its value, the PLet)} for the lets at the body's top level that may be written into
-    their uses: bound once in the body, from names nothing in the body rebinds and registers it
-    does not store (`changed`), so the value is the same wherever the iteration reads it.
+def inlined_lets(body, views, changed: set, steady: frozenset = frozenset()) -> dict:
+    """{let: (its value, the PLet)} for the lets of the body that may be written into their
+    uses, so the value is the same wherever the iteration reads it: bound once in the body, from
+    names nothing in the body rebinds and registers it does not store (`changed`).
     TileLang's persistent kernels name their stage `phase = tile * 128 + k`, not periodic in k
-    itself; its uses (`phase % 6`, `phase // 6 & 1`) are."""
-    from .program import PLet
+    itself; its uses (`phase % 6`, `phase // 6 & 1`) are.
+    A let nested in an inner loop or branch may also read the variables of the loops around it
+    and the registers in `steady` (counters whose one store is at the body's top level): every
+    use lies in its scope, where no such store comes between (TileLang 0.1.15's persistent
+    while loops bind `phase = tile[0] * 64 + k` inside the K loop)."""
+    from .program import PIf, PLet, PLoop
     bound: dict = {}
     for s in _lets(body):
         bound[s.name] = bound.get(s.name, 0) + 1
     rebound = _defined_names(body, set())
     out: dict = {}
-    for s in body:
-        if not isinstance(s, PLet) or s.src is None or bound[s.name] != 1:
-            continue
-        value = _inline(s.src, {n: v for n, (v, _) in out.items()})
-        if free_names(value) & (rebound - {n for n in out}) or _register_regions(value, views) & changed:
-            continue
-        out[s.name] = (value, s)
+
+    def walk(stmts, around: frozenset | None) -> None:
+        for s in stmts:
+            if isinstance(s, PLet) and s.src is not None and bound[s.name] == 1:
+                value = _inline(s.src, {n: v for n, (v, _) in out.items()})
+                regions = _register_regions(value, views) & changed
+                if around is None:
+                    ok = not (free_names(value) & (rebound - set(out)) or regions)
+                else:
+                    ok = not (free_names(value) & (rebound - set(out) - around) or regions - steady)
+                if ok:
+                    out[s.name] = (value, s)
+            elif isinstance(s, PLoop):
+                walk(s.body, (around or frozenset()) | {s.var})
+            elif isinstance(s, PIf):
+                walk(s.then, around or frozenset())
+                walk(s.other, around or frozenset())
+    walk(body, None)
     return out
 
 
@@ -504,6 +523,41 @@ def loop_period(loop, program) -> int:
     return period_of(parts, loop.var)
 
 
+@dataclass(frozen=True)
+class CountedWhile:
+    """`while r < N` (or `r <= N`) whose register element r is a counter of the body (`r = r + d`,
+    d > 0, at the body's top level and its only store, no `break`, no pointer to r) and N a
+    constant: from a first value r0 the loop runs exactly `trips(r0)` iterations, so the machine
+    may run it as a for loop of that many trips (engine/machine.py `_counted`), which is what
+    lets a persistent kernel's tile loop (TileLang 0.1.15's `while tile < num_tiles`) be planned
+    and skipped like its for-loop form."""
+    cell: tuple     # (region, element) of r
+    d: int
+    bound: int
+    inclusive: bool
+
+    def trips(self, r0: int) -> int:
+        last = self.bound if self.inclusive else self.bound - 1   # the largest r that enters
+        return 0 if r0 > last else (last - r0) // self.d + 1
+
+
+def counted_while(w, program) -> CountedWhile | None:
+    """The CountedWhile that while loop `w` is, or None."""
+    from .program import breaks_out
+    c = w.src
+    if not (isinstance(c, ir.BinOp) and c.op in ("<", "<=") and isinstance(c.right, ir.Const)
+            and isinstance(c.right.value, int) and not isinstance(c.right.value, bool)):
+        return None
+    cell = register_cell(c.left, program.views)
+    if cell is None or cell[0] in program.escaped_registers or breaks_out(w.then):
+        return None
+    steps, _, _, _ = counters(w.then, program.views)
+    d = steps.get(cell)
+    if d is None or d <= 0:
+        return None
+    return CountedWhile(cell, d, c.right.value, c.op == "<=")
+
+
 def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
          block: tuple = (), tile: bool = False, settles: bool = False) -> Plan:
     """Where (if anywhere) iterations of `loop` with `n` trips can be skipped.
@@ -549,9 +603,66 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
         got = (_tile_plan(loop, n, start, program, block, proof, limit) if tile else
                _plan(loop, n, start, program, geometry, block, proof, limit, settles))
         if got.jump_to is not None:
+            if exprs is rich[0]:
+                _, tail = unread(loop.body, program.views, steps, step_ids,
+                                 _body_lets(loop.body, program.views, steps, nested))
+                got = dataclasses.replace(got, refresh=tail)
             return got
         first = first or got
     return first
+
+
+def _body_lets(body, views, steps: dict, nested: dict) -> dict:
+    """`inlined_lets` of a loop body whose counters are `steps` (`nested`: those stepped inside
+    an inner loop, which are not steady there)."""
+    stored = {s.region for s in _stores(body)}
+    return inlined_lets(body, views, stored, frozenset(c[0] for c in steps if c not in nested))
+
+
+def unread(body, views, steps: dict, step_ids: dict, lets: dict) -> tuple[frozenset, tuple]:
+    """(ids of the body's top-level lets and tail stores that nothing the proof reads depends on,
+    the tail the jump runs again). A persistent kernel computes its next tile's indices at the
+    end of an iteration from its tile counter (`linear_idx = tile[0]; m[0] = linear_idx % 512 //
+    ...`) and reads them only in global coordinates: their values need not repeat. The *tail* is
+    what follows the body's last top-level counter step when it is lets and register stores
+    alone, each store its register's only one in the body and no counter, reading no let bound
+    earlier in the body: run again once the counters moved (Plan.refresh), it gives the values
+    the last skipped iteration ends with. A let is recomputed in each iteration before it is
+    read, so an unread one needs nothing; a store left out needs the tail run again (empty:
+    none is left out)."""
+    from .program import PLet, PStore
+    ids = {id(x) for x in step_ids.values()}
+    last = max((i for i, x in enumerate(body) if id(x) in ids), default=None)
+    tail = list(body[last + 1:]) if last is not None else []
+    stored: dict = {}
+    for x in _stores(body):
+        stored[x.region] = stored.get(x.region, 0) + 1
+    earlier = {x.name for x in body[:len(body) - len(tail)] if isinstance(x, PLet)}
+    if not all(isinstance(x, PLet) and not x.lanes and x.src is not None or
+               isinstance(x, PStore) and stored[x.region] == 1 and all(c[0] != x.region for c in steps)
+               and not any(free_names(e) & earlier for e in x.src if e is not None) for x in tail) or \
+            any(isinstance(x, PLet) and free_names(x.src) & earlier for x in tail):
+        tail = []
+    inlined = {id(x) for _, x in lets.values()}
+    cand = [x for x in body if isinstance(x, PLet) and not x.lanes and x.src is not None and id(x) not in inlined] \
+        + [x for x in tail if isinstance(x, PStore)]
+    while cand:
+        exprs: list = []
+        collect(body, views, exprs, {}, frozenset(ids | inlined | {id(x) for x in cand}))
+        names, regions, seen = set(), set(), set()
+        while exprs:
+            e = exprs.pop()
+            names |= free_names(e)
+            regions |= _register_regions(e, views)
+            for n in (free_names(e) & set(lets)) - seen:   # an inlined let is read where it is used
+                seen.add(n)
+                exprs.append(lets[n][0])
+        read = [x for x in cand if (x.name in names if isinstance(x, PLet) else x.region in regions)]
+        if not read:
+            break
+        cand = [x for x in cand if all(x is not y for y in read)]
+    left = frozenset(id(x) for x in cand)
+    return left, (tuple(tail) if any(isinstance(x, PStore) for x in cand) else ())
 
 
 def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
@@ -569,12 +680,13 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
     else:
         steps, step_ids, nested = registers
         stored = {s.region for s in _stores(loop.body)}
-        lets = inlined_lets(loop.body, views, stored)
+        lets = _body_lets(loop.body, views, steps, nested)
         rewrite = None if not nested else (
             lambda e, loops: _nested_reads(e, views, nested, steps, loop.var, loops))
         collect(loop.body, views, exprs, inner,
-                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()}, whole=True,
-                rewrite=rewrite)
+                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()} |
+                unread(loop.body, views, steps, step_ids, lets)[0],
+                whole=True, rewrite=rewrite)
         if lets:
             exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
         exprs = [_with_registers(e, views, steps, stored, loop.var, loop.entry) for e in exprs]

@@ -233,6 +233,7 @@ class Machine:
         self.size_geometry = dict(accelerate_lines) if isinstance(accelerate_lines, dict) else {}
         self.block = block or {}
         self.inner_loops: dict = {}   # id(PLoop) -> whether relevant loops run inside it (_tile)
+        self.counted_whiles: dict = {}   # id(PWhile) -> accelerate.CountedWhile or None (_counted)
         # ids of the loops inside a while loop (`_in_while`; they compare from their first
         # iteration: settling plans)
         self.while_loops = {id(x) for w in statements(program.body) if isinstance(w, PWhile)
@@ -455,24 +456,8 @@ class Machine:
                     self.result.control_lost = True
                     self._halt(err)
                     continue
-                if n <= 0:
-                    continue
-                task.env[s.var] = int(start)
-                frame = _Frame(s.body, s, int(n), int(start))
-                frame.entered = self.skips_taken
-                in_outer = self._in_outer(s, n, task)
-                repeated = self._in_while(s, n) or in_outer
-                long = self._long(s, n)
-                if long or s.span.line in self.accelerate_lines or self._tile(s, n, task) or repeated:
-                    self.running = task
-                    frame.plan = self._plan(s, int(n), int(start), in_outer)
-                    if frame.plan.jump_to is None and (long or not repeated):
-                        # (a loop planned only for running inside a while loop or an outer loop
-                        # that has no plan says nothing: it runs every iteration, as it did unplanned)
-                        self._not_skipped(frame, frame.plan.reason, task)
-                frames.append(frame)
-                if frame.plan is None or frame.plan.jump_to is None:
-                    self._skip_decided(task, frame, 0)
+                if n > 0:
+                    self._enter_loop(task, s, int(start), int(n))
             elif isinstance(s, PWhile):   # before PIf, which it extends
                 if s.relevant:
                     self._while(task, s)
@@ -499,6 +484,27 @@ class Machine:
                 else:
                     self.note(s.reason, s.span)
                 self.taint.note(self, task, s)
+
+    def _enter_loop(self, task: _Task, s: PLoop, start: int, n: int) -> None:
+        """`task` starts for loop `s` of `n` > 0 trips from `start`: its frame, and the loop's
+        skip plan when it is long, a tile loop or repeated inside another."""
+        frames = task.frames
+        task.env[s.var] = int(start)
+        frame = _Frame(s.body, s, int(n), int(start))
+        frame.entered = self.skips_taken
+        in_outer = self._in_outer(s, n, task)
+        repeated = self._in_while(s, n) or in_outer
+        long = self._long(s, n)
+        if long or s.span.line in self.accelerate_lines or self._tile(s, n, task) or repeated:
+            self.running = task
+            frame.plan = self._plan(s, int(n), int(start), in_outer)
+            if frame.plan.jump_to is None and (long or not repeated):
+                # (a loop planned only for running inside a while loop or an outer loop
+                # that has no plan says nothing: it runs every iteration, as it did unplanned)
+                self._not_skipped(frame, frame.plan.reason, task)
+        frames.append(frame)
+        if frame.plan is None or frame.plan.jump_to is None:
+            self._skip_decided(task, frame, 0)
 
     # A loop that synchronizes (a pipeline's main loop) runs a whole stage per iteration, so it is
     # planned from accelerate_above // SYNC_FACTOR trips (16 by default), not only above
@@ -713,7 +719,7 @@ class Machine:
                 agreed = together and not plain   # the count the role loops agree on (`_count`)
                 count, why = self._count(task, f, period) if agreed else (plan.jump_to - f.it, None)
                 apart = why or self._skips_apart(task, f, count, agreed) or self._tile_in_vain(f, task) or \
-                    self._move_counters(task, plan, count)
+                    self._move_counters(task, plan, count, (f.loop.var, f.start + f.it + count - 1))
                 if apart is not None:
                     self._not_skipped(f, apart, task)
                     self._skip_decided(task, f, 0, together)
@@ -921,10 +927,12 @@ class Machine:
         return None
 
     @staticmethod
-    def _move_counters(task: _Task, plan, count: int) -> str | None:
+    def _move_counters(task: _Task, plan, count: int, last: tuple) -> str | None:
         """Advance the loop's counters (accelerate.Plan.counters) by the `count` iterations the
-        jump skips, as running them would; why not (None: moved). A counter with no known value,
-        or one its type would wrap, is left alone and the loop runs every iteration."""
+        jump skips, as running them would, then run again the lets and stores the last skipped
+        iteration ends with (Plan.refresh, `last`: the loop variable's name and value there); why
+        not (None: moved). A counter with no known value, or one its type would wrap, is left
+        alone and the loop runs every iteration."""
         moved = {}
         for key, d, (lo, hi), guards in plan.counters:
             v = task.env.get(key)
@@ -938,6 +946,19 @@ class Machine:
                 return f"the counter {key} would leave its type's range"
             moved[key] = v
         task.env.update(moved)
+        if plan.refresh:
+            task.env[last[0]] = last[1]
+            for st in plan.refresh:   # as the step loop runs them (Machine._step)
+                if isinstance(st, PLet):
+                    try:
+                        task.env[st.name] = st.value(task.env)
+                    except NotConcrete:
+                        task.env.pop(st.name, None)
+                else:
+                    try:
+                        st.apply(task.env)
+                    except NotConcrete:
+                        pass   # (left as the store leaves it; the step loop notes why)
         return None
 
     def _skip_decided(self, task: _Task, f: _Frame, count: int, together: bool = False) -> None:
@@ -1022,6 +1043,12 @@ class Machine:
         iterations, which the statement and time limits bound."""
         f = task.frames[-1]
         again = f.body is s.cycle and f.idx == len(f.body)
+        counted = None if again else self._counted(task, s)
+        if counted is not None:
+            loop, n = counted
+            if n > 0:
+                self._enter_loop(task, loop, 0, n)
+            return
         try:
             c = s.cond(task.env)
         except NotConcrete as err:
@@ -1058,6 +1085,33 @@ class Machine:
                 f.idx = 0
             else:
                 task.frames.append(_Frame(s.cycle))
+
+    def _counted(self, task: _Task, s: PWhile) -> tuple | None:
+        """(the for loop, its trips) that while loop `s` is for `task` when it is a counted one
+        (accelerate.CountedWhile) and its counter holds one value in all the task's threads: run
+        as that loop, it is planned and skipped like one (a persistent kernel's tile loop). Not
+        in kernels with symbolic sizes, whose loops the induction plans (prover/induction.py)."""
+        if self.p.symbols:
+            return None
+        how = self.counted_whiles.get(id(s), False)
+        if how is False:
+            how = self.counted_whiles[id(s)] = accelerate.counted_while(s, self.p)
+        if how is None:
+            return None
+        r0 = task.env.get(register_key(*how.cell))
+        if isinstance(r0, np.ndarray):
+            vals = r0[task.tids]
+            if not len(vals) or (vals != vals[0]).any():
+                return None
+            r0 = vals[0]
+        if not isinstance(r0, (int, np.integer)):
+            return None
+        n = how.trips(int(r0))
+        loops = s.__dict__.setdefault("counted_loops", {})
+        if n not in loops:   # one loop per trip count: its src and plan cache hold for that count
+            loops[n] = PLoop(f"while@{s.span.line}", lambda env: 0, lambda env, n=n: n, s.then, s.span,
+                             s.relevant, (ir.Const(0), ir.Const(n)))
+        return loops[n], n
 
     def _arrive_join(self, task: _Task, join: _Join) -> None:
         if join.parked is None:

@@ -283,6 +283,9 @@ class Program:
     # registers computed from data whose stores were not run because nothing the machine
     # evaluates reads them (_drop_dead_registers), in words for the scope line; "" when none
     unread_registers: str = ""
+    # register regions an operation gets a pointer to (Elaborator.escaped_registers): a write
+    # through it is no register store, so no rule about a register's stores covers them
+    escaped_registers: frozenset = frozenset()
     # a let a tl.assume pins to one value (Elaborator._pinned_by_assume), in words for the scope
     assumed_facts: list = field(default_factory=list)
     # (loop line, branch lines, parameter, mode, both outcomes possible in every block): branches
@@ -2390,6 +2393,7 @@ def elaborate(func: ir.Function) -> Program:
     _count_loops(el, program, func)
     _read_taken_guards(el, program)
     _entry_constants(program.body, el.escaped_registers)
+    program.escaped_registers = frozenset(el.escaped_registers)
     return program
 
 
