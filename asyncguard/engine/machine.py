@@ -1107,7 +1107,7 @@ class Machine:
         if not isinstance(r0, (int, np.integer)):
             return None
         n = how.trips(int(r0))
-        loops = s.__dict__.setdefault("counted_loops", {})
+        loops = s.counted_loops
         if n not in loops:   # one loop per trip count: its src and plan cache hold for that count
             loops[n] = PLoop(f"while@{s.span.line}", lambda env: 0, lambda env, n=n: n, s.then, s.span,
                              s.relevant, (ir.Const(0), ir.Const(n)))

@@ -109,6 +109,9 @@ class PWhile(PIf):
     compute (a number loaded from global memory, a register another thread wrote) stops the
     path honestly. A PIf whose `then` is the body, so every pass that walks branches sees it;
     `cycle` is the body followed by the loop itself (the frame the machine runs)."""
+    # trips -> the for loop a counting while runs as (engine/machine.py `_counted`), kept here so
+    # that its skip plans are cached across runs as a for loop's are
+    counted_loops: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.cycle = tuple(self.then) + (self,)
