@@ -107,11 +107,29 @@ def test_no_warp_refills_a_wgmma_stage_before_its_warpgroup_read_it():
 
 def test_warpgroup_barriers_take_ids_the_kernel_leaves_free():
     lines = ["ag_bar_sync(15LL, 256LL);", "ag_bar_sync(@AG_WARPGROUP_BARRIER@, 128LL);"]
-    assert resolve(lines, 256)[1] == "ag_bar_sync((ag.tid < 128u ? 14LL : 13LL), 128LL);"
+    assert resolve(lines, 256, {15}, None)[1] == "ag_bar_sync((ag.tid < 128u ? 14LL : 13LL), 128LL);"
     with pytest.raises(EmitError, match="computed at run time"):
-        resolve(["ag_bar_sync(v_id, 128LL);"] + lines[1:], 128)
+        resolve(["ag_bar_sync(v_id, 128LL);"] + lines[1:], 128, set(), "v_id")
     with pytest.raises(EmitError, match="no free ID"):
-        resolve([f"ag_bar_sync({i}LL, 32LL);" for i in range(1, 16)] + lines[1:], 128)
+        resolve(lines[1:], 128, set(range(1, 16)), None)
+
+
+def test_the_emitter_records_the_barrier_ids_it_writes():
+    """The IDs the warpgroup waits avoid come from the emitter as it writes each barrier: the
+    attention-sink backward's own named barrier moved from ID 3 to 15 sends the waits to 14 and
+    13; one computed at run time is refused."""
+    path = CORPUS / "field" / "attention_sink__example_gqa_sink_bwd_bhsd__flashattn_bwd.flash_bwd__sm_90a.tir"
+    own = 'T.tvm_storage_sync("shared.dyn", 3, 128)'
+    for text, waits in ((path.read_text(), "(ag.tid < 128u ? 15LL : 14LL)"),
+                        (path.read_text().replace(own, own.replace(" 3,", " 15,")), "(ag.tid < 128u ? 14LL : 13LL)")):
+        assert own in path.read_text()
+        func = parse(text, str(path)).functions[0]
+        lines = emit(func, elaborate(func)).source.splitlines()
+        assert [ln for ln in lines if "warpgroup_wait, the" in ln]
+        assert all(f"ag_bar_sync({waits}, 128LL);" in ln for ln in lines if "warpgroup_wait, the" in ln)
+    func = parse(path.read_text().replace(own, own.replace(" 3,", " bx % 4 + 1,")), str(path)).functions[0]
+    with pytest.raises(EmitError, match="computed at run time"):
+        emit(func, elaborate(func))
 
 
 def test_wgmma_slices_cover_the_operand_once():

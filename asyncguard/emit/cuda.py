@@ -60,7 +60,6 @@ COUNTING_CP_ASYNC_ARRIVE = "counting_cp_async_arrive"
 # barrier per warpgroup, its ID one the kernel does not use; emit() resolves the placeholder)
 WGMMA_WAIT = "wgmma_wait_sync"
 WARPGROUP_BARRIER = "@AG_WARPGROUP_BARRIER@"
-_BARRIER_ID = re.compile(r"\b(?:ag_bar_sync|ag_bar_arrive)\(([^,]*),")
 
 
 # TileLang's explicit-width shared loads and stores: bytes per thread
@@ -336,20 +335,15 @@ __device__ __forceinline__ void ag_wgmma_read(AgState& s, i64 start, i64 n) {
 _CNAME = re.compile(r"[^A-Za-z0-9_]")
 
 
-def _resolve_warpgroup_barriers(lines: list[str], num_threads: int) -> list[str]:
+def _resolve_warpgroup_barriers(lines: list[str], num_threads: int, used: set,
+                                runtime: str | None) -> list[str]:
     """Give each warpgroup's wgmma-wait barrier a named-barrier ID the kernel leaves free
-    (from 15 down; 0 is __syncthreads). Raises EmitError when the kernel's own IDs are computed
-    at run time or leave too few free."""
-    used = set()
-    for line in lines:
-        for arg in _BARRIER_ID.findall(line):
-            arg = arg.strip()
-            if arg == WARPGROUP_BARRIER:
-                continue
-            if not re.fullmatch(r"\d+(LL)?", arg):
-                raise EmitError(f"named barrier ID {arg} computed at run time: no free ID for the "
-                                "warpgroup_wait barrier")
-            used.add(int(arg.removesuffix("LL")))
+    (from 15 down; 0 is __syncthreads). `used`: the kernel's own IDs (`Emitter.bar`);
+    `runtime`: one of them computed at run time (None: none), which raises EmitError, as does
+    a kernel that leaves too few free."""
+    if runtime is not None:
+        raise EmitError(f"named barrier ID {runtime} computed at run time: no free ID for the "
+                        "warpgroup_wait barrier")
     groups = -(-num_threads // 128)
     free = [i for i in range(15, 0, -1) if i not in used][:groups]
     if len(free) < groups:
@@ -419,6 +413,10 @@ class _Emitter:
         self.unavailable: dict = {}       # let name -> why it has no C value
         self.info: dict = {}
         self.features: set = set()
+        # the named-barrier IDs the kernel's own barriers use, as emitted (`bar`), and the first
+        # one computed at run time (None: none): the warpgroup waits take IDs left free
+        self.barrier_ids: set = set()
+        self.runtime_barrier_id: str | None = None
         self.guards: list[str] = []   # the C conditions of the enclosing ifs (else: negated)
         self.descriptors: set = set()     # C variables of wgmma descriptors (declared at the top)
         self.registers: dict = {}         # per-thread integer register region -> element count
@@ -444,6 +442,17 @@ class _Emitter:
     # ---- output
     def out(self, line: str) -> None:
         self.lines.append("  " * self.depth + line)
+
+    def bar(self, kind: str, bar_id: str, count: str, comment: str = "") -> None:
+        """Emit `ag_bar_sync` or `ag_bar_arrive` (`kind`) of named barrier `bar_id` (C text),
+        recording the ID for `_resolve_warpgroup_barriers`."""
+        if bar_id != WARPGROUP_BARRIER:
+            literal = bar_id.strip().removesuffix("LL")
+            if literal.isdigit():
+                self.barrier_ids.add(int(literal))
+            elif self.runtime_barrier_id is None:
+                self.runtime_barrier_id = bar_id
+        self.out(f"ag_bar_{kind}({bar_id}, {count});" + (f"  // {comment}" if comment else ""))
 
     def node(self, kind, span):
         n = self.idx.get((kind, span.start, span.end))
@@ -1011,15 +1020,15 @@ class _Emitter:
             if len(args) == 1:
                 self.out(f"__syncthreads();  // line {span.line}")
             elif len(args) == 2:   # TileLang's tl::__sync_thread_partial(id): bar.sync id, 0
-                self.out(f"ag_bar_sync({self.expr(args[1])}, 0);  // line {span.line}")
+                self.bar("sync", self.expr(args[1]), "0", f"line {span.line}")
             else:
-                self.out(f"ag_bar_sync({self.expr(args[1])}, {self.expr(args[2])});  // line {span.line}")
+                self.bar("sync", self.expr(args[1]), self.expr(args[2]), f"line {span.line}")
             return
         if name == "named_barrier_sync":
-            self.out(f"ag_bar_sync({self.expr(args[0])}, {self.expr(args[1])});  // line {span.line}")
+            self.bar("sync", self.expr(args[0]), self.expr(args[1]), f"line {span.line}")
             return
         if name == "named_barrier_arrive":
-            self.out(f"ag_bar_arrive({self.expr(args[0])}, {self.expr(args[1])});  // line {span.line}")
+            self.bar("arrive", self.expr(args[0]), self.expr(args[1]), f"line {span.line}")
             return
         if name == "ptx_ldmatrix":
             smem, row_offset = args[2], None
@@ -1156,7 +1165,10 @@ class _Emitter:
         self.info[id(s)] = OpInfo("allreduce")
         for off in (o for o in levels if o >= 32):
             for bar_id, what in ((1, "write"), (2, "read")):
-                self.out(f"ag_bar_sync({bar_id}, {named});" if named else "__syncthreads();")
+                if named:
+                    self.bar("sync", str(bar_id), str(named))
+                else:
+                    self.out("__syncthreads();")
                 lane = f"((i64)threadIdx.x - {offset0}LL)"
                 idx = lane if what == "write" else f"({lane} ^ {off}LL)"
                 fn = "ag_write" if what == "write" else "ag_read"
@@ -1291,7 +1303,8 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     em.depth = 1
     em.body(program.body)
     if WGMMA_WAIT in em.features:
-        em.lines = _resolve_warpgroup_barriers(em.lines, launch.num_threads)
+        em.lines = _resolve_warpgroup_barriers(em.lines, launch.num_threads, em.barrier_ids,
+                                               em.runtime_barrier_id)
     hopper = "hopper" in em.features
     tx, ty, tz = launch.threads
     # the helpers live in a namespace named after the kernel: compute-sanitizer reports name the
