@@ -446,12 +446,11 @@ class _Emitter:
     def bar(self, kind: str, bar_id: str, count: str, comment: str = "") -> None:
         """Emit `ag_bar_sync` or `ag_bar_arrive` (`kind`) of named barrier `bar_id` (C text),
         recording the ID for `_resolve_warpgroup_barriers`."""
-        if bar_id != WARPGROUP_BARRIER:
-            literal = bar_id.strip().removesuffix("LL")
-            if literal.isdigit():
-                self.barrier_ids.add(int(literal))
-            elif self.runtime_barrier_id is None:
-                self.runtime_barrier_id = bar_id
+        literal = bar_id.strip().removesuffix("LL")
+        if literal.isdigit():
+            self.barrier_ids.add(int(literal))
+        elif self.runtime_barrier_id is None:
+            self.runtime_barrier_id = bar_id
         self.out(f"ag_bar_{kind}({bar_id}, {count});" + (f"  // {comment}" if comment else ""))
 
     def node(self, kind, span):

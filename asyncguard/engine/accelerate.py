@@ -513,7 +513,7 @@ def loop_period(loop, program) -> int:
     `R + d * k` as `plan` reads them, so that `stage % 2` and `phase % 4 // 2` count."""
     steps, step_ids, why, nested = counters(loop.body, program.views, loop.var)
     if why is None and steps:
-        parts, _ = _proof_exprs(loop, program, (steps, step_ids, nested))
+        parts, _, _ = _proof_exprs(loop, program, (steps, step_ids, nested))
         return period_of(parts, loop.var)
     exprs: list = []
     collect(loop.body, program.views, exprs, {})
@@ -598,16 +598,12 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     plain = None if steps else _proof_exprs(loop, program, None)
     rich = _proof_exprs(loop, program, (steps, step_ids, nested))
     first = None
-    for exprs, inner in ((plain, rich) if plain is not None and plain[0] != rich[0] else (rich,)):
+    for exprs, inner, _ in ((plain, rich) if plain is not None and plain[0] != rich[0] else (rich,)):
         proof = (exprs, inner, steps, step_ids, nested)
         got = (_tile_plan(loop, n, start, program, block, proof, limit) if tile else
                _plan(loop, n, start, program, geometry, block, proof, limit, settles))
         if got.jump_to is not None:
-            if exprs is rich[0]:
-                _, tail = unread(loop.body, program.views, steps, step_ids,
-                                 _body_lets(loop.body, program.views, steps, nested))
-                got = dataclasses.replace(got, refresh=tail)
-            return got
+            return dataclasses.replace(got, refresh=rich[2]) if exprs is rich[0] else got
         first = first or got
     return first
 
@@ -665,9 +661,9 @@ def unread(body, views, steps: dict, step_ids: dict, lets: dict) -> tuple[frozen
     return left, (tuple(tail) if any(isinstance(x, PStore) for x in cand) else ())
 
 
-def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
+def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict, tuple]:
     """(the smallest sub-terms carrying the loop variable of every expression that decides
-    something, the inner loops' ranges). `registers` None: the body's expressions as they stand;
+    something, the inner loops' ranges, the tail a jump runs again: `unread`). `registers` None: the body's expressions as they stand;
     else (counters, their steps, the nested ones): lets at the body's top level written into
     their uses (a let stops being a value of its own), counters as `R + d * k` (nested ones as
     `_nested_reads` says), registers the loop does not store as names of any value, and
@@ -675,6 +671,7 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
     views = program.views
     exprs: list = []
     inner: dict = {}
+    tail: tuple = ()
     if registers is None:
         collect(loop.body, views, exprs, inner)
     else:
@@ -683,9 +680,9 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
         lets = _body_lets(loop.body, views, steps, nested)
         rewrite = None if not nested else (
             lambda e, loops: _nested_reads(e, views, nested, steps, loop.var, loops))
+        left, tail = unread(loop.body, views, steps, step_ids, lets)
         collect(loop.body, views, exprs, inner,
-                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()} |
-                unread(loop.body, views, steps, step_ids, lets)[0],
+                frozenset(map(id, step_ids.values())) | {id(s) for _, s in lets.values()} | left,
                 whole=True, rewrite=rewrite)
         if lets:
             exprs = [_inline(e, {n: v for n, (v, _) in lets.items()}) for e in exprs]
@@ -693,7 +690,7 @@ def _proof_exprs(loop, program, registers: tuple | None) -> tuple[list, dict]:
     parts: list = []
     for e in exprs:
         k_parts(_without_zero_or(e), loop.var, parts)
-    return parts, inner
+    return parts, inner, tail
 
 
 def _without_zero_or(e):

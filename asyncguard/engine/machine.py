@@ -208,6 +208,22 @@ class _Task:
         return {f.loop.var: f.start + f.it for f in self.frames if f.loop is not None}
 
 
+def _assign(task: _Task, s) -> str | None:
+    """Run let or register store `s` for `task`; why a store's value is unknown (None: known).
+    A let with no value is dropped, so a later use of it is reported where it decides something."""
+    try:
+        if isinstance(s, PLet):
+            task.env[s.name] = s.value(task.env, task.tids) if s.lanes else s.value(task.env)
+        else:
+            s.apply(task.env)
+    except NotConcrete as err:
+        if isinstance(s, PLet):
+            task.env.pop(s.name, None)
+            return None
+        return err.reason
+    return None
+
+
 class Machine:
     # a subclass may swap a feature's class (the gate's reference turns the pair checks off)
     FEATURES = FEATURES
@@ -465,16 +481,10 @@ class Machine:
                 if not s.relevant:
                     continue
                 self._branch(task, s)
-            elif isinstance(s, PLet):
-                try:
-                    task.env[s.name] = s.value(task.env, task.tids) if s.lanes else s.value(task.env)
-                except NotConcrete:
-                    task.env.pop(s.name, None)
-            elif isinstance(s, PStore):
-                try:
-                    s.apply(task.env)
-                except NotConcrete as err:
-                    self.note(err.reason, s.span)
+            elif isinstance(s, (PLet, PStore)):
+                why = _assign(task, s)
+                if why is not None:
+                    self.note(why, s.span)
             elif isinstance(s, PNote):
                 if s.assumed:
                     self.assume(s.reason, s.span)
@@ -948,17 +958,8 @@ class Machine:
         task.env.update(moved)
         if plan.refresh:
             task.env[last[0]] = last[1]
-            for st in plan.refresh:   # as the step loop runs them (Machine._step)
-                if isinstance(st, PLet):
-                    try:
-                        task.env[st.name] = st.value(task.env)
-                    except NotConcrete:
-                        task.env.pop(st.name, None)
-                else:
-                    try:
-                        st.apply(task.env)
-                    except NotConcrete:
-                        pass   # (left as the store leaves it; the step loop notes why)
+            for st in plan.refresh:   # (a store it cannot compute was noted when the step loop ran it)
+                _assign(task, st)
         return None
 
     def _skip_decided(self, task: _Task, f: _Frame, count: int, together: bool = False) -> None:
