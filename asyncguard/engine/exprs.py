@@ -165,6 +165,18 @@ def _select(c, a, b):
     return a if c else b
 
 
+def _lazy_select(c, a, b):
+    """`T.if_then_else` and a conditional expression: where one condition holds for every
+    thread, only the arm it takes is evaluated (TIR's if_then_else, CUDA's `?:`): the other may
+    load an element the kernel never reads (`split[s - 1]` under `0 < s`)."""
+    def select(env):
+        cv = c(env)
+        if isinstance(cv, np.ndarray):
+            return np.where(cv, a(env), b(env))
+        return a(env) if cv else b(env)
+    return select
+
+
 def compile_expr(e: ir.Expr, call_hook: Callable[[ir.Call], Fn | None] | None = None,
                  load_hook: Callable[[ir.Subscript], Fn | None] | None = None) -> Fn:
     """Closure computing `e`; `call_hook` compiles calls the models know (elect, ...), `load_hook`
@@ -365,7 +377,7 @@ def _compile(e: ir.Expr, call_hook, load_hook) -> tuple[Fn, frozenset | None]:
         return not_, names
     if isinstance(e, ir.IfExp):
         (c, a, b), names = parts((e.cond, e.then, e.other))
-        return (lambda env: _select(c(env), a(env), b(env))), names
+        return _lazy_select(c, a, b), names
     if isinstance(e, ir.Call):
         name = e.name
         if call_hook is not None:
@@ -386,6 +398,8 @@ def _compile(e: ir.Expr, call_hook, load_hook) -> tuple[Fn, frozenset | None]:
             return (lambda env: fn(*(a(env) for a in args))), names
         if name in SELECTS and len(e.args) == 3:
             (c, a, b), names = parts(e.args)
+            if name == "T.if_then_else":
+                return _lazy_select(c, a, b), names
             return (lambda env: _select(c(env), a(env), b(env))), names
         if name in INT_CASTS and len(e.args) == 1:
             inner, names = sub(e.args[0])

@@ -523,6 +523,64 @@ class Elaborator:
                 return None
         return known
 
+    def value_term(self, e: ir.Expr):
+        """fn(env, tid) -> a hashable stand-in for the value of `e` in thread `tid`, or None: the
+        value where it is concrete, else the expression's shape over its concrete parts, with
+        each load of a global parameter the kernel never writes named by its byte address, and
+        each unknown let (assigned once) by its expression. Two equal terms have one value (the
+        same arithmetic over the same cells of unchanging memory), so a shortcut that needs only
+        *equal* values (models/tma.py `_value_key`: two loads of one box) holds where the numbers
+        are data-dependent (a paged kernel's `block_table` entry as a TMA coordinate). Unequal
+        terms say nothing. None when `e` does not compile."""
+        return self._term(e, set())
+
+    def _term(self, e, lets: set):
+        try:
+            whole = self.compile(e)
+        except (NotConcrete, NotModelled):
+            whole = None
+        parts, unchanging = None, None
+        if isinstance(e, ir.Var) and self.let_values.get(e.name) is not None and e.name not in lets:
+            parts = [self._term(self.let_values[e.name], lets | {e.name})]
+            kind = "let"
+        elif isinstance(e, ir.Subscript) and self.view_of(e.value) is not None \
+                and self.view_of(e.value).name in self.roots \
+                and not any(isinstance(i, ir.Slice) for i in e.indices):
+            view = self.view_of(e.value)
+            parts = [self._term(i, lets) for i in e.indices]
+            kind = ("cell", self.roots[view.name], view.byte_offset, view.elem_size, view.shape)
+            unchanging = e.value   # (whether the kernel writes it is known only after elaboration)
+        elif isinstance(e, ir.Call) and e.name == "T.if_then_else" and len(e.args) == 3:
+            parts, kind = [self._term(a, lets) for a in e.args], "ite"
+        elif isinstance(e, ir.BinOp):
+            parts, kind = [self._term(e.left, lets), self._term(e.right, lets)], e.op
+        elif isinstance(e, ir.UnaryOp):
+            parts, kind = [self._term(e.operand, lets)], e.op
+        elif isinstance(e, ir.IfExp):
+            parts, kind = [self._term(x, lets) for x in (e.cond, e.then, e.other)], "ite"
+        elif isinstance(e, ir.Call) and (e.name in _UNIFORM_SAFE_CALLS or e.name.startswith(_UNIFORM_SAFE_PREFIXES)):
+            parts, kind = [self._term(a, lets) for a in e.args], e.name
+        if whole is None and (parts is None or None in parts):
+            return None
+
+        def term(env, tid):
+            if whole is not None:
+                try:
+                    v = whole(env)
+                    if isinstance(v, np.ndarray):
+                        v = v[tid] if v.ndim else v.item()
+                    if isinstance(v, (int, np.integer, bool, np.bool_)):
+                        return int(v)
+                    if isinstance(v, (float, np.floating)):
+                        return ("float", float(v))
+                except (NotConcrete, NotModelled, IndexError, TypeError):
+                    pass
+            if parts is None or (unchanging is not None and not self._read_only_global(unchanging)):
+                return None
+            got = tuple(part(env, tid) for part in parts)
+            return None if None in got else (kind, got)
+        return term
+
     def _control(self, e) -> None:
         self.control_names |= free_names(e)
         self.plain_control_names |= self._names_outside_inputs(e)
@@ -4151,6 +4209,10 @@ def _operands(e) -> list:
     return []
 
 
+# the most loaded cells one trip count may read (`_cell_trip_symbol`)
+MAX_TRIP_CELLS = 4
+
+
 def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, problems):
     """A split paged kernel bounds its loops by one expression of a single loaded cell at a
     block-uniform address and the block index (DeepSeek MLA decode, split: `total_blocks // 4 +
@@ -4162,7 +4224,9 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
     in the block). Whatever else the machine decides from the name (a loop, branch, shared
     address or synchronization argument that is not E plus a rest the cell does not decide)
     keeps the kernel unknown. Returns (replaced let names, rewrite) or None where it does not
-    fit (the single-cell length rule then applies)."""
+    fit (the single-cell length rule then applies). Several cells at block-uniform addresses
+    (a split kernel's `seqlen[b]` and its split's bounds) are named the same way, each its own
+    name in E."""
     block_vars = set(el.launch.block_vars)
 
     def expand(e):
@@ -4178,21 +4242,22 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
                 if c not in cells:
                     cells.append(c)
             mixed |= bool(subs) and bool(free_names(x) & block_vars)
-    if len(cells) != 1 or not mixed:
+    # one cell and the block indices, or several cells (a split kernel's `seqlen[b]` and the
+    # split's bounds `split[s - 1]`, `split[s]`): never a cell alone (a length by its own rule)
+    if not cells or len(cells) > MAX_TRIP_CELLS or (len(cells) == 1 and not mixed):
         return None
-    sub = cells[0]
-    if not free_names(sub.indices) <= block_vars | set(el.symbols):
+    if any(not free_names(sub.indices) <= block_vars | set(el.symbols) for sub in cells):
         return None
-    name = expr_text(sub)
-    # lets whose value reads the cell (through other lets too) and no other loaded number
+    named = [(sub, ir.Var(expr_text(sub))) for sub in cells]
+    names = {v.name for _, v in named}
+    # lets whose value reads the cells (through other lets too) and no other loaded number
     inline: dict = {}
     for n, v in lets.items():
         full = expand(v)
-        others = [c for c in _subscripts(full, []) if c != sub and el.view_of(c.value) is not None
-                  and el.roots.get(el.view_of(c.value).name) in numeric_roots]
-        if sub in _subscripts(full, []) and not others:
-            inline[n] = _replace_subscripts(full, [(sub, ir.Var(name))])
-    named = [(sub, ir.Var(name))]
+        reads = [c for c in _subscripts(full, []) if el.view_of(c.value) is not None
+                 and el.roots.get(el.view_of(c.value).name) in numeric_roots]
+        if reads and all(c in cells for c in reads):
+            inline[n] = _replace_subscripts(full, named)
 
     def pre_fix(e):
         if e is None:
@@ -4203,30 +4268,33 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
     def pre():
         _rewrite_program(program.body, {}, named, inline)
         done.append(True)
-    trips = _trip_symbol(el, program, info, {name: sub}, [], pre_fix, loops, conds, problems,
-                         names={name}, pre=pre)
+    trips = _trip_symbol(el, program, info, {v.name: sub for sub, v in named}, [], pre_fix, loops,
+                         conds, problems, names=names, pre=pre)
     if trips is None:
         if done:   # (never: `pre` runs only once the shape fits)
-            problems.append(f"a loop trip count decided by {name} together with block indices")
+            problems.append(f"a loop trip count decided by {', '.join(sorted(names))} together "
+                            "with block indices")
         return None
 
     def fix(e):
         return trips(pre_fix(e))
-    # what still reads the cell's name decides something apart from the trip count: unknown
+    # what still reads a cell's name decides something apart from the trip count: unknown
     def walk(stmts) -> None:
         for st in stmts:
             if isinstance(st, PIf):
-                if st.relevant and st.src is not None and name in free_names(st.src):
-                    problems.append(f"line {st.span.line}: a branch on {name} that is not a "
-                                    "threshold of the trip count it decides")
+                read = st.src is not None and sorted(names & free_names(st.src))
+                if st.relevant and read:
+                    problems.append(f"line {st.span.line}: a branch on {', '.join(read)} that is "
+                                    "not a threshold of the trip count it decides")
                 walk(st.then)
                 walk(st.other)
             elif isinstance(st, PLoop):
-                if name in free_names(st.src):
-                    problems.append(f"line {st.span.line}: a loop bound reads {name} apart from the "
-                                    "trip count")
+                read = sorted(names & free_names(st.src))
+                if read:
+                    problems.append(f"line {st.span.line}: a loop bound reads {', '.join(read)} "
+                                    "apart from the trip count")
                 walk(st.body)
-            elif isinstance(st, POp) and st.src is not None and name in free_names(st.src):
+            elif isinstance(st, POp) and st.src is not None and names & free_names(st.src):
                 problems.append(f"line {st.span.line}: a loaded number decides a shared address or "
                                 "a synchronization argument apart from the trip count")
     walk(program.body)
@@ -4285,8 +4353,8 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
     if not free_names(found) - {"T"} <= names | block_vars | set(el.symbols):
         return None
     in_pairs = [p for p in pairs if set(p) & used]
-    if len(in_pairs) < 2 and not free_names(found) & block_vars:
-        return None   # one pair alone: a length (the pairs' own rule)
+    if len(in_pairs) < 2 and not free_names(found) & block_vars and (pairs or len(used) < 2):
+        return None   # one pair or cell alone: a length (their own rules)
     if any(not set(p) <= used for p in in_pairs):
         return None
     if pre is not None:

@@ -87,7 +87,7 @@ def tma_load(ctx, call):
     name = call.name.removeprefix("T.")
     pair = two_cta_leader(call)   # cta_group::2: completes on the leader CTA's mbarrier (models/cluster.py)
     desc = call.args[0].name if payload is None and isinstance(call.args[0], ir.Var) else None
-    coords = [ctx.compile_if_known(a) for a in call.args[3:]] if desc is not None else []
+    coords = [ctx.value_term(a) for a in call.args[3:]] if desc is not None else []
     if None in coords:
         desc = None
 
@@ -141,18 +141,11 @@ def _value_key(ctx, name, desc, coords, env, tids, lo, nbytes) -> tuple | None:
     ...)` per stage, one expect_tx each)."""
     if desc is None or len(tids) != 1 or not ctx.read_only_descriptor(desc):
         return None
-    at = []
-    for fn in coords:
-        v = fn(env)
-        if v is None:
-            return None
-        if type(v) is not int:
-            v = per_thread(v, tids)
-            if getattr(v, "shape", None) != (1,):
-                return None
-            v = int(v[0])
-        at.append(v)
-    return (name, desc, tuple(at), int(lo[0]), nbytes)
+    tid = int(tids[0])
+    at = tuple(term(env, tid) for term in coords)   # (Elaborator.value_term: equal terms, equal values)
+    if None in at:
+        return None
+    return (name, desc, at, int(lo[0]), nbytes)
 
 
 def _not_a_barrier(ctx, e) -> str | None:
