@@ -68,3 +68,36 @@ def test_a_dropped_release_is_found_at_every_split():
     assert release in text
     report = check_text(text.replace(release, ""), str(KERNEL))
     assert _rules(report) == {("AG408", 56), ("AG408", 71)}, [f.message for f in report.findings]
+
+
+def test_a_let_that_read_a_register_is_not_expanded_later():
+    """`page` reads a register that changes right after it, and `page_next` is the same
+    expression after the change: expanding `page` at the first V load would read the new value,
+    and that load (entry k) would look like the second one (`page_next`, entry k + 1). A let expands into its term only where it reads global parameters alone."""
+    text = _fixed()
+    let = ("                page: T.int32 = T.if_then_else(k_global + start_block_sid < 32, "
+           "block_table_1[bid * 32 + k_global + start_block_sid], 0)\n")
+    assert let in text
+    entry = "T.if_then_else(k_global + start_block_sid < 32, block_table_1[bid * 32 + k_global + start_block_sid], 0)"
+    moved = entry.replace("k_global + start_block_sid", "slot_1[0]")
+    text = text.replace(let, "                slot_1[0] = k_global\n" + let.replace(entry, moved)
+                        + "                slot_1[0] = slot_1[0] + 1\n"
+                        + let.replace(entry, moved).replace("page:", "page_next:"))
+    text = text.replace("0, page * 64, 0)\n        else:", "0, page_next * 64, 0)\n        else:")
+    text = text.replace('        acc = T.alloc_buffer((1,), scope="local")\n',
+                        '        acc = T.alloc_buffer((1,), scope="local")\n'
+                        '        slot = T.alloc_buffer((1,), "int32", scope="local")\n')
+    text = text.replace('        acc_1 = T.decl_buffer((1,), data=acc.data, scope="local")\n',
+                        '        acc_1 = T.decl_buffer((1,), data=acc.data, scope="local")\n'
+                        '        slot_1 = T.decl_buffer((1,), "int32", data=slot.data, scope="local")\n')
+    # four iterations, every block alike: this is about the coordinates, not the trip count
+    bound = text[text.index("for k_global in range(") + len("for k_global in range("):]
+    bound = bound[:bound.index(":\n") - 1]
+    text = text.replace(f"for k_global in range({bound}):", "for k_global in range(4):")
+    assert text.count("for k_global in range(4):") == 2
+    assert text.count("slot_1[0]") == 7 and text.count("page_next") == 2
+    report = check_text(text, str(KERNEL))
+    race = [f for f in report.findings if (f.rule.code, f.line) == ("AG103", 68)]
+    # at the first iteration already (expanded after the change, the two would differ only where
+    # `slot < 32` fails, at the last entry)
+    assert race and "at line 68 (k_global=0)" in race[0].message, [f.message for f in report.findings]

@@ -540,7 +540,9 @@ class Elaborator:
         except (NotConcrete, NotModelled):
             whole = None
         parts, unchanging = None, None
-        if isinstance(e, ir.Var) and self.let_values.get(e.name) is not None and e.name not in lets:
+        if isinstance(e, ir.Var) and self.let_values.get(e.name) is not None and e.name not in lets \
+                and self._reads_globals_only(self.let_values[e.name]):
+            # (a register or shared element it reads may have changed since the let was bound)
             parts = [self._term(self.let_values[e.name], lets | {e.name})]
             kind = "let"
         elif isinstance(e, ir.Subscript) and self.view_of(e.value) is not None \
@@ -580,6 +582,11 @@ class Elaborator:
             got = tuple(part(env, tid) for part in parts)
             return None if None in got else (kind, got)
         return term
+
+    def _reads_globals_only(self, e) -> bool:
+        """Every element `e` loads is of a global parameter (no register, no shared memory)."""
+        return all(self.view_of(x.value) is not None and self.view_of(x.value).name in self.roots
+                   for x in _subscripts(e, []))
 
     def _control(self, e) -> None:
         self.control_names |= free_names(e)
