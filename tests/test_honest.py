@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from asyncguard.analyze import check_text
+from asyncguard.analyze import Limits, check_text
 
 REAL = Path(__file__).resolve().parent.parent / "corpus" / "real"
 
@@ -66,10 +66,11 @@ def test_unmodelled_statement_in_a_varlen_loop_is_unknown_not_a_crash():
     # crashed (AG003). Found on TileLang 0.1.8's ldmatrix, since modelled; an unknown op stands in
     path = REAL.parent / "unseen_versions" / \
         "flash_attention__example_gqa_bwd_tma_reduce_varlen__flashattn_bwd_atomic_add.flash_bwd__sm_90a.tir"
-    text = path.read_text()
-    assert check_text(text).verdict == "clean"
+    text = path.read_text()   # clean (pinned: tests/test_version_probes.py)
     at = text.index("T.ptx_ldmatrix(", text.index("for k_base in range("))
-    report = check_text(text[:at] + "T.some_new_ldmatrix(" + text[at + len("T.ptx_ldmatrix("):])
+    # the crash was in elaboration: the runs stop at the first note (all of them take 90 s)
+    report = check_text(text[:at] + "T.some_new_ldmatrix(" + text[at + len("T.ptx_ldmatrix("):],
+                        limits=Limits(stop_when=lambda found: any(f.rule.code == "AG001" for f in found)))
     assert report.verdict == "unknown"
     codes = {f.rule.code for f in report.findings}
     assert "AG003" not in codes and "AG001" in codes
