@@ -171,8 +171,8 @@ def _lazy_select(c, a, b):
     load an element the kernel never reads (`split[s - 1]` under `0 < s`)."""
     def select(env):
         cv = c(env)
-        if isinstance(cv, np.ndarray):
-            return np.where(cv, a(env), b(env))
+        if isinstance(cv, np.ndarray):   # threads disagree: both arms, each thread its own
+            return _select(cv, a(env), b(env))
         return a(env) if cv else b(env)
     return select
 

@@ -509,8 +509,8 @@ class Elaborator:
         return compile_expr(e, self._call_hook, self._load_hook)
 
     def compile_if_known(self, e: ir.Expr):
-        """`compile` for a value only a shortcut needs (models/tma.py `_value_key`): fn(env)
-        giving None where the value is not concrete; None when `e` does not compile."""
+        """`compile` for a value only a shortcut needs (a branch's condition, `value_term`):
+        fn(env) giving None where the value is not concrete; None when `e` does not compile."""
         try:
             fn = self.compile(e)
         except (NotConcrete, NotModelled):
@@ -535,10 +535,7 @@ class Elaborator:
         return self._term(e, set())
 
     def _term(self, e, lets: set):
-        try:
-            whole = self.compile(e)
-        except (NotConcrete, NotModelled):
-            whole = None
+        whole = self.compile_if_known(e)
         parts, unchanging = None, None
         if isinstance(e, ir.Var) and self.let_values.get(e.name) is not None and e.name not in lets \
                 and self._reads_globals_only(self.let_values[e.name]):
@@ -566,17 +563,13 @@ class Elaborator:
             return None
 
         def term(env, tid):
-            if whole is not None:
-                try:
-                    v = whole(env)
-                    if isinstance(v, np.ndarray):
-                        v = v[tid] if v.ndim else v.item()
-                    if isinstance(v, (int, np.integer, bool, np.bool_)):
-                        return int(v)
-                    if isinstance(v, (float, np.floating)):
-                        return ("float", float(v))
-                except (NotConcrete, NotModelled, IndexError, TypeError):
-                    pass
+            v = whole(env) if whole is not None else None
+            if isinstance(v, np.ndarray):
+                v = v[tid] if v.ndim else v.item()
+            if isinstance(v, (int, np.integer, bool, np.bool_)):
+                return int(v)
+            if isinstance(v, (float, np.floating)):
+                return ("float", float(v))
             if parts is None or (unchanging is not None and not self._read_only_global(unchanging)):
                 return None
             got = tuple(part(env, tid) for part in parts)
