@@ -511,6 +511,16 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
         span = getattr(func, "span", None)
         findings.append(Finding(ENGINE_LIMIT, max(getattr(span, "line", 1) or 1, 1), 1, msg,
                                 {"reason": msg}, path))
+    for line, root in program.open_patterns:   # engine/program.py `_iteration_choice`, "pattern"
+        from .checks.unsupported import UNSUPPORTED
+        from .engine.program import MAX_PATTERN_TRIPS, PATTERN_ITERATIONS
+        msg = (f"{root} decides each iteration of the loop at line {line}, and a true iteration's "
+               "effect depends on which iteration it is (its branches read the loop variable or a "
+               "loaded number, or a barrier lies between them), so no pattern stands for another: "
+               f"only the outcomes of its first {PATTERN_ITERATIONS} iterations were varied (later "
+               "ones taken), and the loop may be longer (a symbolic size, or more than "
+               f"{MAX_PATTERN_TRIPS} iterations)")
+        findings.append(Finding(UNSUPPORTED, line, 1, msg, {"reason": msg}, path))
     if sizes is not None and sizes.symbol:
         text = sizes.scope
         if getattr(sizes, "cut", None) is not None:

@@ -351,16 +351,18 @@ def _prepare_function(index, path, func, static, rules, findings, seconds, repla
     return out
 
 
-MAX_WITNESS_RUNS = 2   # per kernel: distinct witness inputs launched
+MAX_WITNESS_RUNS = 3   # per kernel: distinct witness inputs launched
 
 
 def witness_inputs(findings: list, program) -> list:
     """[(size, block, inputs by cell name, rule, line)] of the static findings whose witness
     names data-dependent inputs other than every truth value taken (what the plain runs use),
-    at most MAX_WITNESS_RUNS distinct ones."""
-    out, seen = [], set()
+    at most MAX_WITNESS_RUNS distinct ones, one per rule first (a kernel whose findings come
+    from several patterns shows each kind of failure)."""
+    out, seen, rules = [], set(), set()
     block_vars = set(program.launch.block_vars)
-    for f in findings:
+    first = [f for f in findings if f.get("rule") not in rules and not rules.add(f.get("rule"))]
+    for f in first + [f for f in findings if not any(f is g for g in first)]:
         w = f.get("witness") or {}
         pattern = w.get("inputs")
         if f.get("severity") != "error" or not isinstance(pattern, dict) or not pattern or \

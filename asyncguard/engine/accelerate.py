@@ -46,7 +46,6 @@ while the pipeline settles (`tile_geometry`, `Plan.settle`).
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from .. import ir

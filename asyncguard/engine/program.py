@@ -295,6 +295,9 @@ class Program:
     # whose every iteration's outcome is an unknown truth value searched by pattern
     # (_iteration_choice)
     iteration_choices: list = field(default_factory=list)
+    # (loop line, parameter): loops whose iterations' outcomes are run pattern by pattern
+    # (_iteration_choice's "pattern" mode) that are longer than a search covers (_pattern_open)
+    open_patterns: list = field(default_factory=list)
     # (shared buffer, mask parameters, lines): all_of / any_of conditions over a shared copy of a
     # truth mask checked taken (_shared_masks_taken), for the scope line
     shared_masks: list = field(default_factory=list)
@@ -3240,6 +3243,10 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
         elif cells and not held and _unrolled_conditions(el, program, info, cond, st, names - block_vars,
                                                          enclosing.get(id(st), ()), is_cell):
             continue   # (the fenced reduction first: one run where it applies, not a pattern each)
+        elif cells and all(c == cells[0] for c in cells) and not held and \
+                _iteration_choice(el, program, st, parents.get(id(st)), cond, cells[0], lets, mentions,
+                                  allow_pattern=True):
+            continue   # every pattern run as it is (no reduction above applies)
         else:
             problems.append(f"line {st.span.line}: a branch on a loaded number" +
                             (f" (held in {', '.join(sorted({expr_text(x.value) for x in held}))})"
@@ -3261,6 +3268,13 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 
 _FULL_BARRIER_SCOPES = ("shared", "shared.dyn")
 
+
+# loops whose iterations' outcomes are run pattern by pattern (`_iteration_choice`, "pattern"):
+# a constant length up to MAX_PATTERN_TRIPS runs every pattern (2^6 = 64 runs, the search's
+# limit); a longer or symbolic one varies only its first PATTERN_ITERATIONS iterations, later
+# ones taken, and is never proved clean (analyze.py says so)
+MAX_PATTERN_TRIPS = 6
+PATTERN_ITERATIONS = 3
 
 # the most iterations of the loops around a branch `_unrolled_conditions` writes out
 UNROLLED_CONDITIONS = 16
@@ -3309,7 +3323,7 @@ def _unrolled_conditions(el: Elaborator, program: Program, info, cond, st: PIf, 
 
 
 def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cell, lets: dict,
-                      mentions) -> bool:
+                      mentions, allow_pattern: bool = False) -> bool:
     """`for k: x = M[f(k)]; __syncthreads(); if c(x): B1; __syncthreads(); if c(x): B2 ...`
     (NSA's selected blocks): one cell per iteration, at an address the same for every thread,
     decides whether the iteration's branches run, and nothing else the machine evaluates reads
@@ -3364,14 +3378,16 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
             continue
         return False
     first, last = loop.body.index(branches[0]), loop.body.index(branches[-1])
-    if barriers and not (barriers[0] < first or barriers[-1] > last):
-        return False
-    if barriers and not _outside_branches(program.body, loop):
-        return False   # a barrier collapses only where every thread runs the loop alike
+    # where the patterns do not collapse (an arm that reads k or a loaded number, a barrier
+    # only between branches), every pattern is run as it is: "pattern" mode, below
+    collapses = not barriers or (barriers[0] < first or barriers[-1] > last) and \
+        _outside_branches(program.body, loop)
     for b in branches:
         evaluated = _evaluated_names(el, b.then)
-        if evaluated is None or evaluated & (set(lets) | {loop.var}):
+        if evaluated is None:
             return False
+        if evaluated & (set(lets) | {loop.var}):
+            collapses = False
         stack = list(b.then)
         while stack:   # no loaded number decides anything inside (no other data branch or bound)
             x = stack.pop()
@@ -3383,9 +3399,11 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
                 if any(mentions(e) for e in x.src):
                     return False
                 stack += list(x.body)
+            elif isinstance(x, PStore) and x.src and x.src[0] is not None and mentions(x.src[0]):
+                return False   # (a register element chosen by a loaded number)
             elif isinstance(x, (PLet, PStore)) and x.src is not None and any(
                     e is not None and mentions(e) for e in (x.src if isinstance(x, PStore) else (x.src,))):
-                return False
+                collapses = False   # a value computed from it: exact only pattern by pattern
     uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
     if not loop.src or free_names(loop.src) - uniform or any(mentions(e) for e in loop.src):
         return False
@@ -3400,15 +3418,23 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
         return False
     if not _injective(tuple(cell.indices), loop.var, loop.src):
         return False
+    if not collapses and not allow_pattern:
+        del plans[id(loop)]   # (asked again, last, where no reduction of _numeric_pass applies)
+        return False
     _, key_fn, bits = _cell_key(el, cell)
     names = sorted(free_names(outside) - {placeholder.name, "T"})
-    mode = "monotone" if barriers else "count"
+    mode = "pattern" if not collapses else "monotone" if barriers else "count"
     lines = tuple(b.span.line for b in branches)
     # several loops meeting the same cells in the same order (a producer's and a consumer's)
-    # share one group: _check_iteration_roots requires them all counted
-    group = ("iteration", root, mode)
+    # share one group: _check_iteration_roots requires them all counted, or runs them all by
+    # pattern (`plan_mode`, shared by the loops of one parameter)
+    plan_mode = el.__dict__.setdefault("_iteration_modes", {}).setdefault(root, {"mode": mode})
+    if mode == "pattern":
+        plan_mode["mode"] = "pattern"
     possible: dict = {}   # values of the condition's other names -> None (both) or the one outcome
+    witness_values: dict = {}   # the same -> {outcome: a cell value that gives it}
     span, esize, offset = st.span, view.elem_size, view.byte_offset
+    open_loop = _pattern_open(loop)
 
     def choose(env):
         inputs = env.get(INPUTS)
@@ -3420,14 +3446,29 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
         except Exception as err:  # noqa: BLE001 -- a cell or size this run cannot compute: unknown
             raise NotConcrete(f"the cell deciding this branch ({err})", span) from None
         if here not in possible:
+            witness_values[here] = {}
             possible[here] = _outcomes(outside, placeholder.name, bits, dict(zip(names, here)), span,
-                                       signed=not str(view.dtype).startswith("uint"))
+                                       signed=not str(view.dtype).startswith("uint"),
+                                       witnesses=witness_values[here])
+        mode_now = plan_mode["mode"]
         if possible[here] is not None:
-            if mode == "monotone":   # the shape of the pattern matters, not only its count
+            if mode_now == "monotone":   # the shape of the pattern matters, not only its count
                 raise NotConcrete("an iteration whose outcome the loaded value cannot change, in a "
                                   "loop searched by the shape of its pattern", span)
-            return possible[here]   # counted: the runs still reach every possible count
-        return bool(inputs.value(key, f"{view.name}[{(key[1] - offset) // esize}]", True, group=group))
+            return possible[here]   # counted (or every pattern run): every possible count is reached
+        # by pattern: the plain depth-first search, every pattern of the cells met (inputs.py).
+        # A loop of symbolic length is never proved this way (analyze.py says so): only its first
+        # PATTERN_ITERATIONS iterations vary, the rest taken, so a long size run stays one run
+        # per pattern of those (what it finds is real: it is a possible input)
+        varied = not (mode_now == "pattern" and open_loop and
+                      _iteration_index(env, loop) >= PATTERN_ITERATIONS)
+        group = None if mode_now == "pattern" else ("iteration", root, mode_now)
+        outcome = bool(inputs.value(key, f"{view.name}[{(key[1] - offset) // esize}]", varied,
+                                    group=group))
+        if mode_now == "pattern" and outcome in witness_values[here]:
+            # a witness names the cell's value, not the outcome (`0 <= idx` false: idx = -1)
+            inputs.numbers.setdefault(key, witness_values[here][outcome])
+        return outcome
     # where z3 shows both outcomes possible in every block (the condition's other names are
     # block indices of fixed extents), the branches decide nothing that differs between blocks:
     # their conditions leave the control names, so one block stands for all (`_live_control`)
@@ -3452,6 +3493,24 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
     return True
 
 
+def _pattern_open(loop: PLoop) -> bool:
+    """Whether a loop run pattern by pattern has more patterns than a search runs: a length
+    that is not one constant of at most MAX_PATTERN_TRIPS (a symbolic size, a long loop)."""
+    try:
+        trips = int(loop.extent({}))
+    except Exception:  # noqa: BLE001 -- a length that reads a size or a block index
+        return True
+    return trips > MAX_PATTERN_TRIPS
+
+
+def _iteration_index(env: dict, loop: PLoop) -> int:
+    """How many iterations of `loop` came before the current one (its bounds are uniform)."""
+    try:
+        return int(np.max(env[loop.var])) - int(np.max(loop.start(env)))
+    except Exception:  # noqa: BLE001 -- not computable here: count it among the first
+        return 0
+
+
 def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> None:
     """The loops `_iteration_choice` planned, per parameter: every load of it is one of theirs
     (one per loop), and several loops read the same cells in the same order (one index
@@ -3466,14 +3525,23 @@ def _check_iteration_roots(el: Elaborator, program: Program, problems: list) -> 
         copied, copy_reads = el.__dict__.get("register_copies", {}).get(root, (set(), []))
         loads = [x for x in loads if id(x) not in copied] + list(copy_reads)
         loop0, canon0, _, _ = entries[0]
+        # by pattern, every loop's outcomes are its cells' (keyed by address), whatever the order
+        by_pattern = el.__dict__.get("_iteration_modes", {}).get(root, {}).get("mode") == "pattern"
         why = None
         if len(loads) != len(entries):
             why = "is loaded outside the loops whose iterations it decides"
-        elif len(entries) > 1 and not all(mode == "count" and canon == canon0 and lp.src == loop0.src
-                                          for lp, canon, mode, _ in entries):
+        elif len(entries) > 1 and not by_pattern and not all(
+                mode == "count" and canon == canon0 and lp.src == loop0.src for lp, canon, mode, _ in entries):
             why = ("decides the iterations of several loops that do not meet the same cells in "
                    "the same order, or pass a barrier in a false iteration")
         if why is None:
+            if by_pattern:
+                program.iteration_choices[:] = [c[:3] + ("pattern",) + c[4:] if c[2] == root else c
+                                                for c in program.iteration_choices]
+                # a loop whose length is a symbolic size: its longer runs have more patterns than
+                # any size run checks, so no size proof covers them (analyze.py says so)
+                program.open_patterns += [(lp.span.line, root) for lp, _, _, _ in entries
+                                          if _pattern_open(lp)]
             continue
         problems.append(f"line {loop0.span.line}: {root} {why}")
         for _, _, _, originals in entries:
@@ -3561,9 +3629,11 @@ def _outside_branches(stmts, target) -> bool:
     return False
 
 
-def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True):
+def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True,
+              witnesses: dict | None = None):
     """None when `cond` may be true and may be false for some value of the signed `bits`-bit
-    cell (the other names as in `env`); else the one outcome possible (z3)."""
+    cell (the other names as in `env`); else the one outcome possible (z3). `witnesses`, where
+    given, gets a value of the cell for each possible outcome ({True: v, False: v})."""
     import z3
 
     from ..prover.encode import Unencodable, encode
@@ -3577,7 +3647,15 @@ def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True):
     truth = term if z3.is_bool(term) else term != 0
     bounds = [v >= -(1 << (bits - 1)), v < (1 << (bits - 1)), *side] if signed else \
         [v >= 0, v < (1 << bits), *side]
-    can = [Query(*bounds, t).check() == z3.sat for t in (truth, z3.Not(truth))]
+    queries = [Query(*bounds, t) for t in (truth, z3.Not(truth))]
+    can = [q.check() == z3.sat for q in queries]
+    if witnesses is not None:   # a value of the cell that gives each possible outcome
+        for outcome, t, q, ok in zip((True, False), (truth, z3.Not(truth)), queries, can):
+            if ok:   # (a small one where it serves: -1 reads better than -2147483648)
+                witnesses[outcome] = next((c for c in (0, -1, 1) if Query(*bounds, t, v == c).check()
+                                           == z3.sat), None)
+                if witnesses[outcome] is None:
+                    witnesses[outcome] = q.number(v)
     if all(can):
         return None
     if not any(can):
