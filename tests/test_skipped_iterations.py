@@ -1,9 +1,9 @@
 """Loops whose iterations a loaded, block-uniform cell switches on or off, where a true
 iteration's effect depends on which iteration it is (engine/program.py `_iteration_choice`,
-"pattern" mode): every pattern of outcomes is run as it is. A loop of at most
-MAX_PATTERN_TRIPS constant iterations is proved for every pattern; a longer or symbolic one has
-only its first PATTERN_ITERATIONS iterations varied and is `unknown` unless a run finds a bug,
-whose witness names the cells' values."""
+"pattern" mode): every pattern of outcomes is run as it is. A short constant loop was already
+written out condition by condition (`_unrolled_conditions`, kept here as the reference); a
+loop of symbolic length has only its first PATTERN_ITERATIONS iterations varied and is
+`unknown` unless a run finds a bug, whose witness names the cells' values."""
 from pathlib import Path
 
 from asyncguard.analyze import check_text
@@ -51,21 +51,26 @@ def scope_of(rep) -> str:
 
 def test_a_short_constant_loop_is_proved_for_every_pattern():
     # the stage is k % 2, the barriers inside the branch: clean whatever iterations are skipped
+    # (three iterations are written out condition by condition: every combination, 8 runs)
     rep = check_text(kernel("synced_stages.tir", "3", SECOND_BARRIER=BARRIER))
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     assert "every outcome pattern checked (8 run(s))" in scope_of(rep)
 
 
 def test_a_race_only_a_skipped_iteration_exposes_is_found_with_its_cells():
-    # without the second barrier, iteration 2 rewrites stage 0 while iteration 0's reads may run:
-    # with every iteration taken, iteration 1's barrier orders them; skipping iteration 1 does not
+    # without the second barrier, iteration k + 2 rewrites stage k % 2 while iteration k's reads
+    # may run: with every iteration taken, iteration k + 1's barrier orders them; a skip does not
     rep = check_text(kernel("synced_stages.tir", "3", SECOND_BARRIER=""))
-    assert rep.verdict == "buggy"
     assert codes(rep) == {("AG201", 17)}
-    (f,) = rep.findings
-    assert f.witness["inputs"] == {"block_indices_1[0]": 0, "block_indices_1[1]": -1,
-                                   "block_indices_1[2]": 0}
-    assert "(k=0)" in f.message and "(k=2)" in f.message
+    assert rep.findings[0].witness["inputs"] == {"block_indices_1[0]": 0, "block_indices_1[1]": -1,
+                                                 "block_indices_1[2]": 0}
+    # of symbolic length (new: `unknown` before), found the same way with the loop's own cells
+    rep = check_text(kernel("synced_stages.tir", "N", SECOND_BARRIER=""))
+    assert rep.verdict == "buggy"
+    assert codes(rep) == {("AG201", 17), ("AG001", 14)}
+    race = next(f for f in rep.findings if f.rule.code == "AG201")
+    cells = race.witness["inputs"]
+    assert -1 in cells.values() and len(cells) == race.witness["sizes"]["N"]
 
 
 def test_a_long_or_symbolic_loop_is_never_proved_by_patterns():
@@ -79,7 +84,7 @@ def test_a_long_or_symbolic_loop_is_never_proved_by_patterns():
 
 def test_parities_from_the_loop_variable_desynchronize_after_a_skip():
     # the consumer's wait for parity k % 2 after a skipped iteration returns on the phase the
-    # barrier already shows, before the next copy lands
+    # barrier already shows, before the next copy lands (at N: new, `unknown` before)
     for trips in ("3", "N"):
         rep = check_text(kernel("ws_parity_from_k.tir", trips, **PARITY_FROM_K))
         assert rep.verdict == "buggy", trips

@@ -240,6 +240,12 @@ def scope_line(searches: list, choices: list = (), closed_arms: bool = False) ->
         if everywhere:
             text += ("; z3 showed both outcomes possible in every block, so the condition decides "
                      "nothing that differs between blocks")
+    for root in sorted({r for _, _, r, mode, _ in choices if mode == "pattern"}):
+        loops = sorted({loop for loop, _, r, _, _ in choices if r == root})
+        text += (f"; {root} decides each iteration of the loop(s) at line(s) {loops} by one cell, and "
+                 "what a true iteration does depends on which one it is, so each pattern of "
+                 "outcomes ran as it is (a loop longer than 6 iterations or of symbolic length: "
+                 "the patterns of its first 3, later iterations taken)")
     if taken:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")

@@ -3353,7 +3353,13 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
     elected TMA store and its wait) change none of this: every thread takes the same outcome, so
     a true iteration's own barriers are passed by all threads alike, and the collapse only reads
     the loop-level barriers next to a false iteration's (two barriers with nothing between,
-    whatever is in flight). The cell may be read through a register copy (`_register_copies`)."""
+    whatever is in flight). The cell may be read through a register copy (`_register_copies`).
+
+    Where the patterns do not collapse (a branch evaluates `k` or a value of the loaded number,
+    a barrier lies only between branches) and `allow_pattern` (asked last, where no other
+    reduction of `_numeric_pass` applies), mode "pattern" runs each pattern as it is: exact, as
+    every pattern is an input; a loop longer than MAX_PATTERN_TRIPS or of symbolic length varies
+    only its first PATTERN_ITERATIONS iterations and is never proved (`Program.open_patterns`)."""
     from .inputs import INPUTS
     if loop is None or not loop.relevant or not loop.body:
         return False
