@@ -3451,12 +3451,12 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
             here = tuple(int(env[n]) for n in names)
         except Exception as err:  # noqa: BLE001 -- a cell or size this run cannot compute: unknown
             raise NotConcrete(f"the cell deciding this branch ({err})", span) from None
+        mode_now = plan_mode["mode"]   # (final before any run: _check_iteration_roots)
         if here not in possible:
             witness_values[here] = {}
             possible[here] = _outcomes(outside, placeholder.name, bits, dict(zip(names, here)), span,
                                        signed=not str(view.dtype).startswith("uint"),
-                                       witnesses=witness_values[here])
-        mode_now = plan_mode["mode"]
+                                       witnesses=witness_values[here] if mode_now == "pattern" else None)
         if possible[here] is not None:
             if mode_now == "monotone":   # the shape of the pattern matters, not only its count
                 raise NotConcrete("an iteration whose outcome the loaded value cannot change, in a "
@@ -3653,15 +3653,26 @@ def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True,
     truth = term if z3.is_bool(term) else term != 0
     bounds = [v >= -(1 << (bits - 1)), v < (1 << (bits - 1)), *side] if signed else \
         [v >= 0, v < (1 << bits), *side]
-    queries = [Query(*bounds, t) for t in (truth, z3.Not(truth))]
-    can = [q.check() == z3.sat for q in queries]
+    query = Query(*bounds)   # one context, each question pushed on it
+
+    def sat(*terms) -> bool:
+        query.solver.push()
+        query.add(*terms)
+        try:
+            return query.check() == z3.sat
+        finally:
+            query.solver.pop()
+    can = [sat(t) for t in (truth, z3.Not(truth))]
     if witnesses is not None:   # a value of the cell that gives each possible outcome
-        for outcome, t, q, ok in zip((True, False), (truth, z3.Not(truth)), queries, can):
+        for outcome, t, ok in zip((True, False), (truth, z3.Not(truth)), can):
             if ok:   # (a small one where it serves: -1 reads better than -2147483648)
-                witnesses[outcome] = next((c for c in (0, -1, 1) if Query(*bounds, t, v == c).check()
-                                           == z3.sat), None)
+                witnesses[outcome] = next((c for c in (0, -1, 1) if sat(t, v == c)), None)
                 if witnesses[outcome] is None:
-                    witnesses[outcome] = q.number(v)
+                    query.solver.push()
+                    query.add(t)
+                    query.check()
+                    witnesses[outcome] = query.number(v)
+                    query.solver.pop()
     if all(can):
         return None
     if not any(can):
