@@ -42,6 +42,10 @@ class Inputs:
     def __init__(self, fixed: dict | None = None, numbers: dict | None = None):
         self.fixed = dict(fixed or {})
         self.numbers = dict(numbers or {})   # numeric cell -> the value this run loads
+        # cell -> a value that gives the outcome this run took, shown in a witness but never
+        # loaded (engine/program.py `_iteration_choice`, "pattern": one value for every true
+        # cell would make distinct cells' TMA boxes look equal)
+        self.shown: dict = {}
         self.sized: set = set()              # cells that hold a symbolic size's value
         self.order: list = []        # cells met, in the order this run met them
         self.both: set = set()       # cells met where both outcomes matter
@@ -115,6 +119,7 @@ class Inputs:
         """The outcomes of the cells where both matter, by name (a witness's input)."""
         out = {self.names[c]: int(self.fixed.get(c, 1)) for c in self.order
                if c in self.both or c in self.forced}
+        out.update({self.names[c]: int(v) for c, v in self.shown.items() if c in self.names})
         out.update({self.names[c]: int(v) for c, v in self.numbers.items() if c in self.names})
         return out
 

@@ -3473,7 +3473,7 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
                                     group=group))
         if mode_now == "pattern" and outcome in witness_values[here]:
             # a witness names the cell's value, not the outcome (`0 <= idx` false: idx = -1)
-            inputs.numbers.setdefault(key, witness_values[here][outcome])
+            inputs.shown.setdefault(key, witness_values[here][outcome])
         return outcome
     # where z3 shows both outcomes possible in every block (the condition's other names are
     # block indices of fixed extents), the branches decide nothing that differs between blocks:
