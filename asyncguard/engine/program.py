@@ -3456,7 +3456,7 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
             witness_values[here] = {}
             possible[here] = _outcomes(outside, placeholder.name, bits, dict(zip(names, here)), span,
                                        signed=not str(view.dtype).startswith("uint"),
-                                       witnesses=witness_values[here] if mode_now == "pattern" else None)
+                                       witnesses=witness_values[here])
         if possible[here] is not None:
             if mode_now == "monotone":   # the shape of the pattern matters, not only its count
                 raise NotConcrete("an iteration whose outcome the loaded value cannot change, in a "
@@ -3471,8 +3471,9 @@ def _iteration_choice(el: Elaborator, program: Program, st: PIf, loop, cond, cel
         group = None if mode_now == "pattern" else ("iteration", root, mode_now)
         outcome = bool(inputs.value(key, f"{view.name}[{(key[1] - offset) // esize}]", varied,
                                     group=group))
-        if mode_now == "pattern" and outcome in witness_values[here]:
-            # a witness names the cell's value, not the outcome (`0 <= idx` false: idx = -1)
+        if outcome in witness_values[here]:
+            # a witness names the cell's value, not the outcome (`0 <= idx` false: idx = -1),
+            # which the sanitizer gate launches with
             inputs.shown.setdefault(key, witness_values[here][outcome])
         return outcome
     # where z3 shows both outcomes possible in every block (the condition's other names are
@@ -3666,7 +3667,7 @@ def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True,
     if witnesses is not None:   # a value of the cell that gives each possible outcome
         for outcome, t, ok in zip((True, False), (truth, z3.Not(truth)), can):
             if ok:   # (a small one where it serves: -1 reads better than -2147483648)
-                witnesses[outcome] = next((c for c in (0, -1, 1) if sat(t, v == c)), None)
+                witnesses[outcome] = next((c for c in (0, 1, -1) if sat(t, v == c)), None)
                 if witnesses[outcome] is None:
                     query.solver.push()
                     query.add(t)
