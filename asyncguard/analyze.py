@@ -513,7 +513,7 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
                                 {"reason": msg}, path))
     for line, root in program.open_patterns:   # engine/program.py `_iteration_choice`, "pattern"
         from .checks.unsupported import UNSUPPORTED
-        from .engine.program import MAX_PATTERN_TRIPS, PATTERN_ITERATIONS
+        from .engine.inputs import MAX_PATTERN_TRIPS, PATTERN_ITERATIONS
         msg = (f"{root} decides each iteration of the loop at line {line}, and a true iteration's "
                "effect depends on which iteration it is (its branches read the loop variable or a "
                "loaded number, or a barrier lies between them), so no pattern stands for another: "

@@ -359,10 +359,13 @@ def witness_inputs(findings: list, program) -> list:
     names data-dependent inputs other than every truth value taken (what the plain runs use),
     at most MAX_WITNESS_RUNS distinct ones, one per rule first (a kernel whose findings come
     from several patterns shows each kind of failure)."""
-    out, seen, rules = [], set(), set()
+    out, seen = [], set()
     block_vars = set(program.launch.block_vars)
-    first = [f for f in findings if f.get("rule") not in rules and not rules.add(f.get("rule"))]
-    for f in first + [f for f in findings if not any(f is g for g in first)]:
+    first, rest, rules = [], [], set()
+    for f in findings:
+        (rest if f.get("rule") in rules else first).append(f)
+        rules.add(f.get("rule"))
+    for f in first + rest:
         w = f.get("witness") or {}
         pattern = w.get("inputs")
         if f.get("severity") != "error" or not isinstance(pattern, dict) or not pattern or \

@@ -35,6 +35,13 @@ import numpy as np
 
 INPUTS = "\x00inputs"   # environment key of the run's Inputs (never a TIR name)
 
+# loops whose iterations' outcomes are run pattern by pattern (engine/program.py
+# `_iteration_choice`, "pattern"): a constant length up to MAX_PATTERN_TRIPS runs every pattern
+# (2^6 = 64 runs, the search's limit); a longer or symbolic one varies only its first
+# PATTERN_ITERATIONS iterations, later ones taken, and is never proved clean (analyze.py says so)
+MAX_PATTERN_TRIPS = 6
+PATTERN_ITERATIONS = 3
+
 
 class Inputs:
     """The outcomes of one run: cells fixed by the search, the others taken (1)."""
@@ -249,8 +256,9 @@ def scope_line(searches: list, choices: list = (), closed_arms: bool = False) ->
         loops = sorted({loop for loop, _, r, _, _ in choices if r == root})
         text += (f"; {root} decides each iteration of the loop(s) at line(s) {loops} by one cell, and "
                  "what a true iteration does depends on which one it is, so each pattern of "
-                 "outcomes ran as it is (a loop longer than 6 iterations or of symbolic length: "
-                 "the patterns of its first 3, later iterations taken)")
+                 f"outcomes ran as it is (a loop longer than {MAX_PATTERN_TRIPS} iterations or of "
+                 f"symbolic length: the patterns of its first {PATTERN_ITERATIONS}, later iterations "
+                 "taken)")
     if taken:
         text += (f"; {taken} of them only guard shared accesses without synchronization and were "
                  "checked taken (skipping them removes accesses, never synchronization)")

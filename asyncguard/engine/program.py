@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .. import ir
+from .inputs import MAX_PATTERN_TRIPS, PATTERN_ITERATIONS
 from .scopes import scoped_lets
 from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, interned, per_thread
@@ -3269,13 +3270,6 @@ def _numeric_pass(el: Elaborator, program: Program) -> None:
 _FULL_BARRIER_SCOPES = ("shared", "shared.dyn")
 
 
-# loops whose iterations' outcomes are run pattern by pattern (`_iteration_choice`, "pattern"):
-# a constant length up to MAX_PATTERN_TRIPS runs every pattern (2^6 = 64 runs, the search's
-# limit); a longer or symbolic one varies only its first PATTERN_ITERATIONS iterations, later
-# ones taken, and is never proved clean (analyze.py says so)
-MAX_PATTERN_TRIPS = 6
-PATTERN_ITERATIONS = 3
-
 # the most iterations of the loops around a branch `_unrolled_conditions` writes out
 UNROLLED_CONDITIONS = 16
 
@@ -3656,24 +3650,22 @@ def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True,
         [v >= 0, v < (1 << bits), *side]
     query = Query(*bounds)   # one context, each question pushed on it
 
-    def sat(*terms) -> bool:
+    def sat(*terms):
+        """The cell's value in a model of `terms`, or None when there is none."""
         query.solver.push()
         query.add(*terms)
         try:
-            return query.check() == z3.sat
+            return query.number(v) if query.check() == z3.sat else None
         finally:
             query.solver.pop()
-    can = [sat(t) for t in (truth, z3.Not(truth))]
+    can = [sat(t) is not None for t in (truth, z3.Not(truth))]
     if witnesses is not None:   # a value of the cell that gives each possible outcome
         for outcome, t, ok in zip((True, False), (truth, z3.Not(truth)), can):
             if ok:   # (a small one where it serves: -1 reads better than -2147483648)
-                witnesses[outcome] = next((c for c in (0, 1, -1) if sat(t, v == c)), None)
+                witnesses[outcome] = next((c for c in (0, 1, -1) if sat(t, v == c) is not None),
+                                          None)
                 if witnesses[outcome] is None:
-                    query.solver.push()
-                    query.add(t)
-                    query.check()
-                    witnesses[outcome] = query.number(v)
-                    query.solver.pop()
+                    witnesses[outcome] = sat(t)
     if all(can):
         return None
     if not any(can):
