@@ -16,6 +16,7 @@ FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
 PERSISTENT = FIELD / "gemm__example_gemm_persistent__matmul_persistent__sm_90a.tir"
 GEMV = FIELD / "dequantize_gemm__example_dequant_gemv_fp16xint4__dequantize_gemv__sm_80.tir"
 KDA = FIELD / "kda__chunk_intra_token_parallel__tilelang_chunk_kda_fwd_intra_token_parallel__sm_80.tir"
+SIMT = FIELD.parent / "unseen_tvm" / "simt_gemm_f32_ragged_s3_async.tir"
 SPARSE = FIELD / "blocksparse_attention__example_tilelang_block_sparse_attn__blocksparse_flashattn__sm_90a.tir"
 
 # the barrier after KDA's `for d in range(bx % 16 + 1)` loop: without it, thread 0's last stores
@@ -226,3 +227,15 @@ def test_one_first_store_for_two_loops_is_not_a_trip_count():
     text = TILES + "    while tile[0] < 20:\n        S[tx] = X_1[tx]\n        tile[0] = tile[0] + 8\n"
     ba = BlockAlike(elaborate(parse(text).functions[0]))
     assert not ba.runs_as({"blockIdx.x": 1}, {"blockIdx.x": 0})
+
+
+def test_thread_masks_do_not_stop_the_proof():
+    # TVM's SIMT GEMM guards its loads with `blockIdx_x * 16 + T.bitwise_and(threadIdx_x, 15) < 125`:
+    # blocks 0..6 of x run alike, block 7 (rows 112..127, 125 of them real) does not; likewise
+    # blockIdx_y 15 against `blockIdx_y * 8 + T.shift_right(..., 1) < 125`
+    ba = BlockAlike(_program(SIMT))
+    assert not ba.deciding.reason
+    assert ba.runs_as({"blockIdx.x": 1, "blockIdx.y": 0}, {"blockIdx.x": 0, "blockIdx.y": 0})
+    assert ba.runs_as({"blockIdx.x": 4, "blockIdx.y": 8}, {"blockIdx.x": 0, "blockIdx.y": 0})
+    assert not ba.runs_as({"blockIdx.x": 7, "blockIdx.y": 0}, {"blockIdx.x": 0, "blockIdx.y": 0})
+    assert not ba.runs_as({"blockIdx.x": 0, "blockIdx.y": 15}, {"blockIdx.x": 0, "blockIdx.y": 0})

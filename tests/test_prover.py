@@ -25,6 +25,33 @@ def test_floor_semantics_and_parity_periods():
     assert periodic.prove_equal_under_shift([neg], "k", 4, {}, (-100, 100)).status == "proved"
 
 
+@pytest.mark.parametrize("text, python", [
+    ("T.bitwise_and(x, 15)", lambda x: x & 15),
+    ("T.bitwise_and(x, 1)", lambda x: x & 1),
+    ("T.bitwise_xor(x, 7)", lambda x: x ^ 7),
+    ("T.truncmod(x, 3)", lambda x: x - 3 * int(x / 3)),
+    ("T.truncdiv(x, 4)", lambda x: int(x / 4)),
+])
+def test_low_bit_masks_and_truncated_division_are_encoded_exactly(text, python):
+    # z3 agrees with two's-complement / C semantics at every value, negative ones included
+    import z3
+    from asyncguard.prover.encode import encode
+    x = z3.Int("x")
+    term, side = encode(expr(text), {"x": x})
+    for v in range(-40, 41):
+        solver = z3.Solver()
+        solver.add(*side, x == v)
+        assert solver.check() == z3.sat
+        assert solver.model().eval(term).as_long() == python(v), (text, v)
+
+
+def test_a_mask_and_a_truncated_modulus_give_the_period():
+    # `T.truncmod(k + 2, 3)` repeats every 3 iterations; `T.bitwise_and(k, 3)` every 4
+    assert periodic.prove_equal_under_shift([expr("T.truncmod(k + 2, 3) * 2048")], "k", 3, {}, (0, 100)).status == "proved"
+    assert periodic.prove_equal_under_shift([expr("T.bitwise_and(k, 3)")], "k", 4, {}, (0, 100)).status == "proved"
+    assert periodic.prove_equal_under_shift([expr("T.bitwise_and(k, 3)")], "k", 2, {}, (0, 100)).status == "refuted"
+
+
 def test_unencodable_term_is_unknown_not_proved():
     e = expr("k * k % 3")
     assert periodic.prove_equal_under_shift([expr("k % tx")], "k", 2, {"tx": (1, 8)}, (0, 9)).status == "unknown"

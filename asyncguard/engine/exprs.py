@@ -608,6 +608,15 @@ def shared_index_exprs(node, views, out: list) -> None:
 MAX_PERIOD = 512
 
 
+def _mask_period(mask) -> int:
+    """The period in its other operand of `& mask` or `^ mask`: 2**j for a low-bit mask 2**j - 1,
+    else 2 (a guess the proofs check: period_of only proposes)."""
+    if isinstance(mask, ir.Const) and isinstance(mask.value, int) and mask.value > 0 and \
+            mask.value & (mask.value + 1) == 0:
+        return mask.value + 1
+    return 2
+
+
 def period_of(exprs, var, limit: int = MAX_PERIOD) -> int:
     """lcm of the divisors, moduli and bit widths that act on terms mentioning `var` (a name or a
     set of names); 0 past `limit`."""
@@ -621,13 +630,14 @@ def period_of(exprs, var, limit: int = MAX_PERIOD) -> int:
                     and e.right.value > 0 and names & free_names(e.left):
                 p = math.lcm(p, e.right.value)
             if e.op in ("&", "^") and names & free_names(e.left):
-                p = math.lcm(p, 2)
+                p = math.lcm(p, _mask_period(e.right))
             stack += [e.left, e.right]
         elif isinstance(e, ir.Call):
-            if e.name in ("T.floordiv", "T.floormod") and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
+            if e.name in ("T.floordiv", "T.floormod", "T.truncdiv", "T.truncmod") and len(e.args) == 2 \
+                    and isinstance(e.args[1], ir.Const):
                 p = math.lcm(p, int(e.args[1].value))
             if e.name in ("T.bitwise_xor", "T.bitwise_and") and len(e.args) == 2:
-                p = math.lcm(p, 2)
+                p = math.lcm(p, _mask_period(e.args[1]))
             if e.name == "T.shift_right" and len(e.args) == 2 and isinstance(e.args[1], ir.Const):
                 p = math.lcm(p, 2 ** int(e.args[1].value))
             stack += list(e.args)

@@ -82,10 +82,12 @@ class Encoder:
             return self.floordiv(a, 2 ** self._const(right))
         if op == "<<":
             return a * 2 ** self._const(right)
-        if op == "&" and self._const(right) == 1:
-            return a - 2 * self.floordiv(a, 2)
-        if op == "^" and self._const(right) == 1:
-            return a + 1 - 2 * (a - 2 * self.floordiv(a, 2))
+        if op in ("&", "^") and _low_mask(self._const(right)):
+            # a low-bit mask 2**j - 1 keeps (&) or flips (^) a's residue mod 2**j, in two's
+            # complement for negative `a` as well (-3 & 15 == 13 == -3 % 16)
+            m = self._const(right) + 1
+            r = a - m * self.floordiv(a, m)
+            return r if op == "&" else a - r + (m - 1 - r)
         cmp = {"<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b,
                "==": lambda: a == b, "!=": lambda: a != b,
                "and": lambda: z3.And(a, b), "or": lambda: z3.Or(a, b)}
@@ -99,6 +101,13 @@ class Encoder:
                "T.bitwise_and": "&", "T.bitwise_xor": "^"}
         if name in two and len(args) == 2:
             return self.binop(two[name], self.expr(args[0]), self.expr(args[1]), args[1])
+        if name in ("T.truncdiv", "T.truncmod") and len(args) == 2:
+            # C's / and % (toward zero): the floor forms of |a|, with a's sign
+            a, c = self.expr(args[0]), self._const(args[1])
+            if c <= 0:
+                raise Unencodable(f"{name} by {c}")
+            q = z3.If(a >= 0, self.floordiv(a, c), -self.floordiv(-a, c))
+            return q if name == "T.truncdiv" else a - c * q
         if name in ("T.int32", "T.int64", "T.uint32", "T.bool", "T.likely") and len(args) == 1:
             return self.expr(args[0])
         if name == "T.Cast" and len(args) == 2:
@@ -114,6 +123,11 @@ class Encoder:
         if name == "T.ceildiv" and len(args) == 2:
             return -self.floordiv(-self.expr(args[0]), self._const(args[1]))
         raise Unencodable(f"call {name or '?'}")
+
+
+def _low_mask(c: int) -> bool:
+    """Whether `c` is 2**j - 1 for some j >= 1."""
+    return c > 0 and c & (c + 1) == 0
 
 
 def encode(e, env: dict):
