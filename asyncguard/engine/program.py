@@ -41,6 +41,11 @@ REGISTER_DTYPES = {"int8": (-2**7, 2**7), "int16": (-2**15, 2**15), "int32": (-2
                    "int64": (-2**63, 2**63), "uint8": (0, 2**8), "uint16": (0, 2**16),
                    "uint32": (0, 2**32), "uint64": (0, 2**64), "bool": (0, 2)}
 MAX_REGISTER_ELEMS = 8
+# A larger integer register is evaluated only when it holds a block mask: every store to it a
+# truth-cast vector copy from global memory (`m[i * 16:i * 16 + 16] = T.Cast("int8x16",
+# T.Cast("boolx16", M[...]))`: TileLang's block-sparse attention over 128 key blocks). Other
+# large ones (a sparse GEMM's metadata fragment loaded from shared memory) hold data.
+MAX_MASK_REGISTER_ELEMS = 256
 
 
 def register_key(region: str, k: int) -> str:
@@ -611,9 +616,33 @@ class Elaborator:
             return None
         esize = dtype_bytes(r.elem_dtype) or 1
         n = r.nbytes // esize
-        if n > MAX_REGISTER_ELEMS or view.dtype != r.elem_dtype or view.byte_offset % esize:
+        if n > MAX_REGISTER_ELEMS and not (n <= MAX_MASK_REGISTER_ELEMS and r.name in self._mask_registers()) \
+                or view.dtype != r.elem_dtype or view.byte_offset % esize:
             return None
         return r.name, view.byte_offset // esize, n, REGISTER_DTYPES[r.elem_dtype]
+
+    def _mask_registers(self) -> set:
+        """Regions of local buffers every store to which is a truth-cast vector copy of a slice
+        of a buffer outside registers (MAX_MASK_REGISTER_ELEMS)."""
+        if self.__dict__.get("_masks") is not None:
+            return self._masks
+        good: dict = {}
+        for st in ir.nodes(self.func.body):
+            if not isinstance(st, ir.Assign) or not isinstance(st.target, ir.Subscript):
+                continue
+            view = self.view_of(st.target.value)
+            if view is None or view.region is None or view.region.scope not in REGISTER_SCOPES:
+                continue
+            src, truth = st.value, False
+            while isinstance(src, ir.Call) and src.name == "T.Cast" and len(src.args) == 2:
+                truth = truth or str(self.literal(src.args[0]) or "").startswith("bool")
+                src = src.args[1]
+            g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
+            ok = truth and g is not None and (g.region is None or g.region.scope not in REGISTER_SCOPES) and \
+                len(st.target.indices) == 1 and isinstance(st.target.indices[0], ir.Slice)
+            good[view.region.name] = good.get(view.region.name, True) and ok
+        self._masks = {name for name, ok in good.items() if ok}
+        return self._masks
 
     def _register_index(self, reg, sub: ir.Subscript):
         """fn(env) -> element index (from the region's element 0) of a 1-element subscript."""
@@ -655,24 +684,36 @@ class Elaborator:
             # parameter counts as truth-valued when every load of it is such a copy (elaborate)
             truth = True
             self.truth_copies.setdefault(root, []).append(src)
-        if isinstance(lo, int) and isinstance(hi, int) and truth and gsl is not None and \
-                gsl.lo is not None and 0 <= lo < hi <= size - first:
+        # the slice's start: a constant, or (a copy in an unrolled loop, `m[i * 16:i * 16 + 16]`,
+        # TileLang's block mask of more than 16 blocks) an expression of width-many elements
+        width = hi - lo if isinstance(lo, int) and isinstance(hi, int) else \
+            _fixed_width(sl) if sl is not None and sl.lo is not None else None
+        if isinstance(lo, int) and not 0 <= lo < lo + (width or 0) <= size - first:
+            width = None
+        if width and truth and gsl is not None and gsl.lo is not None:
             start = self.compile(gsl.lo)
+            at = (lambda env, lo=lo: lo) if isinstance(lo, int) else self.compile(sl.lo)
             self.input_sites.append((root, (gsl.lo,), (1,), g.byte_offset, g.elem_size))
             length = self.compile(ir.BinOp("-", gsl.hi, gsl.lo)) if gsl.hi is not None else None
             out = []
-            for j in range(hi - lo):
+            for j in range(width):
                 # both outcomes matter unless every read of the register is the whole condition
                 # of an access-only branch (decided once the kernel is elaborated)
                 cell = self._input_cell(g, root, lambda env, j=j: start(env) + j, src.span,
                                         both=lambda region=region: region in self.register_both)
 
-                def value(env, cell=cell, n=hi - lo):
+                def value(env, cell=cell, n=width):
                     if length is None or length(env) != n:
                         raise NotConcrete("vector load and register slice of different lengths", span)
                     return int(bool(cell(env)))
-                out.append(PStore(region, lambda env, k=first + lo + j: k, value, size, bounds, span,
-                                  (None, val)))
+
+                def element(env, j=j):
+                    k = at(env)
+                    if not isinstance(k, (int, np.integer)) or not 0 <= k <= size - first - width:
+                        raise NotConcrete("a register slice outside its register, or not the same "
+                                          "for every thread", span)
+                    return first + int(k) + j
+                out.append(PStore(region, element, value, size, bounds, span, (None, val)))
             return out
 
         def unknown(env):
