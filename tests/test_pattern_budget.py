@@ -42,3 +42,26 @@ def test_after_a_search_stops_short_the_bugs_of_first_patterns_are_still_found()
     # (without that cap, 1,127 patterns in all)
     runs = re.search(r"only the first (\d+) outcome patterns", " ".join(report.kernels[0].scope))
     assert runs is not None and int(runs.group(1)) < 400, runs
+
+
+def _drive(search, cells: int, outcome):
+    """Run `search` on a fake kernel that meets `cells` cells, every one with both outcomes
+    mattering, and records `outcome(values)` for each run."""
+    seen = []
+    for inputs in search:
+        values = tuple(inputs.value(("M", k), f"M[{k}]", both=True) for k in range(cells))
+        seen.append(outcome(values))
+    return seen
+
+
+def test_the_all_false_pattern_runs_second_and_only_once():
+    from asyncguard.engine.inputs import ALL_FALSE_EARLY, InputSearch
+    n = ALL_FALSE_EARLY + 2
+    # a budget of 10 runs: depth-first alone reaches all-false only at run n + 1
+    runs = _drive(InputSearch(limit=10), n, lambda v: v)
+    assert runs[0] == (1,) * n and runs[1] == (0,) * n
+    full = _drive(InputSearch(limit=1 << 12), n, lambda v: v)
+    assert len(full) == 2 ** n and len(set(full)) == 2 ** n   # every pattern, none twice
+    # below the threshold the order is the plain depth-first one
+    few = _drive(InputSearch(limit=1 << 12), ALL_FALSE_EARLY - 1, lambda v: v)
+    assert few[1] == (0,) + (1,) * (ALL_FALSE_EARLY - 2)

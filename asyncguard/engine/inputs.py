@@ -31,6 +31,8 @@ iterations disjoint (z3).
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 INPUTS = "\x00inputs"   # environment key of the run's Inputs (never a TIR name)
@@ -104,6 +106,25 @@ class Inputs:
             self.names.setdefault(cell, text)
         return self.numbers[cell]
 
+    def same_run(self, chosen: dict) -> bool:
+        """Whether a run from the fixed outcomes `chosen` runs as this finished one: the cells
+        it met take the same values in the same order (a forced one forced again), so the run,
+        deterministic, is this one."""
+        for c in self.order:
+            v = self.fixed.get(c, 1)
+            if c in self.forced:
+                if c in chosen and chosen[c] != v:
+                    return False
+            elif chosen.get(c, 1) != v:
+                return False
+        return True
+
+    def counted_only(self) -> bool:
+        """Every cell where both outcomes matter belongs to a count loop searched by count (not
+        "monotone"): a false cell ends its group, so the first alternative is its count 0."""
+        return all(c in self.groups and not (isinstance(self.groups[c], tuple) and self.groups[c][-1] == "monotone")
+                   for c in self.both)
+
     def alternatives(self) -> list:
         """The patterns this run opens: for each new cell where both outcomes matter, the same
         outcomes for the cells met before it and the other outcome for it."""
@@ -129,6 +150,11 @@ class Inputs:
         out.update({self.names[c]: int(v) for c, v in self.shown.items() if c in self.names})
         out.update({self.names[c]: int(v) for c, v in self.numbers.items() if c in self.names})
         return out
+
+
+# the searched cells from which the all-false pattern runs second (InputSearch): with fewer, the
+# whole search fits the pattern budget (2**6 = MAX_INPUT_PATTERNS) and finds it in its turn
+ALL_FALSE_EARLY = 6
 
 
 class InputSearch:
@@ -163,12 +189,20 @@ class InputSearch:
     def __iter__(self):
         for numbers in self.numbers:
             todo = [{}]
+            all_false, early = None, None   # the all-false pattern run second, and its run
             while todo:
                 if self.runs >= self.limit and (self.runs >= self.more_runs or
                                                 self.spent >= self.more_steps):
                     self.truncated = True
                     return
-                inputs = Inputs(todo.pop(), numbers)
+                chosen = todo.pop()
+                if early is not None and early.same_run(chosen):
+                    # the depth-first order's own all-false run: made already; what it opens, opened
+                    twin = copy.copy(early)
+                    twin.fixed = dict(chosen, **{c: early.fixed[c] for c in early.forced if c in early.fixed})
+                    todo.extend(reversed(twin.alternatives()))
+                    continue
+                inputs = Inputs(chosen, numbers)
                 inputs.sized = self.sized
                 yield inputs
                 self.runs += 1
@@ -177,7 +211,17 @@ class InputSearch:
                 self.counted.update(inputs.groups)
                 self.tied |= inputs.tied
                 self.numeric |= set(numbers) & set(inputs.names)
+                if chosen is all_false:
+                    early = inputs   # (what it opens is opened when its twin comes up)
+                    continue
                 todo.extend(reversed(inputs.alternatives()))
+                if not chosen and len(inputs.both) >= ALL_FALSE_EARLY and not inputs.counted_only():
+                    # second, every searched cell of the first run false (an empty mask row, no
+                    # selected block: where found-bugs entries 6, 7 and 19 lie); the depth-first
+                    # order reaches it last, past the budget of a long row (a count loop's second
+                    # run is its count 0 already)
+                    all_false = {c: 0 for c in inputs.order if c in inputs.both}
+                    todo.append(all_false)
 
 
 def shared_mask_line(region: str, roots: list, lines: list) -> str:
