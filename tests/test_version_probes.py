@@ -19,6 +19,7 @@ record with `python corpus/expect_unseen.py --dir DIR [--skip-timed-out]`):
   on main than a35008a4), lowered by 0.1.15.
 - corpus/unseen_passcfg2 (sessions 38-39): the examples under five more user pass configs (the aggressive
   shared-memory merge, no elect.sync, no loop unswitching, no wgmma, cp.async), lowered by 0.1.15.
+- corpus/unseen_large (session 42): the examples at production sizes (8192^3 GEMMs, 8K-32K sequences).
 
 Cheap in CI: kernels whose recorded check took more than FAST_S seconds are marked slow."""
 from pathlib import Path
@@ -41,6 +42,7 @@ PROBES = {
     "unseen_tests_sm100": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 200, True),
     "unseen_upstream": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 15, True),
     "unseen_passcfg2": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 80, True),
+    "unseen_large": ("a35008a42531c62b976ae4cec3855d4383db0f3c", 35, True),
 }
 CORPORA = {name: PinnedCorpus(ROOT / name) for name in PROBES}
 
