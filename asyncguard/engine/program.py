@@ -633,16 +633,21 @@ class Elaborator:
             view = self.view_of(st.target.value)
             if view is None or view.region is None or view.region.scope not in REGISTER_SCOPES:
                 continue
-            src, truth = st.value, False
-            while isinstance(src, ir.Call) and src.name == "T.Cast" and len(src.args) == 2:
-                truth = truth or str(self.literal(src.args[0]) or "").startswith("bool")
-                src = src.args[1]
+            src, truth = self._uncast(st.value)
             g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
             ok = truth and g is not None and (g.region is None or g.region.scope not in REGISTER_SCOPES) and \
                 len(st.target.indices) == 1 and isinstance(st.target.indices[0], ir.Slice)
             good[view.region.name] = good.get(view.region.name, True) and ok
         self._masks = {name for name, ok in good.items() if ok}
         return self._masks
+
+    def _uncast(self, e) -> tuple:
+        """(`e` under its `T.Cast`s, whether one of them casts to a bool type: a truth value)."""
+        truth = False
+        while isinstance(e, ir.Call) and e.name == "T.Cast" and len(e.args) == 2:
+            truth = truth or str(self.literal(e.args[0]) or "").startswith("bool")
+            e = e.args[1]
+        return e, truth
 
     def _register_index(self, reg, sub: ir.Subscript):
         """fn(env) -> element index (from the region's element 0) of a 1-element subscript."""
@@ -669,10 +674,7 @@ class Elaborator:
         sl = tgt.indices[0] if len(tgt.indices) == 1 and isinstance(tgt.indices[0], ir.Slice) else None
         lo = self.literal(sl.lo) if sl is not None and sl.lo is not None else None
         hi = self.literal(sl.hi) if sl is not None and sl.hi is not None else None
-        src, truth = val, False
-        while isinstance(src, ir.Call) and src.name == "T.Cast" and len(src.args) == 2:
-            truth = truth or str(self.literal(src.args[0]) or "").startswith("bool")
-            src = src.args[1]
+        src, truth = self._uncast(val)
         g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
         root = self.roots.get(g.name) if g is not None else None
         gsl = src.indices[0] if root is not None and len(src.indices) == 1 and \
