@@ -115,6 +115,59 @@ LARGE = {
     "aws/gemm.py": [
         V("ws_m8192n8192k8192", "main(kernel='gemm_ws', M=8192, N=8192, K=8192)", archs=S100),
     ],
+    # second batch (same session): long sequences for the chunked linear-attention kernels, the
+    # sparse and paged decodes, sm_100a attention, the block-scaled and fp8 x fp4 GEMMs
+    "flash_attention_sm100/mha_fwd_bshd.py": [
+        V("ss_s8192_h32_d128_causal", "flashattn(1, 32, 8192, 128, True, block_M=128, block_N=128, variant='ss')",
+          archs=S100),
+        V("wasp_s8192_h32_d128_s3_causal", "flashattn_wasp(1, 32, 8192, 128, True, num_stages=3)", archs=S100),
+    ],
+    "flash_attention_sm100/gqa_fwd_bshd.py": [
+        V("g8_ts_s8192_h32_d128_noncausal", "flashattn(1, 32, 8192, 128, False, groups=8, block_M=128, block_N=128, "
+          "variant='ts')", archs=S100),
+    ],
+    "gdn/example_chunk_delta_h.py": [
+        V("s16384_h16_dk128_dv128_bdv64_s2_t256",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 16384, 16, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, "
+          "T.float32, 64, True, True, True, True, block_DK=64, block_DV=64, threads=256, num_stages=2)"),
+    ],
+    "gdn/example_chunk_o.py": [
+        V("s16384_h16_dk128_dv128_b64_s2_t128",
+          "tilelang_chunk_fwd_o(1, 16384, 16, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, 64, 0.088, True, "
+          "block_S=64, block_DK=64, block_DV=64, threads=128, num_stages=2)"),
+    ],
+    "kda/chunk_delta_h_fwd.py": [
+        V("s16384_h16_dk128_dv128_bdv64_s2_t256",
+          "tilelang_chunk_gated_delta_rule_fwd_h(1, 16384, 16, 128, 128, T.bfloat16, T.bfloat16, T.float32, T.float32, "
+          "T.float32, 64, True, True, True, True, block_DK=64, block_DV=64, threads=256, num_stages=2)"),
+    ],
+    "linear_attention/example_retention_fwd.py": [
+        V("b1_s8192_h32_d128", "chunk_retention_fwd_kernel(1, 8192, 32, 128, 128)"),
+    ],
+    "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_mask.py": [
+        V("b16_h32_hkv8_d128_kv32768_n64_h64_s2_t128", "flashattn(16, 32, 8, 32768, 128, 64, 64, 2, 128)"),
+    ],
+    "blocksparse_attention/example_tilelang_sparse_gqa_decode_varlen_indice.py": [
+        V("b16_h32_hkv8_d128_kv32768_n64_h64_s2_t128", "flashattn(16, 32, 8, 32768, 128, 64, 64, 2, 128)"),
+    ],
+    "flash_decoding/example_gqa_decode_varlen_logits.py": [
+        V("b8_h32_k8_d128_q1024_kv32768_n128_s2_sink",
+          "flashattn(8, 32, 8, 1024, 32768, 128, True, block_N=128, block_H=64, num_split=1, num_stages=2, threads=128)"),
+    ],
+    "attention_sink/example_mha_sink_fwd_bhsd.py": [
+        V("q8192kv8192_d128_w4096_b128x128_s2_t256",
+          "flashattn(1, 32, 8192, 8192, 128, 4096, block_M=128, block_N=128, num_stages=2, threads=256)"),
+    ],
+    "seer_attention/block_sparse_attn_tilelang.py": [
+        V("s8192_d128_ds128_noncausal", "blocksparse_flashattn(1, 32, 8192, 8192, 128, 128, False)"),
+    ],
+    "deepseek_v4/fp8_fp4_gemm_1d1d_sm100.py": [
+        V("m8192n8192k8192", "fp8_fp4_gemm_1d1d_persistent(8192, 8192, 8192, T.bfloat16)", archs=S100),
+    ],
+    "gemm_streamk/example_tilelang_gemm_streamk.py": [
+        V("s3_t128_m8192", "main()", patch=[("        2,\n        64,\n    )", "        3,\n        128,\n    )", 1),
+                                            ("m = 256\nn = 1024\nk = 512\n", "m = 8192\nn = 8192\nk = 8192\n", 1)]),
+    ],
 }
 
 

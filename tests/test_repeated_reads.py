@@ -45,8 +45,10 @@ def test_same_findings_with_and_without_the_shortcut(name, monkeypatch):
     assert full[2] == 0
     if name.startswith("simt_gemm"):
         # its `k_1, i_2, j_2` loops read each A element for every j_2 and each B element for
-        # every i_2: 7 of 8 reads repeat
-        assert short[2] > 100_000
+        # every i_2: 7 of 8 reads repeat (about 39,000 skipped since its thread masks stopped
+        # stopping the block-alike proof and the k_0 loop's skip: 4 of 16 blocks run, 6 of 30
+        # k_0 iterations each; over 100,000 before)
+        assert short[2] > 30_000
 
 
 def test_a_write_between_two_repeats_is_still_a_race(monkeypatch):
