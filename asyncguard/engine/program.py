@@ -622,10 +622,29 @@ class Elaborator:
         return r.name, view.byte_offset // esize, n, REGISTER_DTYPES[r.elem_dtype]
 
     def _mask_registers(self) -> set:
-        """Regions of local buffers every store to which is a truth-cast vector copy of a slice
-        of a buffer outside registers (MAX_MASK_REGISTER_ELEMS)."""
-        if self.__dict__.get("_masks") is not None:
-            return self._masks
+        """Regions of local buffers every store to which is a vector copy of a slice of a buffer
+        outside registers, truth-cast, or plain with every read of the register a truth test
+        (SeerAttention's `m[i * 16:i * 16 + 16] = BlockSparseMask[...]`, `_read_as_truth`)
+        (MAX_MASK_REGISTER_ELEMS). Asked again when more views were declared since."""
+        cached = self.__dict__.get("_masks")
+        if cached is not None and cached[0] == len(self.views):
+            return cached[1]
+        good: dict = {}
+        for st in ir.nodes(self.func.body):
+            if not isinstance(st, ir.Assign) or not isinstance(st.target, ir.Subscript):
+                continue
+            view = self.view_of(st.target.value)
+            if view is None or view.region is None or view.region.scope not in REGISTER_SCOPES:
+                continue
+            src, truth = self._uncast(st.value)
+            g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
+            ok = g is not None and (g.region is None or g.region.scope not in REGISTER_SCOPES) and \
+                len(st.target.indices) == 1 and isinstance(st.target.indices[0], ir.Slice) and \
+                (truth or src is st.value and g.dtype == view.dtype and self._read_as_truth(view.region.name))
+            good[view.region.name] = good.get(view.region.name, True) and ok
+        masks = {name for name, ok in good.items() if ok}
+        self._masks = (len(self.views), masks)
+        return masks
         good: dict = {}
         for st in ir.nodes(self.func.body):
             if not isinstance(st, ir.Assign) or not isinstance(st.target, ir.Subscript):
@@ -727,8 +746,8 @@ class Elaborator:
         """Every read of register `region` in the kernel is a truth test: `T.Cast(t, r[k]) != 0`
         or `== 0`, `r[k] != 0`, `T.Cast("bool", r[k])`, or the bare condition of a branch; its
         only writes are slice stores (the copies themselves)."""
-        names = {n for n, v in self.views.items() if self.register_of(v) is not None and
-                 self.register_of(v)[0] == region}
+        # every view of the region (not `register_of`, which asks `_mask_registers`, which asks this)
+        names = {n for n, v in self.views.items() if v.region is not None and v.region.name == region}
         ok = True
 
         def is_reg(x) -> bool:
