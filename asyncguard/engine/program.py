@@ -645,20 +645,6 @@ class Elaborator:
         masks = {name for name, ok in good.items() if ok}
         self._masks = (len(self.views), masks)
         return masks
-        good: dict = {}
-        for st in ir.nodes(self.func.body):
-            if not isinstance(st, ir.Assign) or not isinstance(st.target, ir.Subscript):
-                continue
-            view = self.view_of(st.target.value)
-            if view is None or view.region is None or view.region.scope not in REGISTER_SCOPES:
-                continue
-            src, truth = self._uncast(st.value)
-            g = self.view_of(src.value) if isinstance(src, ir.Subscript) else None
-            ok = truth and g is not None and (g.region is None or g.region.scope not in REGISTER_SCOPES) and \
-                len(st.target.indices) == 1 and isinstance(st.target.indices[0], ir.Slice)
-            good[view.region.name] = good.get(view.region.name, True) and ok
-        self._masks = {name for name, ok in good.items() if ok}
-        return self._masks
 
     def _uncast(self, e) -> tuple:
         """(`e` under its `T.Cast`s, whether one of them casts to a bool type: a truth value)."""
