@@ -42,9 +42,10 @@ REGISTER_DTYPES = {"int8": (-2**7, 2**7), "int16": (-2**15, 2**15), "int32": (-2
                    "uint32": (0, 2**32), "uint64": (0, 2**64), "bool": (0, 2)}
 MAX_REGISTER_ELEMS = 8
 # A larger integer register is evaluated only when it holds a block mask: every store to it a
-# truth-cast vector copy from global memory (`m[i * 16:i * 16 + 16] = T.Cast("int8x16",
-# T.Cast("boolx16", M[...]))`: TileLang's block-sparse attention over 128 key blocks). Other
-# large ones (a sparse GEMM's metadata fragment loaded from shared memory) hold data.
+# vector copy from global memory, truth-cast (`m[i * 16:i * 16 + 16] = T.Cast("int8x16",
+# T.Cast("boolx16", M[...]))`: TileLang's block-sparse attention over 128 key blocks) or plain and
+# read only as truth (SeerAttention), `Elaborator._mask_registers`. Other large ones (a sparse
+# GEMM's metadata fragment loaded from shared memory) hold data.
 MAX_MASK_REGISTER_ELEMS = 256
 
 
