@@ -608,11 +608,15 @@ def shared_index_exprs(node, views, out: list) -> None:
 MAX_PERIOD = 512
 
 
+def low_mask(c) -> bool:
+    """Whether `c` is an integer 2**j - 1 for some j >= 1 (`x & c` keeps x mod 2**j)."""
+    return isinstance(c, int) and not isinstance(c, bool) and c > 0 and c & (c + 1) == 0
+
+
 def _mask_period(mask) -> int:
     """The period in its other operand of `& mask` or `^ mask`: 2**j for a low-bit mask 2**j - 1,
     else 2 (a guess the proofs check: period_of only proposes)."""
-    if isinstance(mask, ir.Const) and isinstance(mask.value, int) and mask.value > 0 and \
-            mask.value & (mask.value + 1) == 0:
+    if isinstance(mask, ir.Const) and low_mask(mask.value):
         return mask.value + 1
     return 2
 

@@ -744,9 +744,7 @@ class Elaborator:
             return isinstance(x, ir.Const) and x.value == 0
 
         def bare(x):
-            while isinstance(x, ir.Call) and x.name == "T.Cast" and len(x.args) == 2:
-                x = x.args[1]
-            return x
+            return self._uncast(x)[0]
 
         def look(x):
             nonlocal ok

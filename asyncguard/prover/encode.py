@@ -6,6 +6,7 @@ from __future__ import annotations
 import z3
 
 from .. import ir
+from ..engine.exprs import low_mask
 
 
 class Unencodable(Exception):
@@ -82,7 +83,7 @@ class Encoder:
             return self.floordiv(a, 2 ** self._const(right))
         if op == "<<":
             return a * 2 ** self._const(right)
-        if op in ("&", "^") and _low_mask(self._const(right)):
+        if op in ("&", "^") and low_mask(self._const(right)):
             # a low-bit mask 2**j - 1 keeps (&) or flips (^) a's residue mod 2**j, in two's
             # complement for negative `a` as well (-3 & 15 == 13 == -3 % 16)
             m = self._const(right) + 1
@@ -123,11 +124,6 @@ class Encoder:
         if name == "T.ceildiv" and len(args) == 2:
             return -self.floordiv(-self.expr(args[0]), self._const(args[1]))
         raise Unencodable(f"call {name or '?'}")
-
-
-def _low_mask(c: int) -> bool:
-    """Whether `c` is 2**j - 1 for some j >= 1."""
-    return c > 0 and c & (c + 1) == 0
 
 
 def encode(e, env: dict):
