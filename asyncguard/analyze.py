@@ -418,9 +418,12 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
                     if line not in scope and not any(n.span == a.span for n in result.notes):
                         scope.append(line)
                 found = at_race if machine.stopped_at_race else \
-                    checks.run_all(result, path, kernel=kernel, strict=limits.strict)
-                if result.control_lost:   # paths were skipped: what follows may be an artifact,
-                    # except what the launch's own allocations decide
+                    checks.run_all(result.prefix() if result.halted_exact else result, path,
+                                   kernel=kernel, strict=limits.strict)
+                if result.control_lost and not result.halted_exact:
+                    # paths were skipped: what follows may be an artifact, except what the
+                    # launch's own allocations decide (a run stopped at hardware data with
+                    # nothing skipped before keeps what its prefix decides: RunResult.prefix)
                     found = [f for f in found if f.rule.kind == "unsupported" or f.rule.code in LAUNCH_RULES]
                 found = _taken_arm_reads(found, program, path, result.blind_arms)
                 for f in found:

@@ -41,12 +41,40 @@ def line_of(text: str, needle: str) -> int:
 # ---------------------------------------------------------------- the corpus kernels
 def test_field_clc_gemm_is_unknown_at_the_cancel_response_branch():
     # TileLang's persistent 2-CTA GEMM leaves its tile loop when the response says no cluster
-    # was cancelled: a loop whose trip count the hardware decides, which no run enumerates
+    # was cancelled: a loop whose trip count the hardware decides, which no run enumerates. Each
+    # role (producer, MMA, scheduler, epilogue) stops at its own test of the response
     verdict, found, report = outcome(FIELD_CLC)
     assert verdict == "unknown"
-    assert found == {("AG001", 139)}
-    (note,) = report.findings
-    assert "cluster launch control response" in note.message and "line 135: T.clc_is_canceled" in note.message
+    assert found == {("AG001", 79), ("AG001", 102), ("AG001", 139), ("AG001", 148)}
+    assert all("cluster launch control response" in f.message and "line 135: T.clc_is_canceled"
+               in f.message for f in report.findings)
+
+
+MMA_LOADED_WAIT = ("T.mbarrier_wait_parity(loaded_1[(work_iter * 128 + k) % 6], "
+                   "T.bitwise_and((work_iter * 64 + k // 2) // 3, 1))")
+MMA_READ = "T.ptx_tcgen05_mma_ss("
+TMEM_FULL_WAIT = ("T.mbarrier_wait_parity(tmem_full_1[T.bitwise_and(work_iter, 1)], "
+                  "T.bitwise_and(work_iter // 2, 1))")
+
+
+@pytest.mark.parametrize("name, old, new, rule, needle", [
+    # the MMA warp reads the stage before the TMA load's phase completes
+    ("drop the MMA's wait for the load", MMA_LOADED_WAIT, "T.evaluate(0)", "AG401", MMA_READ),
+    # the epilogue's first wait returns at once on the fresh barrier: it reads the accumulator
+    # the MMA is still writing
+    ("flip the epilogue's parity", TMEM_FULL_WAIT,
+     TMEM_FULL_WAIT.replace("T.bitwise_and(work_iter // 2, 1))", "T.bitwise_xor(T.bitwise_and(work_iter // 2, 1), 1))"),
+     "AG103", MMA_READ),
+])
+def test_field_clc_gemm_variants_are_found_before_the_first_response(name, old, new, rule, needle):
+    # the runs stop at the response branches, but what ran before them (every role's first
+    # tile) is a prefix of a real execution: its races are the kernel's (RunResult.prefix)
+    text = edit(FIELD_CLC, old, new)
+    verdict, found, _ = outcome(text)
+    assert verdict == "buggy", name
+    assert (rule, line_of(text, needle)) in found
+    # nothing that rests on how a run ends: it did not end there
+    assert not {code for code, _ in found} & {"AG408", "AG413", "AG411", "AG104", "AG301", "AG430", "AG431"}
 
 
 def test_unseen_query_on_sm90a_is_unknown_naming_the_target():

@@ -71,6 +71,9 @@ MAX_MACHINE_THREADS = 2048
 # shared memory (at most 228 KiB) holds fewer than 32,768; a kernel declaring more (a corrupted
 # or mistyped extent) is not run, rather than exhausting the memory of the checking machine
 MAX_MBARRIERS = 1 << 15
+# mbarrier problems (state/mbarrier.py MbarProblem kinds) a run decides only at its end: a lapped
+# waiter's hang, and a cp.async arrive no completing arrival follows
+END_DECIDED_MBAR = frozenset(("lapped", "increment-unordered"))
 
 
 # ---------------------------------------------------------------- results the checks read
@@ -113,7 +116,11 @@ class RunResult:
     # outside a matched loop (Machine._maybe_jump); only such a skip makes outcomes disagree
     loose: set = field(default_factory=set)
     control_lost: bool = False   # a branch or loop bound could not be evaluated: paths were skipped
-    halted: bool = False   # hardware data (a CLC response) decided control: the run stopped there
+    # the run stopped at an undefined operation (`trapped`): no thread runs on
+    halted: bool = False
+    # every control lost was a thread stopped at hardware data (a CLC response decided a branch:
+    # Machine._lose_control): what ran is a prefix of a real execution (RunResult.prefix)
+    halted_exact: bool = False
     # the run stopped at an operation the PTX ISA leaves undefined (a warp whose lanes name
     # different named barriers, engine/state/barriers.py): why, for the scope line
     trapped: str | None = None
@@ -148,6 +155,16 @@ class RunResult:
         skip is loose is known when it is taken, and the machine asks again then.)"""
         taken = self.skip_outcomes(leave_out, skipping)
         return any(taken) and not all(taken) and any(s.line not in leave_out for s in self.loose)
+
+    def prefix(self) -> "RunResult":
+        """The facts of a run stopped at hardware data (`halted_exact`) that its prefix decides:
+        races, proxy and tcgen05 fence problems, and the mbarrier problems found when an
+        operation ran. Those that rest on how the run ended (operations pending at exit, hangs,
+        barriers never completed, reads no write reached, cluster peers, a lapped waiter that
+        never wakes, an increment no arrival follows) are left out: the run did not end there."""
+        return dataclasses.replace(
+            self, pending=[], stuck=[], barrier_problems=[], unwritten_reads=[], cluster_exits=[],
+            cluster_starts=[], mbar_problems=[p for p in self.mbar_problems if p.kind not in END_DECIDED_MBAR])
 
     def mixed(self) -> bool:
         """The run is not the kernel's: its skips disagreed (analyze.py runs it again without
@@ -469,8 +486,7 @@ class Machine:
                         raise NotConcrete("loop bounds differ between threads")
                 except NotConcrete as err:
                     self.note(f"loop bounds: {err.reason}", s.span)
-                    self.result.control_lost = True
-                    self._halt(err)
+                    self._lose_control(task, err)
                     continue
                 if n > 0:
                     self._enter_loop(task, s, int(start), int(n))
@@ -658,6 +674,7 @@ class Machine:
     # the other) and the state never repeats. The order of the threads' steps is free (the race
     # check follows happens-before, not the schedule); this only picks one.
     QUIESCING = "quiescing"
+    HALTED = "halted"   # a task stopped at hardware data (Machine._lose_control): it never runs again
 
     def _quiesce_first(self, task: _Task, f: _Frame) -> bool:
         """Whether `task`, at the end of `f`'s iteration, should first let every other task run
@@ -988,12 +1005,18 @@ class Machine:
                     self._throw_away()
                 return
 
-    def _halt(self, err: NotConcrete) -> None:
-        """Control decided by hardware data (a cluster launch control response, models/clc.py):
-        every path after it is an artifact (control_lost keeps only unsupported findings), so the
-        run ends here instead of running the kernel's persistent loop to its bound."""
-        if isinstance(err, HardwareData):
-            self.result.halted = True
+    def _lose_control(self, task: _Task, err: NotConcrete) -> None:
+        """A branch or loop the engine cannot decide: paths are skipped (control_lost keeps only
+        unsupported findings). Decided by hardware data (a cluster launch control response,
+        models/clc.py), every path after it is an artifact, so the task stops there (a thread
+        delayed for ever) instead of running the kernel's persistent loop to its bound, and the
+        others run on until they finish, block or stop the same way. While every loss is such a
+        stop, what ran is a prefix of a real execution (`halted_exact`, RunResult.prefix)."""
+        hardware = isinstance(err, HardwareData)
+        self.result.halted_exact = hardware and (self.result.halted_exact or not self.result.control_lost)
+        self.result.control_lost = True
+        if hardware:
+            task.state = self.HALTED
 
     def _branch(self, task: _Task, s: PIf) -> None:
         try:
@@ -1012,8 +1035,7 @@ class Machine:
                 task.frames.append(_Frame(s.then))
                 return
             self.note(f"branch condition: {err.reason}", s.span)
-            self.result.control_lost = True
-            self._halt(err)
+            self._lose_control(task, err)
             return
         if not isinstance(c, np.ndarray):
             body = s.then if c else s.other
@@ -1054,8 +1076,7 @@ class Machine:
             c = s.cond(task.env)
         except NotConcrete as err:
             self.note(f"while loop condition: {err.reason}", s.span)
-            self.result.control_lost = True
-            self._halt(err)
+            self._lose_control(task, err)
             if again:
                 f.idx = len(f.body)   # leave the loop: the path after it is no longer definite
             return
