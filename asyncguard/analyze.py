@@ -8,7 +8,7 @@ import numpy as np
 
 from . import checks
 from .diagnostics import Finding, verdict
-from .engine.inputs import (CELL_LENGTH_ASSUMPTION, register_copy_line, shared_mask_line, FOLD_TRIPS_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
+from .engine.inputs import (CELL_LENGTH_ASSUMPTION, MAX_INPUT_PATTERNS, register_copy_line, shared_mask_line, FOLD_TRIPS_ASSUMPTION, INPUTS, LENGTH_ASSUMPTION, InputSearch, numbers_enumerated,
                             scope_line)
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
@@ -448,6 +448,11 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
     closed = program.closed_arms
     if scope_line(searches, program.iteration_choices, closed):
         scope.append(scope_line(searches, program.iteration_choices, closed))
+    for sym, (root, lines, n) in program.count_sizes.items():   # engine/program.py `_count_sizes`
+        scope.append(f"{sym}: how many of the {n} cells of {root} the loops at lines {lines} read are "
+                     "true; a pattern with that many true cells runs like the one with its true cells "
+                     "first, and so like those loops cut to that many iterations with every cell true "
+                     "(a false iteration does nothing): the size line's runs cover every pattern")
     for fact in program.assumed_facts:   # engine/program.py `_pinned_by_assume`
         if fact not in scope:
             scope.append(fact)
@@ -685,7 +690,6 @@ def _cell_of(key_fn, env):
         return None
 
 
-MAX_INPUT_PATTERNS = 64   # data-dependent outcome patterns run per (size, block)
 # ... and more, up to MORE_INPUT_PATTERNS, while the runs of every (size, block) of the kernel
 # together stay under INPUT_PATTERN_STEPS statement instances of 128 threads (a step count, the
 # same on every machine): a pipelined block-sparse GEMM's 256 patterns of ~160 instances, not a

@@ -43,6 +43,10 @@ INPUTS = "\x00inputs"   # environment key of the run's Inputs (never a TIR name)
 # PATTERN_ITERATIONS iterations, later ones taken, and is never proved clean (analyze.py says so)
 MAX_PATTERN_TRIPS = 6
 PATTERN_ITERATIONS = 3
+# data-dependent outcome patterns run per (size, block) before the search says it stopped short
+# (analyze.py); a count loop of constant trip count n needs n + 1, so one with more has its count
+# run as a symbolic size instead (engine/program.py `_count_sizes`)
+MAX_INPUT_PATTERNS = 64
 
 
 class Inputs:

@@ -280,6 +280,9 @@ class Program:
     # truth-valued inputs whose every load is the whole condition of a loop iteration that does
     # nothing when it is false (_count_loops): root -> (loop lines, iterations), for the scope line
     count_roots: dict = field(default_factory=dict)
+    # symbolic counts of count roots past the search's limit (`_count_sizes`): symbol -> (root,
+    # the loops' lines, their constant trip count)
+    count_sizes: dict = field(default_factory=dict)
     # count roots whose loops' trip count is a derived size d (prover.behaviours._tied_count_roots):
     # run with every cell true, the runs at smaller d standing for fewer true cells; set by the
     # size plan (analyze), read by the loads (one set, shared with the elaborator's closures)
@@ -2503,6 +2506,7 @@ def elaborate(func: ir.Function) -> Program:
     _drop_dead_registers(el, program)
     _numeric_pass(el, program)
     _count_loops(el, program, func)
+    _count_sizes(el, program)
     _read_taken_guards(el, program)
     _entry_constants(program.body, el.escaped_registers)
     program.escaped_registers = frozenset(el.escaped_registers)
@@ -5224,6 +5228,49 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
             sorted({lp.span.line for lp, _, _ in sites}), expr_text(loop0.src[1]))
         if ranged:
             el.count_ranges |= {id(sub) for _, subs, _ in sites for sub in subs}
+
+
+def _count_sizes(el: Elaborator, program: Program) -> None:
+    """A count root (`_count_loops`) whose loops run a constant n iterations with n + 1 > the
+    input search's pattern limit: its count becomes a symbolic size `count(...)`, 0 <= count <=
+    n, the loops' trip count, with every cell read true (a tied root). A run with c true cells
+    runs as its true cells first (the count search's argument: a false iteration does nothing and
+    the loop variable decides nothing the machine evaluates), so as the loops with c iterations
+    of true cells, and every loop of the root meets the same cells in the same order: one size
+    stands for all of them. The size plan (prover/sizes.py) then proves every count from a few
+    runs, as it does a dynamic K's trip counts, instead of the search running n + 1 counts."""
+    from .inputs import MAX_INPUT_PATTERNS
+    for root, (lines, _) in list(program.count_roots.items()):
+        loops = [st for st in statements(program.body) if isinstance(st, PLoop) and st.span.line in lines]
+        n = el.literal(loops[0].src[1]) if loops and len(loops[0].src) == 2 else None
+        if not isinstance(n, int) or isinstance(n, bool) or n + 1 <= MAX_INPUT_PATTERNS or \
+                any(lp.src != loops[0].src for lp in loops):
+            continue
+        sym = f"count({root} at line {lines[0]})"
+        for lp in loops:
+            lp.extent = el.compile(ir.Var(sym))
+            lp.src = (lp.src[0], ir.Var(sym))
+            body = []
+            for st in lp.body:   # each guard as every run reads it, the cell true
+                sub = _guarding_load(st.src)
+                bare = sub is None or _without_load(st.src, sub) == ir.Const(True)
+                if bare:
+                    # the cell alone: every run takes the branch, so its statements are the
+                    # iteration's own (a counter stepped there steps once per iteration for
+                    # engine/accelerate.py), as prover.behaviours._tied_count_roots reads them
+                    body.extend(st.then)
+                    continue
+                st.src = _without_load(st.src, sub)
+                st.names = frozenset(free_names(st.src))
+                body.append(st)
+            lp.body = tuple(body)
+        program.symbols.append(sym)
+        program.control_names.add(sym)
+        program.size_assumptions += [ir.BinOp(">=", ir.Var(sym), ir.Const(0)),
+                                     ir.BinOp("<=", ir.Var(sym), ir.Const(n))]
+        program.size_lowest[sym] = 0
+        program.tied_roots.add(root)
+        program.count_sizes[sym] = (root, lines, n)
 
 
 def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):

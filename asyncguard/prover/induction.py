@@ -158,6 +158,17 @@ def tail_for(shift: int, loops: int, short: bool = False) -> int:
     return shift // 2 + 1 if short else shift + 1
 
 
+def _upper_bound(a, sym: str) -> bool:
+    """`a` is `sym <= C` (or `C >= sym`) for a constant C."""
+    if not isinstance(a, ir.BinOp):
+        return False
+    if a.op == "<=":
+        return a.left == ir.Var(sym) and isinstance(a.right, ir.Const)
+    if a.op == ">=":
+        return a.right == ir.Var(sym) and isinstance(a.left, ir.Const)
+    return False
+
+
 def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
           short: bool = False) -> Induction:
     """`geometry`: loop line -> (shift, warm, tail), as the engine will use them (default_geometry
@@ -247,8 +258,11 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
             cand, moved = S * c * mult, S * mult
             shifted = [_substitute(t, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand))) for t in trips]
             pairs = [(a, ir.BinOp("+", t, ir.Const(moved))) for a, t in zip(shifted, trips)]
-            # the step must also keep every assumption as it is (K valid <=> K + dK valid)
-            pairs += [(a, _substitute(a, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand)))) for a in assumptions]
+            # the step must also keep every assumption as it is (K valid <=> K + dK valid), but
+            # for an upper bound `K <= C`: the runs of larger K reduce to smaller ones, never the
+            # reverse, and K + dK <= C gives K <= C (a count of true cells, a sliding window)
+            pairs += [(a, _substitute(a, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand)))) for a in assumptions
+                      if not _upper_bound(a, sym)]
             if _check_forall_equal(pairs, env, [K >= 1]) == "proved":
                 dk = cand
                 break
