@@ -13,7 +13,8 @@ from .engine.inputs import (CELL_LENGTH_ASSUMPTION, MAX_INPUT_PATTERNS, register
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
 from .engine.exprs import free_names
-from .engine.program import elaborate
+from .engine.program import CLC_CUT_MARGIN, elaborate
+from .models.clc import CANCELLED
 from .engine.scopes import scoped_lets, source_names
 from .checks.resources import LAUNCH_RULES, KernelContext
 from .parse import parse
@@ -453,6 +454,12 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
                      "true; a pattern with that many true cells runs like the one with its true cells "
                      "first, and so like those loops cut to that many iterations with every cell true "
                      "(a false iteration does nothing): the size line's runs cover every pattern")
+    if program.clc_loops:   # engine/program.py `_clc_sizes`
+        scope.append(f"{CANCELLED}: how many clusters this cluster's cluster launch control requests "
+                     "cancel before the first that does not (the response to request k says "
+                     f"cancelled when k < {CANCELLED}); the tile loops at lines {program.clc_loops}, "
+                     f"which leave on a response, were cut to {CANCELLED} + {CLC_CUT_MARGIN} "
+                     "iterations (a run that reaches the cut stops there and says so: AG001)")
     for fact in program.assumed_facts:   # engine/program.py `_pinned_by_assume`
         if fact not in scope:
             scope.append(fact)

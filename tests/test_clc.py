@@ -39,15 +39,39 @@ def line_of(text: str, needle: str) -> int:
 
 
 # ---------------------------------------------------------------- the corpus kernels
-def test_field_clc_gemm_is_unknown_at_the_cancel_response_branch():
-    # TileLang's persistent 2-CTA GEMM leaves its tile loop when the response says no cluster
-    # was cancelled: a loop whose trip count the hardware decides, which no run enumerates. Each
-    # role (producer, MMA, scheduler, epilogue) stops at its own test of the response
+def test_field_clc_gemm_runs_its_tiles_and_finds_the_leader_arrive_races():
+    # TileLang's persistent 2-CTA GEMM leaves its tile loops when a response says no cluster was
+    # cancelled: the count of cancelled clusters is a size (program.py `_clc_sizes`), run for
+    # 0..4. Each consumer warp reads `schedule_valid` / `schedule_tile_id` with all 32 lanes, but
+    # only lane 0 arrives on `schedule_finished`: lanes are not ordered without __syncwarp, so the
+    # scheduler's next store races lanes 1..31's reads (AG201), which can be lapped (AG410)
     verdict, found, report = outcome(FIELD_CLC)
-    assert verdict == "unknown"
-    assert found == {("AG001", 79), ("AG001", 102), ("AG001", 139), ("AG001", 148)}
-    assert all("cluster launch control response" in f.message and "line 135: T.clc_is_canceled"
-               in f.message for f in report.findings)
+    assert verdict == "buggy"
+    assert found == {("AG201", 135), ("AG201", 136), ("AG410", 78), ("AG410", 101), ("AG410", 147)}
+    race = next(f for f in report.findings if (f.rule.code, f.line) == ("AG201", 135))
+    assert "schedule_valid_1" in race.message and "thread 64 at line 135" in race.message
+    assert "thread 1 at line 79" in race.message
+    text = "\n".join(line for k in report.kernels for line in k.scope)
+    assert "checked for cancelled(clc) in {0, 1, 2, 3, 4}" in text
+    assert "cancelled(clc): how many clusters" in text
+
+
+def test_field_clc_gemm_with_syncwarp_keeps_only_the_peer_cta_race():
+    # a __syncwarp before each leader's arrive orders the lanes' reads: CTA 0's findings go. CTA
+    # 1's scheduler thread waits only for its response's complete-tx (CTA 0's multicast), which
+    # carries the bytes, not CTA 0's history (docs/model.md "Cluster launch control"), so its next
+    # stores stay unordered with CTA 1's readers (threads 256.., scheduler 320)
+    lines = FIELD_CLC.split("\n")
+    fixed = []
+    for i, line in enumerate(lines):
+        if line.strip() in ("if tx == 0:", "if tx == 32:", "if tx % 32 == 0:") and \
+                "schedule_finished" in lines[i + 1]:
+            fixed.append(line[: len(line) - len(line.lstrip())] + "T.sync_warp()")
+        fixed.append(line)
+    verdict, found, report = outcome("\n".join(fixed))
+    assert verdict == "buggy"
+    assert found == {("AG201", 137), ("AG201", 138), ("AG410", 78), ("AG410", 149)}
+    assert all("CTA 1" in f.message or "thread 256" in f.message for f in report.findings)
 
 
 MMA_LOADED_WAIT = ("T.mbarrier_wait_parity(loaded_1[(work_iter * 128 + k) % 6], "
@@ -66,14 +90,26 @@ TMEM_FULL_WAIT = ("T.mbarrier_wait_parity(tmem_full_1[T.bitwise_and(work_iter, 1
      TMEM_FULL_WAIT.replace("T.bitwise_and(work_iter // 2, 1))", "T.bitwise_xor(T.bitwise_and(work_iter // 2, 1), 1))"),
      "AG103", MMA_READ),
 ])
-def test_field_clc_gemm_variants_are_found_before_the_first_response(name, old, new, rule, needle):
-    # the runs stop at the response branches, but what ran before them (every role's first
-    # tile) is a prefix of a real execution: its races are the kernel's (RunResult.prefix)
+def test_field_clc_gemm_variants_are_found(name, old, new, rule, needle):
     text = edit(FIELD_CLC, old, new)
     verdict, found, _ = outcome(text)
     assert verdict == "buggy", name
     assert (rule, line_of(text, needle)) in found
-    # nothing that rests on how a run ends: it did not end there
+
+
+def test_a_response_no_model_numbers_stops_its_thread_and_keeps_the_prefix():
+    # the non-multicast request in a 2-CTA cluster: CTA 0 asks for itself alone, a sequence of
+    # its own that the size does not number, so each role stops at its response branch (a thread
+    # delayed for ever) and the others run on; what ran is a prefix of a real execution, so its
+    # races are the kernel's (RunResult.prefix), and nothing that rests on how runs end is said
+    single = FIELD_CLC.replace("T.clc_try_cancel_multicast(", "T.clc_try_cancel(")
+    verdict, found, _ = outcome(single)
+    assert verdict == "unknown"
+    assert found == {("AG001", 79), ("AG001", 102), ("AG001", 139), ("AG001", 148)}
+    text = edit(single, MMA_LOADED_WAIT, "T.evaluate(0)")
+    verdict, found, _ = outcome(text)
+    assert verdict == "buggy"
+    assert ("AG401", line_of(text, MMA_READ)) in found
     assert not {code for code, _ in found} & {"AG408", "AG413", "AG411", "AG104", "AG301", "AG430", "AG431"}
 
 
@@ -231,3 +267,70 @@ def test_field_clc_gemm_every_lane_releasing_still_races_in_cta_1():
     assert ("AG201", store) in found
     race = next(f for f in report.findings if (f.rule.code, f.line) == ("AG201", store))
     assert "smem bytes 999424" in race.message   # CTA 1's copy (byte 212992 + the CTA stride 786432)
+
+
+# ---------------------------------------------------------------- a persistent loop of one CTA
+PERSISTENT = '''# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main_kernel(Out: T.handle("int32", "global")):
+        T.func_attr({"calling_conv": 2, "dyn_shared_memory_buf": 16, "target": T.target({"arch": "sm_100a", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}), "thread_extent": {"blockIdx.x": 4, "threadIdx.x": 128, "threadIdx.y": 1, "threadIdx.z": 1}, "tirx.is_global_func": T.bool(True), "tirx.noalias": True})
+        Out_1 = T.decl_buffer((8192,), "int32", data=Out)
+        bx = T.launch_thread("blockIdx.x", 4)
+        result = T.alloc_buffer((4,), "uint32", scope="shared.dyn")
+        valid = T.alloc_buffer((1,), "int32", scope="shared")
+        arrived = T.alloc_buffer((1,), "uint64", scope="shared.barrier")
+        tx = T.launch_thread("threadIdx.x", 128)
+        ty = T.launch_thread("threadIdx.y", 1)
+        tz = T.launch_thread("threadIdx.z", 1)
+        if tx == 0:
+            T.ptx_init_barrier_thread_count(arrived[0], 1)
+        T.ptx_fence_barrier_init()
+        T.tvm_storage_sync("shared")
+        for it in T.unroll(16):
+            if tx == 0:
+                T.ptx_arrive_barrier_expect_tx(arrived[0], 16)
+                T.clc_try_cancel(T.tvm_access_ptr(T.type_annotation("uint32"), result.data, 0, 4, 2), T.tvm_access_ptr(T.type_annotation("uint64"), arrived.data, 0, 1, 3))
+            T.mbarrier_wait_parity(arrived[0], it % 2)
+            if tx == 0:
+                valid[0] = T.clc_is_canceled(T.tvm_access_ptr(T.type_annotation("uint32"), result.data, 0, 4, 1))
+            T.tvm_storage_sync("shared")
+            if valid[0] == 0:
+                T.break_loop()
+            Out_1[bx * 2048 + it * 128 + tx] = it
+            T.tvm_storage_sync("shared")
+'''
+LEAVE = "            if valid[0] == 0:\n"
+
+
+def test_a_persistent_loop_is_checked_for_each_count_of_cancelled_clusters():
+    verdict, found, report = outcome(PERSISTENT)
+    assert verdict == "clean", found
+    text = "\n".join(line for k in report.kernels for line in k.scope)
+    assert "checked for cancelled(clc) in {0, 1, 2, 3, 4}" in text
+    assert f"tile loops at lines [{line_of(PERSISTENT, 'for it in T.unroll(16):')}]" in text
+
+
+def test_a_persistent_loop_missing_its_second_barrier_races_at_the_next_response():
+    # without the barrier after the test, thread 0 stores the next response's value while other
+    # threads may still read the last one (found with one cancelled cluster: two responses)
+    text = PERSISTENT.replace("            Out_1[bx * 2048 + it * 128 + tx] = it\n            T.tvm_storage_sync(\"shared\")\n",
+                              "            Out_1[bx * 2048 + it * 128 + tx] = it\n")
+    verdict, found, report = outcome(text)
+    assert verdict == "buggy"
+    assert ("AG201", line_of(text, "valid[0] = T.clc_is_canceled")) in found
+    assert all(f.witness.get("sizes", {}).get("cancelled(clc)", 0) >= 1 for f in report.findings if f.rule.code == "AG201")
+
+
+def test_a_loop_that_runs_out_of_its_cut_stops_and_says_so():
+    # the response is tested but the test never leaves (no thread has tx >= 1000): the loop runs
+    # to the cut, where the kernel's own loop would go on, so the run stops there (AG001)
+    text = edit(PERSISTENT, LEAVE, "            if valid[0] == 0 and tx >= 1000:\n")
+    verdict, found, report = outcome(text)
+    assert verdict == "unknown"
+    line = line_of(text, "for it in T.unroll(16):")
+    assert ("AG001", line) in found
+    assert any("cut to" in f.message for f in report.findings if f.line == line)

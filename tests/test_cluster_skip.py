@@ -151,15 +151,15 @@ def test_an_or_with_zero_is_the_value_in_the_periodicity_proof():
 def test_the_clc_gemm_skips_its_k_loops():
     # the epilogue's work loop (`for work_iter in T.unroll(...)`, reading the column above) is
     # proved periodic (period 4), so no loop's plan fails beside the skipping K loops and the
-    # block is not run again without skipping. The field kernel itself now stops where the
-    # cluster launch control response decides its loop's exit (tests/test_clc.py), before its
-    # first K loop: the kernel with those exits removed and 3 tiles keeps the full K loops
+    # block is not run again without skipping. The field kernel itself runs its tiles for each
+    # count of cancelled clusters (tests/test_clc.py), and its K loops skip there too
     report = check_text(without_exits(CLC_2CTA, tiles=3, k=128))
     outcomes = loop_outcomes(report)
     assert outcomes and all("skipped, proved periodic with period 12" in line for line in outcomes), outcomes
     field = check_text(CLC_2CTA)
-    assert field.verdict == "unknown"
-    assert any(f.rule.code == "AG001" and "cluster launch control" in f.message for f in field.findings)
+    outcomes = loop_outcomes(field)
+    assert outcomes and all("periods skipped in the sizes' runs, proved periodic with period 12" in line
+                            for line in outcomes), outcomes
 
 
 def test_a_mixed_run_with_settling_plans_runs_again_with_the_usual_geometry(monkeypatch):

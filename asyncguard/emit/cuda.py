@@ -31,7 +31,7 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..engine.program import (RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
+from ..engine.program import (LOOP_BREAKS, RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
                               _register_range_truth, _scan_globals, truth_from_copies)
 from ..engine.scopes import SHADOW_MARK, scoped_lets
 from ..models import NotModelled
@@ -1007,8 +1007,8 @@ class _Emitter:
         if name == "ptx_commit_group":
             self.out("ag_cp_commit();")
             return
-        if name == "loop_break":   # the skeleton's loops nest as the kernel's: the same loop ends
-            self.out(f"break;  // line {span.line}: T.loop_break")
+        if name in LOOP_BREAKS:   # the skeleton's loops nest as the kernel's: the same loop ends
+            self.out(f"break;  // line {span.line}: T.{name}")
             return
         if name == "ptx_wait_group":
             # TVM's codegen prints wait_group(0) as `cp.async.wait_group 0`, TileLang's as wait_all

@@ -28,6 +28,7 @@ import numpy as np
 from .. import ir
 from ..events import Access, LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled, interned
+from ..models.clc import CLC_STATE, ClcState
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
 from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_lines, loop_synchronizes, register_key,
@@ -349,9 +350,11 @@ class Machine:
         self.tasks = []
         self.quiescing = []   # tasks waiting at a compared boundary (_quiesce_first), resumed last first
         self.tiles_decided = {}   # trips -> frames of role loops over tiles that decided (_tile_peers)
+        clc = ClcState()   # the run's cluster launch control responses, shared by its CTAs
         for rank in range(self.p.launch.cluster_size):   # one task per CTA of the cluster
             env = self.p.launch.base_env(self.block, rank)
             env.update(self.sizes)
+            env[CLC_STATE] = clc
             mask = np.zeros(self.T, dtype=bool)
             mask[self.cluster.threads_of(rank)] = True
             self.tasks.append(_Task(mask, [_Frame(self.p.body)], env, rank))
@@ -445,6 +448,14 @@ class Machine:
                     task.env[f.loop.var] = f.start + f.it
                     continue
                 frames.pop()
+                if f.loop is not None and f.loop.cut is not None and f.n < f.loop.cut:
+                    # a loop cut short for a size (program.py `_clc_sizes`) ran out: the kernel's
+                    # own loop would have gone on
+                    self.note(f"the loop at line {f.loop.span.line} ran all {f.n} iterations it was "
+                              f"cut to (of {f.loop.cut}) without leaving on a cluster launch control "
+                              "response", f.loop.span)
+                    self._lose_control(task, HardwareData("cut loop", f.loop.span))
+                    continue
                 if f.join is not None and not f.join.broken:
                     self._arrive_join(task, f.join)
                     continue

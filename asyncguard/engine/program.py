@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -20,10 +21,10 @@ from ..events import Access, AccessKind
 from ..models import OPS, PURE, VALUE_OPS, NotModelled, interned, per_thread
 from ..models import cp_async as cp_async_model
 from ..models.atomics import SHARED_ATOMICS, shared_atomic, shared_destination, shared_source, source_read
-from ..models.clc import QUERIES as CLC_QUERIES
+from ..models.clc import CANCELLED, CLC_STATE, QUERIES as CLC_QUERIES, response_address as clc_response_address
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
-from ..models.launch import THREAD_INDEX_CALLS, Launch, shuffle_elect, thread_index
+from ..models.launch import CLUSTER_RANK, THREAD_INDEX_CALLS, Launch, shuffle_elect, thread_index
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
 from ..models.warp_vote import warp_vote
@@ -92,6 +93,9 @@ class PLoop:
     # register cells the statements just before the loop set to a constant, nothing between
     # changing them ({(region, element): value}, `_entry_constants`): a counter's first value
     entry: dict = field(default_factory=dict)
+    # the trip count the kernel wrote, where `_clc_sizes` cut the loop to a size (a run that
+    # reaches the cut is stopped, engine/machine.py)
+    cut: int | None = None
 
 
 @dataclass
@@ -227,11 +231,15 @@ def loop_synchronizes(loop: PLoop) -> bool:
     return loop.syncs
 
 
+# the op names a `break` elaborates to (models/control.py)
+LOOP_BREAKS = ("loop_break", "break_loop")
+
+
 def breaks_out(body) -> bool:
     """Whether a `T.loop_break` in `body` (outside the loops nested in it) may end the loop
     whose body it is before its last iteration."""
     for s in body:
-        if isinstance(s, POp) and s.name == "loop_break":
+        if isinstance(s, POp) and s.name in LOOP_BREAKS:
             return True
         if isinstance(s, PIf) and not isinstance(s, PWhile) and (breaks_out(s.then) or breaks_out(s.other)):
             return True
@@ -283,6 +291,10 @@ class Program:
     # symbolic counts of count roots past the search's limit (`_count_sizes`): symbol -> (root,
     # the loops' lines, their constant trip count)
     count_sizes: dict = field(default_factory=dict)
+    # lines of the tile loops cut to the CANCELLED size (`_clc_sizes`), for the scope line
+    clc_loops: list = field(default_factory=list)
+    # sizes no induction can cover -> why (prover/sizes.py plan_one runs no probe for them)
+    no_induction: dict = field(default_factory=dict)
     # count roots whose loops' trip count is a derived size d (prover.behaviours._tied_count_roots):
     # run with every cell true, the runs at smaller d standing for fewer true cells; set by the
     # size plan (analyze), read by the loads (one set, shared with the elaborator's closures)
@@ -382,6 +394,21 @@ def _clc_value(what: str, span):
 
     def value(env):
         raise HardwareData(reason, span)
+    return value
+
+
+def _clc_cancelled(address, span):
+    """fn(env): `T.clc_is_canceled`'s value. The response at `address` (models/clc.py
+    response_address) answers request k of the run (ClcState.slots), and says "cancelled"
+    exactly when k < the size CANCELLED, the number of clusters this cluster's requests cancel
+    (`_clc_sizes`). Without that size, or a numbered request there, it is hardware data."""
+    def value(env):
+        state, c, lo = env.get(CLC_STATE), env.get(CANCELLED), address(env)
+        k = state.slots.get((int(env.get(CLUSTER_RANK, 0)), lo)) if state is not None and lo is not None else None
+        if c is None or k is None or isinstance(c, np.ndarray):
+            raise HardwareData("T.clc_is_canceled: whether the hardware cancelled a cluster is data "
+                               "that is not enumerated", span)
+        return int(k < int(c))
     return value
 
 
@@ -930,8 +957,7 @@ class Elaborator:
         if reg is None:
             held = self._clc_held(view)
             if held is not None:
-                return _clc_value(f"{expr_text(sub)} holds a cluster launch control response "
-                                  f"({held})", sub.span)
+                return self._clc_cell_load(sub, view, held)
             return self._input_load(sub)
         index = self._register_index(reg, sub)
         if index is None:
@@ -957,6 +983,8 @@ class Elaborator:
     def _call_hook(self, call: ir.Call):
         if call.name in RANGE_TRUTHS:
             return self._range_truth(call)
+        if call.name == "T.clc_is_canceled" and len(call.args) == 1:
+            return _clc_cancelled(clc_response_address(self, call), call.span)
         if call.name in CLC_QUERIES:
             return _clc_value(f"{call.name} at line {call.span.line} is a cluster launch control "
                               "response", call.span)
@@ -992,6 +1020,60 @@ class Elaborator:
             except NotModelled as err:   # a value, not a statement: reported where it is used
                 raise NotConcrete(str(err), call.span) from None
         return value
+
+    def _clc_cell_key(self, sub: ir.Subscript, view):
+        """fn(env) -> (rank, region, byte) of the element `sub` names in a CLC-held shared view
+        (None where the index is not one value for the task's threads)."""
+        index = self.compile(sub.indices[0]) if len(sub.indices) == 1 and \
+            not isinstance(sub.indices[0], ir.Slice) else None
+        esize = view.elem_size
+
+        def key(env):
+            if index is None:
+                return None
+            k = index(env)
+            if isinstance(k, np.ndarray):
+                ks = np.unique(k)
+                if ks.size != 1:
+                    return None
+                k = ks[0]
+            return int(env.get(CLUSTER_RANK, 0)), view.region.name, view.byte_offset + int(k) * esize
+        return key
+
+    def _clc_cell_load(self, sub: ir.Subscript, view, held: str):
+        """A load of a shared word every store to which is a CLC query's value: the value the
+        task's CTA stored there last in this run (models/clc.py ClcState). The race checks order
+        that store before the load, or report them; with none stored (or a store the engine
+        could not compute: which cluster was cancelled) the value is hardware data."""
+        key, span = self._clc_cell_key(sub, view), sub.span
+        what = f"{expr_text(sub)} holds a cluster launch control response ({held})"
+        unknown = _clc_value(what, span)
+
+        def load(env):
+            state, k = env.get(CLC_STATE), key(env)
+            v = state.cells.get(k) if state is not None and k is not None else None
+            return unknown(env) if v is None else v
+        return load
+
+    def _clc_store(self, tgt: ir.Subscript, val, acc: POp) -> POp:
+        """`acc`, the store of a CLC query's value into a CLC-held shared word, also recording the
+        value for the loads of its CTA (`_clc_cell_load`)."""
+        view = self.view_of(tgt.value)
+        key, value, inner = self._clc_cell_key(tgt, view), self.compile(val), acc.run
+
+        def run(env, tids):
+            state, k = env.get(CLC_STATE), key(env)
+            if state is not None and k is not None:
+                try:
+                    v = value(env)
+                    if isinstance(v, np.ndarray):
+                        vs = np.unique(per_thread(v, tids))
+                        v = int(vs[0]) if vs.size == 1 else None
+                except NotConcrete:
+                    v = None   # which cluster: not computed, and no later load computes it
+                state.cells[k] = None if v is None else int(v)
+            return inner(env, tids)
+        return dataclasses.replace(acc, run=run)
 
     def _clc_held(self, view) -> str | None:
         """Where the value of a shared view comes from when every write through the views at its
@@ -1959,6 +2041,8 @@ class Elaborator:
                     if part is not None:
                         self._expr_effects(part, out)
             acc = self._subscript_access(tgt, AccessKind.WRITE, s.span, value=val)
+            if isinstance(acc, POp) and self._clc_held(self.view_of(tgt.value)) is not None:
+                acc = self._clc_store(tgt, val, acc)
             if acc is not None:
                 out.append(acc)
             return out
@@ -2507,6 +2591,7 @@ def elaborate(func: ir.Function) -> Program:
     _numeric_pass(el, program)
     _count_loops(el, program, func)
     _count_sizes(el, program)
+    _clc_sizes(el, program)
     _read_taken_guards(el, program)
     _entry_constants(program.body, el.escaped_registers)
     program.escaped_registers = frozenset(el.escaped_registers)
@@ -5271,6 +5356,52 @@ def _count_sizes(el: Elaborator, program: Program) -> None:
         program.size_lowest[sym] = 0
         program.tied_roots.add(root)
         program.count_sizes[sym] = (root, lines, n)
+
+
+# iterations a tile loop that leaves on a cluster launch control response may run past the
+# number of cancelled clusters (`_clc_sizes`): the scheduler leaves at iteration c, a consumer
+# that reads the response one iteration later at c + 1; a run that reaches the cut is stopped.
+# With no induction over c (its exits read shared memory, which z3 does not), the size plan runs
+# the trip counts up to its 12 (prover/sizes.py plan_one's max_trips): c = 0..4, five tiles,
+# which cover the double-buffered accumulator's period (2 tiles) and its parities' (4)
+CLC_CUT_MARGIN = 8
+
+
+def _clc_sizes(el: Elaborator, program: Program) -> None:
+    """A persistent kernel that leaves its tile loops on a cluster launch control response
+    (`if schedule_valid[0] == 0: T.loop_break()`): how many clusters the cluster's requests
+    cancel before the first that does not is the symbolic size CANCELLED, c >= 0, and the k-th
+    response says "cancelled" exactly when k < c (`_clc_cancelled`). Each such loop of constant
+    trip count n runs at most min(n, c + CLC_CUT_MARGIN) iterations, so a run is as long as its
+    tiles and the size plan (prover/sizes.py) runs c = 0, 1, 2, ...; a loop that runs out of its
+    cut without leaving stops its run (engine/machine.py), so the cut never changes a run."""
+    def decides(e) -> bool:
+        return any(isinstance(x, ir.Call) and x.name in CLC_QUERIES or
+                   isinstance(x, ir.Subscript) and el._clc_held(el.view_of(x.value)) is not None
+                   for x in ir.nodes(e)) if e is not None else False
+
+    def leaves(body) -> bool:   # a break on a response, outside the loops nested in `body`
+        return any(isinstance(st, PIf) and (decides(st.src) and breaks_out((st,)) or
+                                            leaves(st.then) or leaves(st.other))
+                   for st in body if not isinstance(st, PLoop))
+    loops = [st for st in statements(program.body) if isinstance(st, PLoop) and st.relevant and leaves(st.body)]
+    sizes = [el.literal(lp.src[1]) if len(lp.src) == 2 else None for lp in loops]
+    if not loops or any(not isinstance(n, int) or isinstance(n, bool) for n in sizes):
+        return
+    for lp, n in zip(loops, sizes):
+        cut = ir.Call(ir.Attr(ir.Var("T"), "min"),
+                      (ir.Const(n), ir.BinOp("+", ir.Var(CANCELLED), ir.Const(CLC_CUT_MARGIN))), ())
+        lp.extent = el.compile(cut)
+        lp.src = (lp.src[0], cut)
+        lp.cut = n
+    program.symbols.append(CANCELLED)
+    program.control_names.add(CANCELLED)
+    program.size_assumptions += [ir.BinOp(">=", ir.Var(CANCELLED), ir.Const(0)),
+                                 ir.BinOp("<=", ir.Var(CANCELLED), ir.Const(max(sizes)))]
+    program.size_lowest[CANCELLED] = 0
+    program.clc_loops = sorted(lp.span.line for lp in loops)
+    program.no_induction[CANCELLED] = ("the tile loops leave on cluster launch control responses, "
+                                       "read from shared memory, which the induction does not follow")
 
 
 def _skipping_loop(el: Elaborator, program: Program, loop: PLoop):

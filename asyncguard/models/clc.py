@@ -51,12 +51,50 @@ import re
 
 from ..events import Access, AccessKind, Proxy, ProxyFence
 from . import NotModelled, op, per_thread, value_op
+from .launch import CLUSTER_RANK
 
 RESPONSE_BYTES = 16   # "16-byte wide shared memory location" (PTX ISA 9.7.13.17)
+# environment key of the run's ClcState (never a TIR name), shared by every task of a run
+CLC_STATE = "\x00clc"
+# the symbolic size of a CLC kernel (engine/program.py `_clc_sizes`): how many clusters this
+# cluster's requests cancel before the first that does not; its k-th response (k from 0) says
+# "cancelled" exactly when k < it
+CANCELLED = "cancelled(clc)"
+
+
+class ClcState:
+    """What a run's requests did. `issued`: requests so far (one sequence per run: the multicast
+    form's, or a one-CTA cluster's); `slots`: (CTA rank, flat byte of a response) -> the index
+    of the request whose response was written there last (None: one this model does not number);
+    `cells`: (rank, shared region, byte) -> the value a thread stored there from a query
+    (`schedule_valid[0] = T.clc_is_canceled(...)`), for the threads that load it."""
+
+    def __init__(self):
+        self.issued = 0
+        self.slots: dict = {}
+        self.cells: dict = {}
+
+
 QUERIES = ("T.clc_is_canceled", "T.clc_get_first_ctaid_x", "T.clc_get_first_ctaid_y",
            "T.clc_get_first_ctaid_z")
 # cutlass/arch/config.h: CUTLASS_ARCH_CLC_ENABLED for these, architecture- or family-specific
 CLC_ARCHS = {100, 101, 103, 110, 120, 121}
+
+
+def response_address(ctx, call):
+    """fn(env) -> the flat byte of the response a query reads (None when its threads read
+    different ones)."""
+    ptr = _response(ctx, call)
+
+    def address(env):
+        off = ptr.offset(env)
+        if not isinstance(off, int):
+            offs = set(int(x) for x in off.ravel()) if hasattr(off, "ravel") else {int(off)}
+            if len(offs) != 1:
+                return None
+            off = offs.pop()
+        return ptr.view.flat_base + off * ptr.elem_size
+    return address
 
 
 def _check_target(ctx, call) -> None:
@@ -102,6 +140,16 @@ def try_cancel(ctx, call):
     def run(env, tids):
         lo = _lo(ptr, env, tids, call.name)
         bars = per_thread(bar(env), tids)
+        state = env.get(CLC_STATE)
+        if state is not None:
+            # one request per issuing thread; the response slot holds the last one's answer. A
+            # one-CTA request in a cluster of several is its CTA's own sequence: not numbered
+            numbered = (multicast or size == 1) and len(set(lo.tolist())) == 1
+            if numbered:
+                state.issued += len(tids)
+            for r in (range(size) if multicast else (int(env.get(CLUSTER_RANK, 0)),)):
+                for b in set(lo.tolist()):
+                    state.slots[(r, int(b))] = state.issued - 1 if numbered else None
         return [Access(AccessKind.ASYNC_WRITE, tids, lo, lo + RESPONSE_BYTES, ptr.view.name,
                        ptr.view.flat_base, ptr.elem_size, name, group_kind="mbarrier",
                        mbarrier=bars, proxy=Proxy.ASYNC, cta=r if multicast else None)

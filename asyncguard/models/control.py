@@ -1,4 +1,8 @@
-"""Control flow spelled as a call: `T.loop_break()` is C's `break`.
+"""Control flow spelled as a call: `T.loop_break()` (TileLang's `tl.loop_break`) and
+`T.break_loop()` (TVM's `tirx.break_loop` builtin) are C's `break`: TileLang's CUDA codegen
+prints "break;" for the first (`codegen_cuda.cc`), TVM's C codegen for the second, and TileLang's
+own passes treat the two alike (`codegen_cutedsl.cc` `LoopBreakDetector`: "either
+tl::loop_break() or builtin::break_loop()"; TileLang a35008a4).
 
 TileLang prints it for a persistent loop that ends early (`if w * 27 + bx // 4 == 512:
 T.loop_break()`). The executing threads leave the innermost `for` or `while` around the call;
@@ -11,7 +15,7 @@ from ..events import LoopBreak
 from . import NotModelled, op
 
 
-@op("T.loop_break")
+@op("T.loop_break", "T.break_loop")
 def loop_break(ctx, call):
     if call.args or call.kwargs:
         raise NotModelled(f"{call.name} with arguments")

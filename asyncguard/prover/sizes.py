@@ -155,9 +155,13 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
 
     repeated = True
     try:
-        geometry = probe_geometry(program, sym, trips_at, scan_limit, others=others, realize=realize,
-                                  short_tails=short_tails)
-        if geometry is None:   # the state never repeats: no run could skip, nothing to prove
+        no_induction = getattr(program, "no_induction", {}).get(sym)
+        geometry = None if no_induction else probe_geometry(
+            program, sym, trips_at, scan_limit, others=others, realize=realize, short_tails=short_tails)
+        if no_induction:   # no proof can follow (engine/program.py `_clc_sizes`): no probe run
+            repeated = False
+            ind = induction.Induction("unknown", no_induction)
+        elif geometry is None:   # the state never repeats: no run could skip, nothing to prove
             repeated = False
             ind = induction.Induction("unknown", "the synchronization state did not repeat in the size "
                                       "loops' first periods (probe run)")
