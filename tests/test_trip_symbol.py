@@ -129,14 +129,17 @@ def test_a_branch_on_one_pair_beside_the_trip_count_keeps_the_trip_count_in_ever
 
 def test_a_trip_count_a_window_bounds_is_checked_up_to_its_largest_value():
     # `min(A, B) // 64 - max(0, A' // 64)`: a sliding window keeps it at most 4; larger sizes
-    # are no launch (no loaded values give them), so the checked values end at the bound
+    # are no launch (no loaded values give them), so the checked values end at the bound, and
+    # they are every value the bound allows (an upper bound no longer stops the induction's step:
+    # prover/induction.py `_upper_bound`), so the plan is proved
     path = SIZES / ("attention_sink__example_gqa_sink_fwd_varlen__g4_h8_d64_w128_b64x64_s2_t128_causal__"
                     "flashattn_sink__sm_90a.tir")
     rep = check_text(path.read_text(), str(path))
     assert rep.verdict == "buggy"   # the empty-KV race of the unwindowed kernels
     assert {f.rule.code for f in rep.findings if f.rule.kind == "race"} == {"AG401"}
     scope = " ".join(rep.kernels[0].scope)
-    assert "checked for trips(line 68) in {0, 1, 2, 3, 4}" in scope
+    assert "proved for every trips(line 68) >= 0" in scope
+    assert "checked trips(line 68) in {0, 1, 2, 3, 4}" in scope
     assert "never above 4" in scope
 
 
@@ -149,7 +152,8 @@ def test_a_windowed_pipeline_slot_written_apart_from_the_trip_count_reads_the_tr
     assert rep.verdict == "clean", [f.message for f in rep.findings]
     scope = " ".join(rep.kernels[0].scope)
     assert "one block stands for every block" in scope
-    assert "checked for trips(line 118) in {0, 1, 2, 3, 4}" in scope
+    assert "proved for every trips(line 118) >= 0" in scope
+    assert "checked trips(line 118) in {0, 1, 2, 3, 4}" in scope
 
 
 # ---- a trip count of one loaded cell and the block index (split paged MLA decode:
