@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from asyncguard.analyze import check_text
+from _edits import edit, line_of, outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "clc"
@@ -24,18 +24,10 @@ EXPECT = "T.ptx_arrive_barrier_expect_tx(arrived[0], 16)"
 WAIT_AT = "T.mbarrier_wait_parity(arrived[0]"   # the wait, whatever its parity
 
 
-def edit(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
-def outcome(text: str):
-    report = check_text(text)
-    return report.verdict, {(f.rule.code, f.line) for f in report.findings}, report
 
 
-def line_of(text: str, needle: str) -> int:
-    return text[: text.index(needle)].count("\n") + 1
 
 
 # ---------------------------------------------------------------- the corpus kernels

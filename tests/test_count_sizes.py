@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asyncguard.analyze import check_text
+from _edits import edit, outcome
 from asyncguard.engine.inputs import MAX_INPUT_PATTERNS
 from asyncguard.prover.induction import _upper_bound
 from asyncguard import ir
@@ -22,14 +22,8 @@ PRODUCER_WAIT = ("T.mbarrier_wait_parity(mbarrier_1[producer_phase_cnt[0] % 3 + 
                  "T.bitwise_xor(producer_phase_cnt[0] % 6 // 3, 1))")
 
 
-def edit(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
-def outcome(text: str):
-    report = check_text(text)
-    return report.verdict, {(f.rule.code, f.line) for f in report.findings}, report
 
 
 def scope(report) -> str:
