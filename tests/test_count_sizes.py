@@ -72,3 +72,16 @@ def test_an_upper_bound_is_what_the_induction_step_may_break():
     assert _upper_bound(ir.BinOp(">=", ir.Const(128), k), "K")
     assert not _upper_bound(ir.BinOp(">=", k, ir.Const(0)), "K")
     assert not _upper_bound(ir.BinOp("<=", k, ir.Var("N")), "K")
+
+
+def test_the_gate_skeleton_runs_the_count_as_its_loops_trip_count():
+    # the sanitizer gate's skeleton (emit/cuda.py) loops the size's value with every cell true,
+    # as the reference run does, not the kernel's 128 iterations of mask reads
+    from asyncguard.emit.cuda import emit
+    from asyncguard.engine.program import elaborate
+    from asyncguard.parse import parse
+    func = parse(GEMM, "gemm.tir").functions[0]
+    program = elaborate(func)
+    source = emit(func, program, sizes={SYMBOL: 3}).source
+    assert source.count("v_k < v_count_BlockMask_at_line_42_;") == 2
+    assert "const i64 v_count_BlockMask_at_line_42_ = 3LL;" in source

@@ -1294,7 +1294,9 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     em.delays = list(delays or [])
     em.numbers = None if numbers is None else dict(numbers)
     em.truth_table = truth_table and numbers is not None
-    em.symbol_trips = set(symbol_trips or ())
+    # a count of true cells run as a size (engine/program.py `_count_sizes`): its loops run the
+    # size's value with every cell true, as the reference does; no table gives that count
+    em.symbol_trips = set(symbol_trips or ()) | set(getattr(program, "count_sizes", {}))
     launch = program.launch
     layout = program.layout
     total = -(-(layout.dyn_bytes + layout.static_bytes) // 16) * 16 or 16
