@@ -5315,6 +5315,23 @@ def _count_loops(el: Elaborator, program: Program, func: ir.Function) -> None:
             el.count_ranges |= {id(sub) for _, subs, _ in sites for sub in subs}
 
 
+def _new_size(program: Program, sym: str, most: int) -> None:
+    """`sym` a symbolic size of `program` that decides control, 0 <= sym <= most, checked from 0
+    (a count the engine introduces: `_count_sizes`, `_clc_sizes`)."""
+    program.symbols.append(sym)
+    program.control_names.add(sym)
+    program.size_assumptions += [ir.BinOp(">=", ir.Var(sym), ir.Const(0)),
+                                 ir.BinOp("<=", ir.Var(sym), ir.Const(most))]
+    program.size_lowest[sym] = 0
+
+
+def cell_alone(st) -> bool:
+    """`st` is `if M[...]:` with no else, its condition the input cell alone (`_guarding_load`
+    with no bound beside it): where the cell reads 1, its statements always run."""
+    sub = _guarding_load(st.src) if isinstance(st, PIf) and st.src is not None else None
+    return sub is not None and not st.other and _without_load(st.src, sub) == ir.Const(True)
+
+
 def _count_sizes(el: Elaborator, program: Program) -> None:
     """A count root (`_count_loops`) whose loops run a constant n iterations with n + 1 > the
     input search's pattern limit: its count becomes a symbolic size `count(...)`, 0 <= count <=
@@ -5335,25 +5352,14 @@ def _count_sizes(el: Elaborator, program: Program) -> None:
         for lp in loops:
             lp.extent = el.compile(ir.Var(sym))
             lp.src = (lp.src[0], ir.Var(sym))
-            body = []
-            for st in lp.body:   # each guard as every run reads it, the cell true
-                sub = _guarding_load(st.src)
-                bare = sub is None or _without_load(st.src, sub) == ir.Const(True)
-                if bare:
-                    # the cell alone: every run takes the branch, so its statements are the
-                    # iteration's own (a counter stepped there steps once per iteration for
-                    # engine/accelerate.py), as prover.behaviours._tied_count_roots reads them
-                    body.extend(st.then)
-                    continue
-                st.src = _without_load(st.src, sub)
-                st.names = frozenset(free_names(st.src))
-                body.append(st)
-            lp.body = tuple(body)
-        program.symbols.append(sym)
-        program.control_names.add(sym)
-        program.size_assumptions += [ir.BinOp(">=", ir.Var(sym), ir.Const(0)),
-                                     ir.BinOp("<=", ir.Var(sym), ir.Const(n))]
-        program.size_lowest[sym] = 0
+            # a guard that is the cell alone (a load, or an all_of / any_of range: _skipping_loop)
+            # reads 1 in every run: its statements are the iteration's own (a counter stepped
+            # there steps once per iteration for engine/accelerate.py); a guard with a bound stays,
+            # and _read_taken_guards gives the provers its bound
+            lp.body = tuple(x for st in lp.body for x in
+                            (st.then if cell_alone(st) or _range_truth_guard(st.src) is not None
+                             and _bare_truth(st.src) is _range_truth_guard(st.src) else (st,)))
+        _new_size(program, sym, n)
         program.tied_roots.add(root)
         program.count_sizes[sym] = (root, lines, n)
 
@@ -5394,11 +5400,7 @@ def _clc_sizes(el: Elaborator, program: Program) -> None:
         lp.extent = el.compile(cut)
         lp.src = (lp.src[0], cut)
         lp.cut = n
-    program.symbols.append(CANCELLED)
-    program.control_names.add(CANCELLED)
-    program.size_assumptions += [ir.BinOp(">=", ir.Var(CANCELLED), ir.Const(0)),
-                                 ir.BinOp("<=", ir.Var(CANCELLED), ir.Const(max(sizes)))]
-    program.size_lowest[CANCELLED] = 0
+    _new_size(program, CANCELLED, max(sizes))
     program.clc_loops = sorted(lp.span.line for lp in loops)
     program.no_induction[CANCELLED] = ("the tile loops leave on cluster launch control responses, "
                                        "read from shared memory, which the induction does not follow")

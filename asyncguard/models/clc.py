@@ -49,6 +49,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..events import Access, AccessKind, Proxy, ProxyFence
 from . import NotModelled, op, per_thread, value_op
 from .launch import CLUSTER_RANK
@@ -87,13 +89,8 @@ def response_address(ctx, call):
     ptr = _response(ctx, call)
 
     def address(env):
-        off = ptr.offset(env)
-        if not isinstance(off, int):
-            offs = set(int(x) for x in off.ravel()) if hasattr(off, "ravel") else {int(off)}
-            if len(offs) != 1:
-                return None
-            off = offs.pop()
-        return ptr.view.flat_base + off * ptr.elem_size
+        offs = np.unique(np.asarray(ptr.offset(env)))
+        return ptr.view.flat_base + int(offs[0]) * ptr.elem_size if offs.size == 1 else None
     return address
 
 

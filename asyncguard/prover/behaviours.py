@@ -994,7 +994,7 @@ def _tied_count_roots(program, dname: str) -> tuple:
     so read), or (empty, None) when any condition fails."""
     import dataclasses
 
-    from ..engine.program import PIf, PLet, PLoop, POp, PStore, _guarding_load, _without_load
+    from ..engine.program import PIf, PLet, PLoop, POp, PStore, cell_alone
     roots = getattr(program, "count_roots", {}) or {}
     lines = {line for loop_lines, _ in roots.values() for line in loop_lines}
     if not lines:
@@ -1010,8 +1010,7 @@ def _tied_count_roots(program, dname: str) -> tuple:
         out = []
         for st in body:
             if isinstance(st, PIf) and st.relevant:
-                sub = _guarding_load(st.src) if st.src is not None else None
-                if sub is None or st.other or _without_load(st.src, sub) != ir.Const(True):
+                if not cell_alone(st):
                     # a bound not proved true in the loop (_decided_in_loops) would decide which
                     # iterations run by the launch, not by the count alone
                     mentions.append(st.src)
