@@ -13,7 +13,8 @@ from .engine.inputs import (CELL_LENGTH_ASSUMPTION, MAX_INPUT_PATTERNS, register
 from .engine.state.cluster import cta_stride
 from .engine.machine import Machine, RunResult
 from .engine.exprs import free_names
-from .engine.program import CLC_CUT_MARGIN, elaborate
+from .engine.loop_sizes import CLC_CUT_MARGIN
+from .engine.program import elaborate
 from .models.clc import CANCELLED
 from .engine.scopes import scoped_lets, source_names
 from .checks.resources import LAUNCH_RULES, KernelContext
@@ -122,7 +123,7 @@ def _fixed_skips_mixed(result, sizes) -> bool:
 
 def _taken_arm_reads(found: list, program, path: str, blind_arms=()) -> list:
     """A read of unwritten shared bytes (AG417) inside the arm of a branch on a loaded number that
-    the numeric pass checks taken every time (engine/program.py `_numeric_pass`, "taken" and
+    the numeric pass checks taken every time (engine/loaded_numbers.py `_numeric_pass`, "taken" and
     "fenced"), or of a branch on a value the engine does not compute that the machine ran blind
     (`blind_arms`: program.py `_blind_arm`): that reduction runs a superset of the arm's
     accesses, sound for races, but the read may run where the real outcome skips it (the writes
@@ -449,12 +450,12 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
     closed = program.closed_arms
     if scope_line(searches, program.iteration_choices, closed):
         scope.append(scope_line(searches, program.iteration_choices, closed))
-    for sym, (root, lines, n) in program.count_sizes.items():   # engine/program.py `_count_sizes`
+    for sym, (root, lines, n) in program.count_sizes.items():   # engine/loop_sizes.py `_count_sizes`
         scope.append(f"{sym}: how many of the {n} cells of {root} the loops at lines {lines} read are "
                      "true; a pattern with that many true cells runs like the one with its true cells "
                      "first, and so like those loops cut to that many iterations with every cell true "
                      "(a false iteration does nothing): the size line's runs cover every pattern")
-    if program.clc_loops:   # engine/program.py `_clc_sizes`
+    if program.clc_loops:   # engine/loop_sizes.py `_clc_sizes`
         scope.append(f"{CANCELLED}: how many clusters this cluster's cluster launch control requests "
                      "cancel before the first that does not (the response to request k says "
                      f"cancelled when k < {CANCELLED}); the tile loops at lines {program.clc_loops}, "
@@ -470,7 +471,7 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
                      f"{', '.join(map(str, sorted(set(read_lines))))}; its only stores copy {param}, "
                      f"line(s) {', '.join(map(str, copy_lines))})")
     if program.numeric is None or program.numeric.problem is None:
-        for copy in program.register_copies:   # engine/program.py `_register_copies`
+        for copy in program.register_copies:   # engine/loaded_numbers.py `_register_copies`
             scope.append(register_copy_line(*copy))
     if program.unread_registers:   # engine/program.py `_drop_dead_registers`
         scope.append(program.unread_registers)
@@ -479,7 +480,7 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
         scope.append(f"numbers loaded from global memory were not enumerated: {numeric.problem}")
     if numeric is not None and numeric.problem is None:
         cells = {sym for sym, _ in numeric.length_cells}
-        # a trip count of one cell and the block indices (program.py `_cell_trip_symbol`): no
+        # a trip count of one cell and the block indices (loaded_numbers.py `_cell_trip_symbol`): no
         # offsets array orders anything, it is a loop count as a fold's is
         counts = set(numeric.fold_trips) | {t[0] for t in numeric.trip_cells if not t[3]}
         bounds = {sym: (bound, line) for sym, bound, line in numeric.bounds}
@@ -526,7 +527,7 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
         span = getattr(func, "span", None)
         findings.append(Finding(ENGINE_LIMIT, max(getattr(span, "line", 1) or 1, 1), 1, msg,
                                 {"reason": msg}, path))
-    for line, root in program.open_patterns:   # engine/program.py `_iteration_choice`, "pattern"
+    for line, root in program.open_patterns:   # engine/loaded_numbers.py `_iteration_choice`, "pattern"
         from .checks.unsupported import UNSUPPORTED
         from .engine.inputs import MAX_PATTERN_TRIPS, PATTERN_ITERATIONS
         msg = (f"{root} decides each iteration of the loop at line {line}, and a true iteration's "
@@ -648,7 +649,7 @@ def _run_program(program, sizes, size: dict):
 def symbolic_grid_scope(program, deciding: list | None = None) -> str:
     """What a verdict assumed of grid axes with symbolic extents (models/launch.py); `deciding`:
     the block variables the size plan treats as sizes (prover.sizes.deciding_blocks)."""
-    from .engine.program import expr_text
+    from .engine.nodes import expr_text
     launch = program.launch
     if not launch.symbolic_blocks:
         return ""
@@ -828,7 +829,7 @@ def min_steps(program, env: dict, cap: int) -> tuple:
 
 def _walk(body, env: dict, cap: int) -> tuple:
     import numpy as np
-    from .engine.program import PIf, PLet, PLoop
+    from .engine.nodes import PIf, PLet, PLoop
     total, best, best_span = 0, -1, None
     env = dict(env)
     for s in body:

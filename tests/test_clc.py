@@ -33,7 +33,7 @@ WAIT_AT = "T.mbarrier_wait_parity(arrived[0]"   # the wait, whatever its parity
 # ---------------------------------------------------------------- the corpus kernels
 def test_field_clc_gemm_runs_its_tiles_and_finds_the_leader_arrive_races():
     # TileLang's persistent 2-CTA GEMM leaves its tile loops when a response says no cluster was
-    # cancelled: the count of cancelled clusters is a size (program.py `_clc_sizes`), run for
+    # cancelled: the count of cancelled clusters is a size (loop_sizes.py `_clc_sizes`), run for
     # 0..4. Each consumer warp reads `schedule_valid` / `schedule_tile_id` with all 32 lanes, but
     # only lane 0 arrives on `schedule_finished`: lanes are not ordered without __syncwarp, so the
     # scheduler's next store races lanes 1..31's reads (AG201), which can be lapped (AG410)

@@ -114,7 +114,8 @@ def test_a_fence_holds_across_a_branch_or_loop_only_without_shared_writes():
     """`_fenced_outside`: a fence is in effect after a branch or loop that writes no shared
     memory; a loop body is checked as its second iteration sees it (after its own writes)."""
     from asyncguard import ir
-    from asyncguard.engine.program import PIf, PLoop, POp, _fenced_outside
+    from asyncguard.engine.nodes import PIf, PLoop, POp
+    from asyncguard.engine.program import _fenced_outside
 
     span = ir.Span(1, 1, 1, 1, 0, 0)
 

@@ -1,4 +1,4 @@
-"""A count loop (engine/program.py `_count_loops`: a truth-valued input that only decides whole
+"""A count loop (engine/loop_sizes.py `_count_loops`: a truth-valued input that only decides whole
 iterations) of a constant trip count past the input search's pattern limit: its count of true
 cells is run as a symbolic size (`_count_sizes`), which the size plan proves for every value from
 a few runs, instead of searching one pattern per count (TileLang's block-sparse GEMM at K = 8192:

@@ -11,7 +11,8 @@ from pathlib import Path
 from asyncguard.analyze import check_text
 from asyncguard.engine import accelerate
 from asyncguard.engine.machine import Machine
-from asyncguard.engine.program import PStore, PWhile, elaborate, register_key, statements
+from asyncguard.engine.nodes import PStore, PWhile, register_key, statements
+from asyncguard.engine.program import elaborate
 from asyncguard.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -224,7 +224,7 @@ def test_blocks_that_address_the_mask_differently_are_all_checked():
     assert rep.verdict == "buggy"
 
 
-# ---- loops whose iterations a mask cell skips whole: searched by count (engine/program.py
+# ---- loops whose iterations a mask cell skips whole: searched by count (engine/loop_sizes.py
 # _count_loops): TileLang's warp-specialized block-sparse GEMM for sm_90a, 32 cells per block
 FIELD = Path(__file__).resolve().parent.parent / "corpus" / "field"
 BLOCKSPARSE_SM90 = FIELD / "blocksparse_gemm__example_blocksparse_gemm__blocksparse_matmul__sm_90a.tir"

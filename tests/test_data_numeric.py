@@ -137,6 +137,16 @@ def test_a_length_loaded_from_one_cell_is_a_symbolic_size_proved_for_every_value
     assert "proved for every Lens_1[bx] >= 0" in scope and "(a length)" in scope
 
 
+def test_a_length_cell_at_a_cast_block_index_is_a_symbolic_size_too():
+    # TileLang prints 64-bit indices, `Lens_1[T.Cast("int64", bx)]`: `T` names TVMScript's
+    # namespace, not a value, so the cell is still one per block (it was unknown)
+    text = LENGTH.replace("{tail}", "        T.tvm_storage_sync(\"shared\")\n")
+    text = text.replace("(Lens_1[bx] + 63)", '(Lens_1[T.Cast("int64", bx)] + 63)')
+    rep = check_text(text)
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert 'proved for every Lens_1[T.Cast(int64, bx)] >= 0' in " ".join(rep.kernels[0].scope)
+
+
 def test_a_length_loaded_from_one_cell_with_a_race_from_the_second_tile_is_found():
     # without the second barrier, tile kk + 1 overwrites what tile kk's neighbours still read
     rep = check_text(LENGTH.replace("{tail}", ""))
@@ -274,7 +284,7 @@ def test_a_length_bounded_through_a_tvmscript_call_in_the_shared_address():
 
 # A tile count kept in a one-element register (MInference's `block_count[0] = BlockCount[...]`):
 # stored once at the top of the kernel from a block-uniform cell, it is a let written as a store
-# (engine/program.py `_register_lets`), so the count is a symbolic size like a loaded length.
+# (engine/loaded_numbers.py `_register_lets`), so the count is a symbolic size like a loaded length.
 COUNTED_TILES = textwrap.dedent('''\
 # from tvm.script import ir as I
 # from tvm.script import tir as T
@@ -359,7 +369,7 @@ def test_minference_vertical_slash_attention_gets_a_verdict():
 # ---------------------------------------------------------------- trip counts registers fold
 # DeepSeek V3.2's lightning indexer (TileLang's example, sm_90a): the producer and the consumers
 # each fold 4 loaded bounds into `cu_k_s_min[0]` / `cu_k_e_max[0]` and loop
-# `(cu_k_e_max[0] + 255 - cu_k_s_min[0]) // 256` times (engine/program.py `_fold_trips`)
+# `(cu_k_e_max[0] + 255 - cu_k_s_min[0]) // 256` times (engine/loaded_numbers.py `_fold_trips`)
 INDEXER = FIELD / "deepseek_v32__fp8_lighting_indexer__mqa_attn_return_logits__sm_90a.tir"
 
 

@@ -1,5 +1,5 @@
 """A branch on a loaded number whose outcome may change between loop iterations, checked taken
-every time because its arm is fenced (engine/program.py `_fenced_branch`, docs/model.md
+every time because its arm is fenced (engine/loaded_numbers.py `_fenced_branch`, docs/model.md
 "Data-dependent values"). The kernel is TileLang 0.1.15's grouped mxfp8 block-scaled 2-CTA GEMM
 (corpus/field), whose epilogue stages a full tile through shared memory and a TMA store and
 stores a ragged one straight to global memory; its tile loop is cut from 14 to 2 tiles (the
@@ -95,7 +95,7 @@ def test_an_arm_not_opened_by_its_barrier_is_not_fenced():
     # without the barrier before its stores, the order between two kept instances could rest on
     # a barrier of an instance a pattern leaves out: not fenced. At 14 tiles (14 cells, past a
     # block's 64 patterns) the branch is then unknown, not guessed; at 2 tiles its copies per
-    # iteration are enumerated (program.py `_unrolled_conditions`) and the race a pattern runs
+    # iteration are enumerated (loaded_numbers.py `_unrolled_conditions`) and the race a pattern runs
     # into is found, with the cells that show it
     assert problem_of(without_nth(GROUPED, NAMED, 0)).startswith(f"line {line_of(GROUPED, BRANCH)}:")
     text = without_nth(SHORT, NAMED, 0)

@@ -1,5 +1,5 @@
 """The sanitizer gate on kernels whose loop count registers fold from loaded numbers (DeepSeek
-V3.2's lightning indexer, HISA's pooled MQA: engine/program.py `_fold_trips`, the symbol
+V3.2's lightning indexer, HISA's pooled MQA: engine/loaded_numbers.py `_fold_trips`, the symbol
 `trips(line N)`). The reference runs the symbol's value; the skeleton must loop as many times.
 Session 21 on the H200 (bench/sanitizer_h200/2026-12-03-session21) found every trip count >= 1
 differing ("512 threads with a different read count"): the launch's table held no CuSeqLenKE /

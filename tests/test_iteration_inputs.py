@@ -1,4 +1,4 @@
-"""Loops whose iterations a loaded, block-uniform cell each switches on or off (engine/program.py
+"""Loops whose iterations a loaded, block-uniform cell each switches on or off (engine/loaded_numbers.py
 `_iteration_choice`): NSA's selected blocks and the sparse GQA decode's block indices decide,
 iteration by iteration, whether the body runs; the outcome of each iteration is an unknown truth
 value searched by pattern class. And a mask copied into registers by a plain vector copy, read
@@ -85,7 +85,8 @@ def test_a_loop_whose_iterations_run_on_loaded_numbers_never_skips():
     # periodicity proof has nothing to refute: the loop itself must refuse (it skipped 2..14 of
     # its 16 iterations, and 6 runs were made instead of 32, when tile loops first skipped)
     from asyncguard.engine import accelerate
-    from asyncguard.engine.program import PLoop, elaborate, statements
+    from asyncguard.engine.nodes import PLoop, statements
+    from asyncguard.engine.program import elaborate
     from asyncguard.parse import parse
     program = elaborate(parse((FIELD / NSA.format("sm_90a")).read_text(), "nsa").functions[0])
     (loop,) = [s for s in statements(program.body) if isinstance(s, PLoop) and s.span.line == 42]

@@ -7,7 +7,8 @@ import pytest
 from asyncguard import ir
 from asyncguard.analyze import check_text
 from asyncguard.emit.cuda import c_name
-from asyncguard.engine.program import elaborate, expr_text
+from asyncguard.engine.nodes import expr_text
+from asyncguard.engine.program import elaborate
 from asyncguard.engine.scopes import scoped_lets, source_names
 from asyncguard.parse import parse
 
@@ -97,7 +98,7 @@ def test_nsa_forward_loop_branches_read_their_own_block_index(config, arch):
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_nsa_forward_with_four_blocks_decides_its_loop_branches_by_their_own_cells(arch):
-    # sel4: the loop's branches, written out per iteration (engine/program.py
+    # sel4: the loop's branches, written out per iteration (engine/loaded_numbers.py
     # `_unrolled_conditions`), read BlockIndices[i_t * 4 + i] for i = 0, 1 and the prefetch's
     # i + 2, the cells the prologue's branches read too: clean, every pattern run
     path = SIZES / NSA.format("s256_d64_bs64_sel4_causal", arch)

@@ -13,7 +13,8 @@ import numpy as np
 
 from asyncguard.analyze import check_text
 from asyncguard.engine.machine import Machine
-from asyncguard.engine.program import elaborate, statements
+from asyncguard.engine.nodes import statements
+from asyncguard.engine.program import elaborate
 from asyncguard.parse import parse
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -325,7 +326,7 @@ def test_a_counter_read_outside_the_branch_that_steps_it_stops_the_tile_plan():
         "                T.mbarrier_wait_parity(mbarrier_1[p_cnt_1[0] % 3 + 3], T.bitwise_xor(p_cnt_1[0] % 6 // 3, 1))\n", 1)
     assert text != TILES.read_text()
     from asyncguard.engine import accelerate
-    from asyncguard.engine.program import PLoop, statements
+    from asyncguard.engine.nodes import PLoop, statements
     program = elaborate(parse(text, "<test>").functions[0])
     loop = next(s for s in statements(program.body) if isinstance(s, PLoop) and s.span.line == TILE_LOOP_LINE)
     steps, _, why, nested = accelerate.counters(loop.body, program.views, loop.var, frozenset({"bx"}))
@@ -429,7 +430,7 @@ INNER_READS = IN_WHILE.replace(
 
 
 def test_a_loop_that_synchronizes_nothing_and_does_not_skip_leaves_the_skip_standing(monkeypatch):
-    from asyncguard.engine.program import synchronizes
+    from asyncguard.engine.nodes import synchronizes
     lines = INNER_READS.splitlines()
     k_line = lines.index("        for k in range(64):") + 1
     inner_line = lines.index("            for i in T.unroll(100):") + 1
@@ -451,7 +452,7 @@ MLA_WS = DATA.parent.parent / "corpus" / "field" / \
 
 
 def _loop_at(program, line: int):
-    from asyncguard.engine.program import PLoop
+    from asyncguard.engine.nodes import PLoop
     (loop,) = [s for s in statements(program.body) if isinstance(s, PLoop) and s.span.line == line]
     return loop
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from asyncguard.analyze import check_text
 from asyncguard.engine.machine import Machine, _Frame, _Task
-from asyncguard.engine.program import elaborate, statements
+from asyncguard.engine.nodes import statements
+from asyncguard.engine.program import elaborate
 from asyncguard.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent

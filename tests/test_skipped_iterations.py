@@ -1,5 +1,5 @@
 """Loops whose iterations a loaded, block-uniform cell switches on or off, where a true
-iteration's effect depends on which iteration it is (engine/program.py `_iteration_choice`,
+iteration's effect depends on which iteration it is (engine/loaded_numbers.py `_iteration_choice`,
 "pattern" mode): every pattern of outcomes is run as it is. A short constant loop was already
 written out condition by condition (`_unrolled_conditions`, kept here as the reference); a
 loop of symbolic length has only its first PATTERN_ITERATIONS iterations varied and is

@@ -1,4 +1,4 @@
-"""A split kernel's trip count read from several loaded cells (engine/program.py
+"""A split kernel's trip count read from several loaded cells (engine/loaded_numbers.py
 `_cell_trip_symbol`), a page-table entry as a TMA coordinate (Elaborator.value_term, models/tma.py
 `_value_key`), and an `if_then_else` arm that is never taken (engine/exprs.py `_lazy_select`).
 

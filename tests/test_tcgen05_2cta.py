@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from asyncguard.analyze import Limits, check_text
-from asyncguard.engine.program import PNote, PWhile, elaborate, statements
+from asyncguard.engine.nodes import PNote, PWhile, statements
+from asyncguard.engine.program import elaborate
 from asyncguard.mutants import EXPECTED_RULES, mutations
 from asyncguard.parse import parse
 

@@ -1,6 +1,6 @@
 """A trip count decided by two cu_seqlens pairs and the block index together (causal varlen
 attention: `min(bx * 2 + (kv_len - q_len + 191) // 64, (kv_len + 63) // 64)`) is one symbolic
-size, proved for every value (engine/program.py `_trip_symbol`); each run loads values z3 picks
+size, proved for every value (engine/loaded_numbers.py `_trip_symbol`); each run loads values z3 picks
 to give it, so a finding's witness names them."""
 import textwrap
 from pathlib import Path
@@ -157,7 +157,7 @@ def test_a_windowed_pipeline_slot_written_apart_from_the_trip_count_reads_the_tr
 
 
 # ---- a trip count of one loaded cell and the block index (split paged MLA decode:
-# `total_blocks // 4 + ite(bz < total_blocks % 4, 1, 0)`, engine/program.py `_cell_trip_symbol`)
+# `total_blocks // 4 + ite(bz < total_blocks % 4, 1, 0)`, engine/loaded_numbers.py `_cell_trip_symbol`)
 PAGED = SIZES / ("deepseek_mla__example_mla_decode_paged__b2_h128_kv2048_n64_h64_split4_bs64__"
                  "mla_decode_tilelang.main_split__sm_80.tir")
 SPLIT = '''# from tvm.script import tirx as T

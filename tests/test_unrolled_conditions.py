@@ -1,4 +1,4 @@
-"""Branches on loaded cells inside loops of few constant trips (engine/program.py
+"""Branches on loaded cells inside loops of few constant trips (engine/loaded_numbers.py
 `_unrolled_conditions`): TileLang's pipelined NSA forward with 4 selected blocks (corpus/field_sizes)
 loads the first two selected blocks in a prologue under `M[i_t * 4 + j] * 64 <= i_t` and computes
 block i inside `for i in T.serial(2)` under the same test of cell `i_t * 4 + i`. That branch was

@@ -1,5 +1,5 @@
 """Loops whose start the loaded lengths decide (TileLang's varlen backward with TMA reduce: `for k in
-range(min(by * 4, len // 32), ceil(len / 32))`, engine/program.py `_start_residue`): the start is a
+range(min(by * 4, len // 32), ceil(len / 32))`, engine/loaded_numbers.py `_start_residue`): the start is a
 name of its own, z3 proves the kernel depends on it only mod M, and the runs of each trip count load
 values for every remainder the block reaches. Before, these kernels came back `unknown`.
 

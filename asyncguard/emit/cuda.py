@@ -31,8 +31,8 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..engine.program import (LOOP_BREAKS, RANGE_TRUTHS, Elaborator, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile,
-                              _register_range_truth, _scan_globals, truth_from_copies)
+from ..engine.nodes import LOOP_BREAKS, RANGE_TRUTHS, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile
+from ..engine.program import Elaborator, _register_range_truth, _scan_globals, truth_from_copies
 from ..engine.scopes import SHADOW_MARK, scoped_lets
 from ..models import NotModelled
 from ..models.cp_async import operands as cp_async_operands
@@ -435,7 +435,7 @@ class _Emitter:
         self.range_sizes: dict = {}
         self.symbol_trips: set = set()   # folded trip counts whose loops run the symbol (emit())
         # branches the checker reads as taken by every thread (a guard of shared accesses on a
-        # loaded number, engine/program.py _numeric_pass): the skeleton takes them too
+        # loaded number, engine/loaded_numbers.py _numeric_pass): the skeleton takes them too
         numeric = getattr(program, "numeric", None)
         self.taken_lines = {line for line, _ in numeric.reduced} if numeric is not None else set()
 
@@ -1276,7 +1276,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     replay). `numbers` ({(parameter, byte offset): value}): what the launch's loads of read-only
     numbers return (a varlen kernel's cu_seqlens), as the reference run reads them; with
     `truth_table` the table also holds truth values (a witness's inputs: a block mask's zeros),
-    which are 1 otherwise. `symbol_trips`: folded trip-count symbols (engine/program.py
+    which are 1 otherwise. `symbol_trips`: folded trip-count symbols (engine/loaded_numbers.py
     `_fold_trips`) that `numbers` cannot realise at `sizes` (emit/prepare.py fold_numbers):
     their loops run the symbol's value, the count the reference runs; the others fold their
     count from the table's numbers, as the kernel does. Raises EmitError when it cannot be
@@ -1294,7 +1294,7 @@ def emit(func: ir.Function, program: Program, kernel: str | None = None,
     em.delays = list(delays or [])
     em.numbers = None if numbers is None else dict(numbers)
     em.truth_table = truth_table and numbers is not None
-    # a count of true cells run as a size (engine/program.py `_count_sizes`): its loops run the
+    # a count of true cells run as a size (engine/loop_sizes.py `_count_sizes`): its loops run the
     # size's value with every cell true, as the reference does; no table gives that count
     em.symbol_trips = set(symbol_trips or ()) | set(getattr(program, "count_sizes", {}))
     launch = program.launch

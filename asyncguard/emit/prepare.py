@@ -501,7 +501,7 @@ def launch_numbers(program, blocks: list, size: dict) -> tuple[dict | None, list
 
 
 def fold_numbers(program, blocks: list, size: dict, table: dict) -> tuple[dict, set]:
-    """The cells whose numbers registers fold into a trip count (engine/program.py `_fold_trips`:
+    """The cells whose numbers registers fold into a trip count (engine/loaded_numbers.py `_fold_trips`:
     the lightning indexer's `(e_max + 255 - s_min) // 256`, e_max and s_min the max / min of
     CuSeqLenKE / CuSeqLenKS cells), chosen by z3 so that in every traced block the fold gives
     the value the reference runs for the symbol `trips(line ..)` at this size (cells >= 0, as

@@ -86,7 +86,7 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(),
     (`_decisive`). `rewrite(expr, loops)`, when given, maps each expression, `loops` being the
     inner PLoops around it (a counter of an inner loop reads differently inside it, `_nested_reads`).
     `inner` gets each inner loop variable's range; a name two loops bind gets the hull of both."""
-    from .program import PIf, PLet, PLoop, POp, PStore
+    from .nodes import PIf, PLet, PLoop, POp, PStore
 
     def add(exprs) -> None:
         out.extend(exprs if rewrite is None else (rewrite(e, loops) for e in exprs))
@@ -172,7 +172,7 @@ def register_cell(e, views) -> tuple | None:
 def _stores(body):
     """Every register store in `body`, at any depth, relevant or not (a store the machine never
     runs only makes a register look changed: no plan rests on it)."""
-    from .program import PStore, statements
+    from .nodes import PStore, statements
     return (s for s in statements(body) if isinstance(s, PStore))
 
 
@@ -249,7 +249,7 @@ def counters(body, views, var: str | None = None, block_names: frozenset = froze
 def _step(s, by_region: dict, views) -> tuple | None:
     """((region, element), d) when `s` is `r = r + d` (or `- d`, constant d), the only store of
     its register region in the loop body, else None."""
-    from .program import PStore
+    from .nodes import PStore
     if not isinstance(s, PStore) or len(by_region[s.region]) != 1 or len(s.src) != 2:
         return None
     index, value = s.src
@@ -277,7 +277,7 @@ def _inner_loops(body, var: str, block_names: frozenset, bound: set, stored: set
     """(loop, thread guards, block guards, scope) for each relevant inner loop with a constant
     first iteration and trip count that `body` reaches through branches alone, each guard
     classified as in `Nested` (a loop behind a guard of neither kind is left out)."""
-    from .program import PIf, PLoop, PWhile
+    from .nodes import PIf, PLoop, PWhile
     for s in body:
         if isinstance(s, PLoop) and s.relevant and len(s.src) == 2 and all(
                 isinstance(x, ir.Const) and isinstance(x.value, int) and not isinstance(x.value, bool)
@@ -328,7 +328,7 @@ def _elects(e) -> bool:
 
 def _read_outside(body, region: str, scope, views) -> bool:
     """Whether a statement of `body` outside the branch body `scope` names register `region`."""
-    from .program import PIf, PLoop
+    from .nodes import PIf, PLoop
     if scope is None:
         return False
     for s in body:
@@ -356,7 +356,7 @@ def uniform_run(loop, n: int, start: int, program, block: tuple, nested: dict) -
     variable and block indices alone (`w * 27 + bx // 4 < 512`: whether this CTA has a tile w)
     is evaluated per iteration. The dict is None when a guard of a nested counter cannot be
     evaluated."""
-    from .program import PIf, PWhile, statements
+    from .nodes import PIf, PWhile, statements
     names = {name for name, _ in block}
     guards = {id(s): s for c in nested.values() for s, _ in c.block}
     for s in statements(loop.body):
@@ -404,7 +404,7 @@ def _nested_reads(e, views, nested: dict, steps: dict, var: str, loops: tuple):
 
 def _defined_names(body, out: set) -> set:
     """Names a let or loop inside `body` binds, at any depth."""
-    from .program import PIf, PLet, PLoop
+    from .nodes import PIf, PLet, PLoop
     for s in body:
         if isinstance(s, PLet):
             out.add(s.name)
@@ -427,7 +427,7 @@ def inlined_lets(body, views, changed: set, steady: frozenset = frozenset()) -> 
     and the registers in `steady` (counters whose one store is at the body's top level): every
     use lies in its scope, where no such store comes between (TileLang 0.1.15's persistent
     while loops bind `phase = tile[0] * 64 + k` inside the K loop)."""
-    from .program import PIf, PLet, PLoop
+    from .nodes import PIf, PLet, PLoop
     bound: dict = {}
     for s in _lets(body):
         bound[s.name] = bound.get(s.name, 0) + 1
@@ -455,7 +455,7 @@ def inlined_lets(body, views, changed: set, steady: frozenset = frozenset()) -> 
 
 
 def _lets(body):
-    from .program import PLet, statements
+    from .nodes import PLet, statements
     return (s for s in statements(body) if isinstance(s, PLet))
 
 
@@ -542,7 +542,7 @@ class CountedWhile:
 
 def counted_while(w, program) -> CountedWhile | None:
     """The CountedWhile that while loop `w` is, or None."""
-    from .program import breaks_out
+    from .nodes import breaks_out
     c = w.src
     if not (isinstance(c, ir.BinOp) and c.op in ("<", "<=") and isinstance(c.right, ir.Const)
             and isinstance(c.right.value, int) and not isinstance(c.right.value, bool)):
@@ -576,7 +576,7 @@ def plan(loop, n: int, start: int, program, geometry: tuple | None = None,
     (`uniform_run`)."""
     if loop.per_iteration_inputs:   # its branches' outcomes are the run's inputs, not periodic
         return Plan(0, 0, None, "each iteration's branches run on a number loaded for it")
-    from .program import breaks_out
+    from .nodes import breaks_out
     if breaks_out(loop.body):   # a skipped range could hold the iteration that leaves the loop
         return Plan(0, 0, None, "a T.loop_break may end the loop early")
     steps, step_ids, why, nested = counters(loop.body, program.views, loop.var,
@@ -625,7 +625,7 @@ def unread(body, views, steps: dict, step_ids: dict, lets: dict) -> tuple[frozen
     the last skipped iteration ends with. A let is recomputed in each iteration before it is
     read, so an unread one needs nothing; a store left out needs the tail run again (empty:
     none is left out)."""
-    from .program import PLet, PStore
+    from .nodes import PLet, PStore
     ids = {id(x) for x in step_ids.values()}
     last = max((i for i, x in enumerate(body) if id(x) in ids), default=None)
     tail = list(body[last + 1:]) if last is not None else []
@@ -807,7 +807,7 @@ def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: di
     ranges.update(inner)
     names = set().union(*(free_names(e) for e in exprs)) if exprs else set()
     if loop.src and isinstance(loop.src[0], ir.Var) and loop.src[0].name not in ranges:
-        ranges[loop.src[0].name] = (start, start + 1)   # a named start (program.py `_start_residue`)
+        ranges[loop.src[0].name] = (start, start + 1)   # a named start (loaded_numbers.py `_start_residue`)
     for nm in names - set(ranges) - {loop.var}:
         ranges[nm] = None   # let values, outer loops, symbolic sizes: any value
     region = (start + warm - shift, start + warm + (m - 1) * shift)
@@ -820,7 +820,7 @@ def _prove_plan(loop, n: int, start: int, program, block, exprs: list, inner: di
         if refuted is not None and isinstance(k, int):
             refuted.setdefault(shift, {})[k] = f"{v.status}: {v.reason}"
         return Plan(shift, warm, None, f"{v.status}: {v.reason}")
-    from .program import register_key
+    from .nodes import register_key
     nested = nested or {}
     moved = tuple((register_key(*cell), d, step_ids[cell].bounds,
                    tuple((s.cond, truth) for s, truth in nested[cell].thread) if cell in nested else ())

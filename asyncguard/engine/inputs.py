@@ -24,7 +24,7 @@ the calls are taken (their reads of the shared bytes still checked), the all-one
 
 Another keeps loops of n cells to n + 1 runs: where every statement of a loop body sits under
 the iteration's cell and the loop variable decides nothing the machine evaluates
-(engine/program.py `_count_loops`), a run depends on the pattern only through its number of true
+(engine/loop_sizes.py `_count_loops`), a run depends on the pattern only through its number of true
 cells, so the search runs one pattern per count, its true cells first (`Inputs.value`). An all_of / any_of
 range of a read-only global buffer may be the iteration's cell, the ranges of distinct
 iterations disjoint (z3).
@@ -37,7 +37,7 @@ import numpy as np
 
 INPUTS = "\x00inputs"   # environment key of the run's Inputs (never a TIR name)
 
-# loops whose iterations' outcomes are run pattern by pattern (engine/program.py
+# loops whose iterations' outcomes are run pattern by pattern (engine/loaded_numbers.py
 # `_iteration_choice`, "pattern"): a constant length up to MAX_PATTERN_TRIPS runs every pattern
 # (2^6 = 64 runs, the search's limit); a longer or symbolic one varies only its first
 # PATTERN_ITERATIONS iterations, later ones taken, and is never proved clean (analyze.py says so)
@@ -45,7 +45,7 @@ MAX_PATTERN_TRIPS = 6
 PATTERN_ITERATIONS = 3
 # data-dependent outcome patterns run per (size, block) before the search says it stopped short
 # (analyze.py); a count loop of constant trip count n needs n + 1, so one with more has its count
-# run as a symbolic size instead (engine/program.py `_count_sizes`)
+# run as a symbolic size instead (engine/loop_sizes.py `_count_sizes`)
 MAX_INPUT_PATTERNS = 64
 
 
@@ -56,7 +56,7 @@ class Inputs:
         self.fixed = dict(fixed or {})
         self.numbers = dict(numbers or {})   # numeric cell -> the value this run loads
         # cell -> a value that gives the outcome this run took, shown in a witness but never
-        # loaded (engine/program.py `_iteration_choice`, "pattern": one value for every true
+        # loaded (engine/loaded_numbers.py `_iteration_choice`, "pattern": one value for every true
         # cell would make distinct cells' TMA boxes look equal)
         self.shown: dict = {}
         self.sized: set = set()              # cells that hold a symbolic size's value
@@ -67,14 +67,14 @@ class Inputs:
         self.closed: set = set()     # count-loop roots with a false cell met in this run
         self.forced: set = set()     # cells false because an earlier cell of their group is
         self.tied: set = set()       # cells of tied count roots (Program.tied_roots): always true
-        # groups searched "monotone" (program.py `_iteration_choice`): the last outcome met, and
+        # groups searched "monotone" (loaded_numbers.py `_iteration_choice`): the last outcome met, and
         # the groups whose outcome changed once already (every later cell keeps the new one)
         self.last: dict = {}
         self.turned: set = set()
 
     def value(self, cell, text: str, both: bool, group=None, tied: bool = False) -> int:
         """The outcome of truth-valued cell `cell` in this run. `group`: the input root of a
-        count loop (program.py `_count_loops`): its cells are met in loop order, and once one is
+        count loop (loop_sizes.py `_count_loops`): its cells are met in loop order, and once one is
         false every later one is false too, so the runs of a group are its n + 1 counts."""
         new = cell not in self.names
         if tied:
@@ -240,7 +240,7 @@ def shared_mask_line(region: str, roots: list, lines: list) -> str:
 
 def register_copy_line(region: str, param: str, line: int, reads: list) -> str:
     """The scope line of a register filled by copies of a read-only parameter whose reads read
-    as the cells copied (engine/program.py `_register_copies`)."""
+    as the cells copied (engine/loaded_numbers.py `_register_copies`)."""
     return (f"register {region} holds copies of {param} cells (line {line}; assumed: read-only "
             "global memory): each element written once, before any read, from an address the same "
             f"for every thread, so its reads at lines {reads} read those cells")
@@ -321,7 +321,7 @@ def scope_line(searches: list, choices: list = (), closed_arms: bool = False) ->
 # ---------------------------------------------------------------- numbers loaded from global memory
 # A value a kernel loads from read-only global memory and uses as a number (NSA's selected block
 # index, a varlen kernel's cu_seqlens, a paged kernel's cache_seqlens) is an unknown input too
-# (engine/program.py `_numeric_pass` finds where it decides anything):
+# (engine/loaded_numbers.py `_numeric_pass` finds where it decides anything):
 # - where it only addresses global memory (a page-table lookup, TMA coordinates) it cannot change
 #   shared-memory synchronization and is left alone;
 # - where it decides a branch whose outcome is the same for every thread of the block, every
@@ -345,7 +345,7 @@ FOLD_TRIPS_ASSUMPTION = "every value >= 0 (a loop count; a negative one runs no 
 
 
 class NumericInputs:
-    """What elaboration found about the numbers a kernel loads (program.py `_numeric_pass`)."""
+    """What elaboration found about the numbers a kernel loads (loaded_numbers.py `_numeric_pass`)."""
 
     def __init__(self):
         self.conditions: list = []   # (ir condition over global loads, line): uniform branches
@@ -361,13 +361,13 @@ class NumericInputs:
         # registers fold, for a launch that realises the symbol's value (emit/prepare.py)
         self.fold_cells: list = []
         # (symbol, ir trip expression, {let name: fn(env) -> cell key}, cu_seqlens-like pairs):
-        # a trip count of several loaded values (engine/program.py `_trip_symbol`)
+        # a trip count of several loaded values (engine/loaded_numbers.py `_trip_symbol`)
         self.trip_cells: list = []
         # (trip symbol, ir start over the same names, M): loops of that trip count start at a value
-        # of the loaded numbers that decides the kernel only mod M (program.py `_start_residue`):
+        # of the loaded numbers that decides the kernel only mod M (loaded_numbers.py `_start_residue`):
         # the runs of each trip count load values for every remainder the block reaches
         self.start_cells: list = []
-        # the block indices decide nothing but the named starts' remainders (program.py
+        # the block indices decide nothing but the named starts' remainders (loaded_numbers.py
         # `_live_control`): a block's run of one (sizes, branch outcomes, remainders) runs as any
         # other block's, so `assignments(.., covered)` drops the combinations a block already ran
         self.starts_only_by_block = False
@@ -435,7 +435,7 @@ class NumericInputs:
                 atoms.append(term)
         except (Unencodable, NotConcreteKey) as err:
             return [], f"a branch on a loaded value z3 cannot express ({err})"
-        # a trip count of several loaded values (program.py `_trip_symbol`) keeps the size's value
+        # a trip count of several loaded values (loaded_numbers.py `_trip_symbol`) keeps the size's value
         # in every combination: its cells are solved together with the conditions' (a condition's
         # cell may be one of them)
         from .exprs import free_names
@@ -526,7 +526,7 @@ def numbers_enumerated(program) -> bool:
     numeric = getattr(program, "numeric", None)
     if numeric is None or numeric.problem is not None:
         return False
-    # a trip count registers fold (program.py `_fold_trips`) is a size the runs read, never a
+    # a trip count registers fold (loaded_numbers.py `_fold_trips`) is a size the runs read, never a
     # loaded value: the registers stay unknown data
     lengths = [sym for sym, _ in numeric.lengths if sym not in numeric.fold_trips]
     return bool(numeric.conditions or numeric.cells or lengths or numeric.length_cells

@@ -31,8 +31,8 @@ from ..models import NotModelled, interned
 from ..models.clc import CLC_STATE, ClcState
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
-from .program import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_lines, loop_synchronizes, register_key,
-                      statements)
+from .nodes import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_lines, loop_synchronizes, register_key,
+                    statements)
 # The facts the checks read (Race, Record, the *Problem classes, ...) are defined with the
 # feature that produces them and stay importable from here, where the checks import them.
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
@@ -449,7 +449,7 @@ class Machine:
                     continue
                 frames.pop()
                 if f.loop is not None and f.loop.cut is not None and f.n < f.loop.cut:
-                    # a loop cut short for a size (program.py `_clc_sizes`) ran out: the kernel's
+                    # a loop cut short for a size (loop_sizes.py `_clc_sizes`) ran out: the kernel's
                     # own loop would have gone on
                     self.note(f"the loop at line {f.loop.span.line} ran all {f.n} iterations it was "
                               f"cut to (of {f.loop.cut}) without leaving on a cluster launch control "

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .program import PNote, statements
+from .nodes import PNote, statements
 
 
 class Taint:

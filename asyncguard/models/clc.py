@@ -58,7 +58,7 @@ from .launch import CLUSTER_RANK
 RESPONSE_BYTES = 16   # "16-byte wide shared memory location" (PTX ISA 9.7.13.17)
 # environment key of the run's ClcState (never a TIR name), shared by every task of a run
 CLC_STATE = "\x00clc"
-# the symbolic size of a CLC kernel (engine/program.py `_clc_sizes`): how many clusters this
+# the symbolic size of a CLC kernel (engine/loop_sizes.py `_clc_sizes`): how many clusters this
 # cluster's requests cancel before the first that does not; its k-th response (k from 0) says
 # "cancelled" exactly when k < it
 CANCELLED = "cancelled(clc)"

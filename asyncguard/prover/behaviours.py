@@ -68,7 +68,7 @@ def _all_sites(program) -> tuple:
     with the ranges of the loops around it. Branches and loops that touch nothing relevant
     (`relevant` False) are left out: their outcome changes no shared byte and no barrier."""
     from ..engine.exprs import shared_index_exprs as _shared_exprs
-    from ..engine.program import PIf, PLet, PLoop, POp, PStore
+    from ..engine.nodes import PIf, PLet, PLoop, POp, PStore
     out: list = []
     lets: list = []     # (name, Site)
     stores: list = []   # (register region, Site)
@@ -535,7 +535,7 @@ def _map_program(program, fn):
     the closures the machine runs are the original ones."""
     import dataclasses
 
-    from ..engine.program import PIf, PLet, PLoop, POp, PStore
+    from ..engine.nodes import PIf, PLet, PLoop, POp, PStore
 
     def walk(body):
         out = []
@@ -604,7 +604,7 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
 
     import z3
 
-    from ..engine.program import PIf, PLet, PLoop, POp, PStore
+    from ..engine.nodes import PIf, PLet, PLoop, POp, PStore
     memo: dict = {}
 
     def decide(x, ctx):
@@ -750,7 +750,7 @@ def derived_size(program, group: list, blocks: list, extent_of: dict, site_list,
 
 
 def _case_text(e) -> str:
-    from ..engine.program import expr_text
+    from ..engine.nodes import expr_text
     return expr_text(e)
 
 
@@ -789,7 +789,7 @@ def _input_rebase(exprs: list, names: set, read_only: frozenset):
     runs each launch at its real addresses; only the provers read the moved ones."""
     from collections import Counter
 
-    from ..engine.program import expr_text
+    from ..engine.nodes import expr_text
 
     def loads(e):
         return [x for x in ir.nodes(e) if isinstance(x, ir.Subscript) and isinstance(x.value, ir.Var)
@@ -852,7 +852,7 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
     import z3
 
     from ..engine.exprs import NotConcrete, compile_expr
-    from ..engine.program import expr_text
+    from ..engine.nodes import expr_text
     names = set(group)
     program = _decided_in_loops(program, names, dom_exprs, enc, case)
     mine = [st for st in sites(program) if _names(st.expr) & names]
@@ -982,7 +982,7 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
 
 
 def _tied_count_roots(program, dname: str) -> tuple:
-    """The count roots (engine/program.py `_count_loops`: every load of the root is the guard of a
+    """The count roots (engine/loop_sizes.py `_count_loops`: every load of the root is the guard of a
     whole iteration of a loop, a false one does nothing, and the loop variable only addresses
     global memory) whose loops all run `dname` times, whose guards' bounds were proved true in
     their loops (`_decided_in_loops`: the guard is the cell alone), and where nothing else the
@@ -994,7 +994,8 @@ def _tied_count_roots(program, dname: str) -> tuple:
     so read), or (empty, None) when any condition fails."""
     import dataclasses
 
-    from ..engine.program import PIf, PLet, PLoop, POp, PStore, cell_alone
+    from ..engine.nodes import PIf, PLet, PLoop, POp, PStore
+    from ..engine.loop_sizes import cell_alone
     roots = getattr(program, "count_roots", {}) or {}
     lines = {line for loop_lines, _ in roots.values() for line in loop_lines}
     if not lines:

@@ -31,8 +31,8 @@ import z3
 
 from .. import ir
 from ..engine.exprs import free_names
-from ..engine.program import (REGISTER_DTYPES, REGISTER_SCOPES, PIf, PLet, PLoop, PNote, POp,
-                              PStore, PWhile)
+from ..engine.nodes import PIf, PLet, PLoop, PNote, POp, PStore, PWhile
+from ..engine.program import REGISTER_DTYPES, REGISTER_SCOPES
 from ..models.cp_async import global_operand_indices
 from ..models.launch import CLUSTER_RANK
 from .behaviours import Site, _int

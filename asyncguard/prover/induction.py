@@ -120,7 +120,7 @@ def _counter_ranges(ranges: dict, lets: set, exprs: list, env: dict) -> list:
 def size_loops(program, sym: str) -> list:
     """The loops (PLoop) whose trip count mentions `sym`, in program order. A loop or branch
     around nothing relevant (`relevant` False: the machine skips it unevaluated) is left out."""
-    from ..engine.program import PIf, PLoop
+    from ..engine.nodes import PIf, PLoop
     loops: list = []
 
     def walk(body):
@@ -287,7 +287,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
             continue
         if sym in free_names(e) and not (free_names(e) & loop_vars):
             k_parts(e, sym, outside)
-    from ..engine.program import PLet, statements
+    from ..engine.nodes import PLet, statements
     lets = {s.name for s in statements(program.body) if isinstance(s, PLet)}
     bounded = dict(env)
     counters = _counter_ranges(ranges, lets, outside, bounded)
@@ -303,7 +303,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
         env_k = dict(env)
         env_k[lp.var] = k
         counters = _counter_ranges(ranges, lets, body, env_k)
-        # (a loop may start at a name the loaded numbers give, engine/program.py `_start_residue`:
+        # (a loop may start at a name the loaded numbers give, engine/loaded_numbers.py `_start_residue`:
         # the same value in the run of K and in that of K + dK)
         inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var, "T"}
         for n in inner:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import ir
 from ..engine.exprs import NotConcrete, compile_expr, free_names
 from ..engine.inputs import INPUTS, Inputs
-from ..engine.program import expr_text as _text
+from ..engine.nodes import expr_text as _text
 from . import periodic
 from .encode import Unencodable, encode
 from .solve import Query
@@ -77,7 +77,7 @@ def _merge_cases(inds: list):
 
 
 def _trip_exprs(body, sym: str, out: list) -> None:
-    from ..engine.program import PIf, PLoop
+    from ..engine.nodes import PIf, PLoop
     for s in body:
         if isinstance(s, (PLoop, PIf)) and not s.relevant:
             continue   # the machine skips it unevaluated: its trip count changes nothing
@@ -158,7 +158,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
         no_induction = getattr(program, "no_induction", {}).get(sym)
         geometry = None if no_induction else probe_geometry(
             program, sym, trips_at, scan_limit, others=others, realize=realize, short_tails=short_tails)
-        if no_induction:   # no proof can follow (engine/program.py `_clc_sizes`): no probe run
+        if no_induction:   # no proof can follow (engine/loop_sizes.py `_clc_sizes`): no probe run
             repeated = False
             ind = induction.Induction("unknown", no_induction)
         elif geometry is None:   # the state never repeats: no run could skip, nothing to prove
@@ -443,7 +443,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     import itertools
 
     from ..engine.exprs import compile_expr
-    from ..engine.program import expr_text
+    from ..engine.nodes import expr_text
     from . import behaviours, induction
     launch = program.launch
     extent_of = {b: launch.symbolic_blocks[launch.block_vars[b]] for b in blocks}

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..engine.exprs import free_names
 from ..engine.machine import Machine
-from ..engine.program import PIf, PLet, PLoop, PNote, POp, PStore, statements
+from ..engine.nodes import PIf, PLet, PLoop, PNote, POp, PStore, statements
 
 # the machine's features whose whole state at a cut `_quiet` knows how to read
 _KNOWN_FEATURES = {"cluster", "memory", "cp_async", "barriers", "mbarrier", "proxy", "tcgen05"}

@@ -42,7 +42,8 @@ from ..checks.resources import KernelContext
 from ..engine.inputs import INPUTS, InputSearch
 from ..engine.machine import Machine
 from ..models import _TIDS
-from ..engine.program import POp, elaborate
+from ..engine.nodes import POp
+from ..engine.program import elaborate
 from ..events import SetDescriptor, Unsupported
 from ..prover import one_thread_at_a_time
 from .edits import apply_edits

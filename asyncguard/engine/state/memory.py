@@ -1001,7 +1001,7 @@ class Memory:
             self.machine.taint.threads(self.machine, rec.tids)
 
     def _fenced_bytes(self, rec: Record) -> None:
-        """A branch checked taken every time because its arm is fenced (program.py
+        """A branch checked taken every time because its arm is fenced (loaded_numbers.py
         `_fenced_branch`) needs its arm's shared bytes to be its own: an access outside the arm
         that meets them (or one inside that meets an outside access's) makes it a note."""
         lo, hi = rec.lo_min, rec.hi_max
