@@ -254,3 +254,22 @@ def test_register_copies_written_twice_per_thread_or_in_part_stay_unknown(change
     rep = check_text(text)
     assert rep.verdict == "unknown"
     assert "holds copies of" not in scope(rep)
+
+
+# the same test lowered for sm_100a: one copy of all 8 cells, printed with a constant slice
+# (`block_mask_f_1[0:8] = BlockMask_1[by * 8:by * 8 + 8]`: TVMScript folds `0 + 8` to 8); the rule
+# must not tell the two printings apart (it was unknown)
+COPY_TMA_SM100 = ROOT.parent / "unseen_tests_sm100" / \
+    "language__language_let_layout__test_blocksparse_copy_tma__sm_100a.tir"
+
+
+def test_a_register_copy_written_with_a_constant_slice_is_read_as_its_cells_too():
+    text = COPY_TMA_SM100.read_text()
+    assert "block_mask_f_1[0:8] = BlockMask_1[by * 8:by * 8 + 8]" in text
+    rep = check_text(text, str(COPY_TMA_SM100))
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert "register block_mask_f holds copies of BlockMask_1 cells" in scope(rep)
+    assert "every outcome pattern checked (16 run(s))" in scope(rep)
+    assert {"AG201"} <= codes(check_text(without_line(COPY_TMA_SM100, 33, 'T.tvm_storage_sync("shared.dyn")')))
+    assert {"AG402", "AG411"} <= codes(check_text(without_line(COPY_TMA_SM100, 39,
+                                                              "T.tma_store_wait(0, T.bool(True))")))

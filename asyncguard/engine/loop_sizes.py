@@ -385,11 +385,15 @@ def _ranges_meet(lo, hi, entry=None) -> bool:
 
 
 def _fixed_width(s: ir.Slice) -> int | None:
-    """`c` when the slice reads `[e : e + c]` (how TVMScript prints a vector access), else None."""
+    """`c` when the slice reads `[e : e + c]` (how TVMScript prints a vector access) or `[a : b]`
+    of two integer constants (c = b - a: TVMScript folds `0 + c` to `c`), else None."""
     hi = s.hi
     if isinstance(hi, ir.BinOp) and hi.op == "+" and s.lo is not None and _same_tree(hi.left, s.lo) \
             and isinstance(hi.right, ir.Const) and type(hi.right.value) is int:
         return hi.right.value
+    if isinstance(s.lo, ir.Const) and isinstance(hi, ir.Const) and type(s.lo.value) is int \
+            and type(hi.value) is int and hi.value > s.lo.value:
+        return hi.value - s.lo.value
     return None
 
 
