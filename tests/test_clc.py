@@ -105,13 +105,24 @@ def test_a_response_no_model_numbers_stops_its_thread_and_keeps_the_prefix():
     assert not {code for code, _ in found} & {"AG408", "AG413", "AG411", "AG104", "AG301", "AG430", "AG431"}
 
 
-def test_unseen_query_on_sm90a_is_unknown_naming_the_target():
-    # TileLang's tl::clc_* static_assert without CUTLASS_ARCH_CLC_ENABLED (sm_100a/f and later
-    # arch- or family-specific targets only): on sm_90a the kernel does not compile
+def test_unseen_query_on_sm90a_says_the_build_fails_and_checks_it_as_written():
+    # below sm_100 ptxas rejects clusterlaunchcontrol itself (nvcc 13.0: "requires .target sm_100
+    # or higher"): AG510, as for wgmma on a target without it, and the same findings as the
+    # sm_100a lowering of the test (below); it was unknown
     verdict, found, report = outcome(UNSEEN_QUERY)
+    assert verdict == "buggy"
+    assert found == {("AG510", 15), ("AG417", 15), ("AG417", 16)}
+    ag510 = next(f for f in report.findings if f.rule.code == "AG510")
+    assert "target sm_90a does not have" in ag510.message and "sm_100a" in ag510.message
+
+
+def test_a_query_on_a_plain_sm100_target_stays_unknown():
+    # ptxas assembles it there, but TileLang's tl::clc_* templates static_assert without
+    # CUTLASS_ARCH_CLC_ENABLED (arch- or family-specific targets only): not modelled
+    verdict, found, report = outcome(UNSEEN_QUERY.replace('"arch": "sm_90a"', '"arch": "sm_100"'))
     assert verdict == "unknown"
     assert found == {("AG001", 15), ("AG001", 16)}
-    assert all("target sm_90a" in f.message for f in report.findings)
+    assert all("target sm_100" in f.message for f in report.findings)
 
 
 def test_unseen_query_on_sm100a_reads_a_response_nothing_wrote():
@@ -152,14 +163,21 @@ def test_single_cta_variants_are_flagged(name, old, new, rule, needle):
      'T.clc_try_cancel(T.tvm_access_ptr(T.type_annotation("uint32"), result.data, 1, 4, 2)'),
     # a form TileLang does not print
     ('arrived.data, 0, 1, 3))\n', 'arrived.data, 0, 1, 3), 0)\n'),
-    # targets on which TileLang's templates do not compile
-    ('"arch": "sm_100a"', '"arch": "sm_90a"'),
+    # a target ptxas takes but TileLang's templates do not (no `a` or `f`)
     ('"arch": "sm_100a"', '"arch": "sm_100"'),
 ])
 def test_unmodelled_clc_forms_are_unknown(old, new):
     verdict, found, _ = outcome(edit(SINGLE, old, new))
     assert verdict == "unknown"
     assert {code for code, _ in found} == {"AG001"}
+
+
+def test_a_target_below_sm100_is_the_build_failure_and_nothing_else():
+    # ptxas rejects clusterlaunchcontrol below sm_100: AG510 at the first call, and the kernel,
+    # clean on sm_100a, has no other finding (the run reads the instructions as PTX defines them)
+    verdict, found, _ = outcome(edit(SINGLE, '"arch": "sm_100a"', '"arch": "sm_90a"'))
+    assert verdict == "warnings"
+    assert {code for code, _ in found} == {"AG510"}
 
 
 def test_family_target_is_modelled():

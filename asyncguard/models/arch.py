@@ -254,6 +254,11 @@ TARGET_FEATURES = {
     "wgmma": frozenset({"sm_90a"}),
     "setmaxnreg": frozenset({"sm_90a"} | {f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in _A_OR_F}),
     "tcgen05": frozenset(f"sm_{n}{s}" for n in (100, 103, 110) for s in _A_OR_F),
+    # `clusterlaunchcontrol.try_cancel` and `.query_cancel` assemble for every sm_100+ target,
+    # suffix or not, and below it fail ("Feature 'clusterlaunchcontrol.try_cancel.async' requires
+    # .target sm_100 or higher"). TileLang's tl::clc_* templates ask more (an arch- or
+    # family-specific target): models/clc.py
+    "clusterlaunchcontrol": frozenset(f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in ("", "a", "f")),
 }
 PROBED = frozenset({"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a"} |
                    {f"sm_{n}{s}" for n in (100, 103, 110, 120, 121) for s in ("", "a", "f")})
@@ -264,6 +269,8 @@ _WGMMA_CALLS = frozenset({"T.ptx_wgmma_ss", "T.ptx_wgmma_rs", "T.ptx_wgmma_sp_ss
                           "T.warpgroup_arrive", "T.warpgroup_commit_batch", "T.warpgroup_wait",
                           "T.wait_wgmma"})
 _TCGEN05_CALLS = frozenset({"T.ptx_init_tensor_memory", "T.ptx_deallocate_tensor_memory"})
+_CLC_CALLS = frozenset({"T.clc_try_cancel", "T.clc_try_cancel_multicast", "T.clc_is_canceled",
+                        "T.clc_get_first_ctaid_x", "T.clc_get_first_ctaid_y", "T.clc_get_first_ctaid_z"})
 
 
 def instruction_family(call: str, extern: str | None = None) -> str | None:
@@ -276,6 +283,8 @@ def instruction_family(call: str, extern: str | None = None) -> str | None:
         return "tcgen05"
     if extern and extern.startswith("tl::tcgen05"):
         return "tcgen05"
+    if call in _CLC_CALLS:
+        return "clusterlaunchcontrol"
     return None
 
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from ..events import Access, AccessKind, Proxy, ProxyFence
 from . import NotModelled, op, per_thread, value_op
+from .arch import PROBED
 from .launch import CLUSTER_RANK
 
 RESPONSE_BYTES = 16   # "16-byte wide shared memory location" (PTX ISA 9.7.13.17)
@@ -100,6 +101,11 @@ def _check_target(ctx, call) -> None:
     if not isinstance(arch, str):
         return   # no target printed: nothing says the calls do not compile
     m = re.fullmatch(r"sm_(\d+)([af]?)", arch.strip().lower())
+    if m is not None and int(m.group(1)) < 100 and f"sm_{m.group(1)}{m.group(2)}" in PROBED:
+        # below sm_100 ptxas rejects the instructions themselves: AG510 says the build fails
+        # (models/arch.py TARGET_FEATURES), and the run reads them as PTX defines them, as it
+        # reads wgmma on a target without it
+        return
     if m is None or int(m.group(1)) not in CLC_ARCHS or not m.group(2):
         raise NotModelled(f"{call.name}: cluster launch control on target {arch}: it needs an "
                           f"architecture- or family-specific sm_100+ target (PTX ISA "
