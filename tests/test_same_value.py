@@ -102,3 +102,26 @@ def test_the_per_address_proof_is_asked_only_where_ranges_meet(monkeypatch):
     r = check_text(own, "k.tir")
     assert (r.verdict, asked) == ("clean", [])
     assert verdict_and_rules("A_1[tx]") == ("buggy", ["AG201"]) and len(asked) == 1
+
+
+def test_a_loop_variable_of_a_bound_built_with_tvmscript_calls_is_one_value():
+    # `range(T.min(T.max(n, 1), 4))`: every thread runs the same iterations, so k is one value in
+    # every thread (`T` names TVMScript's namespace, not a value: it was read as one, and the
+    # stores of k below were a write-write race of one statement)
+    text = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(C: T.handle("float32", "global"), n: T.int32):
+    T.func_attr({"thread_extent": {"blockIdx.x": 1, "threadIdx.x": 64, "threadIdx.y": 1, "threadIdx.z": 1}})
+    bx = T.launch_thread("blockIdx.x", 1)
+    tx = T.launch_thread("threadIdx.x", 64)
+    C_1 = T.decl_buffer((64,), data=C)
+    S = T.alloc_buffer((4,), scope="shared.dyn")
+    for k in range(T.min(T.max(n, 1), 4)):
+        S[k] = T.Cast("float32", k)
+    T.tvm_storage_sync("shared")
+    C_1[tx] = S[0]
+'''
+    r = check_text(text, "k.tir")
+    assert r.verdict == "clean", [f.message for f in r.findings]
+    r = check_text(text.replace("T.Cast(\"float32\", k)", "T.Cast(\"float32\", k + tx)"), "k.tir")
+    assert "AG201" in {f.rule.code for f in r.findings}   # a value that differs between threads
