@@ -24,7 +24,8 @@ from .. import ir
 from ..diagnostics import Finding, rule
 from ..engine.state.cluster import local_bytes
 from ..events import Access
-from ..models.arch import PROBED, STATIC_CAP, TARGET_FEATURES, Arch, instruction_family, lookup, target_name, targets_with
+from ..models.arch import (PROBED, STATIC_CAP, SUGGESTED_TARGET, TARGET_FEATURES, Arch, instruction_family, lookup,
+                           target_name, targets_with)
 from ..models.memory import BARRIER_SCOPES
 
 TILELANG_DYN_ALIGN = 1024   # TileLang codegen: `extern __shared__ __align__(1024) uchar buf_dyn_shmem[]`
@@ -799,10 +800,11 @@ def _target_findings(kernel: KernelContext, path: str) -> list[Finding]:
         if target in TARGET_FEATURES[fam]:
             continue
         have = targets_with(fam)
+        suggest = SUGGESTED_TARGET.get(fam, have[0])
         out.append(Finding(NOT_ON_TARGET, call.span.line, call.span.col,
                            f"{call.name} prints {fam} instructions, which target {target} does not have: "
                            f"ptxas assembles them only for {', '.join(have)}; a build for {target} fails "
-                           f"(lower for {have[0]}, or check with --arch {have[0]} if the build compiles for it)",
+                           f"(lower for {suggest}, or check with --arch {suggest} if the build compiles for it)",
                            {"target": target, "family": fam, "call": call.name, "targets": have}, path))
     return out
 

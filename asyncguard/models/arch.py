@@ -298,6 +298,11 @@ def target_name(target) -> str | None:
     return f"sm_{m.group(1)}{m.group(2)}" if m else None
 
 
+# the target to suggest for a family, where the first that assembles it is not one TileLang builds
+# it for: its tl::clc_* templates need an arch- or family-specific target (models/clc.py)
+SUGGESTED_TARGET = {"clusterlaunchcontrol": "sm_100a"}
+
+
 def targets_with(family: str) -> list[str]:
     """The probed targets that assemble `family`, in order."""
     return sorted(TARGET_FEATURES[family], key=lambda t: (int(re.sub(r"\D", "", t)), t))
