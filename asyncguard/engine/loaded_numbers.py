@@ -1446,7 +1446,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                 view = el.view_of(sub.value)
                 if view is None or el.roots.get(view.name) not in numeric_roots or sub in singles:
                     continue
-                if free_names(sub.indices) <= block_vars | set(el.symbols) and len(singles) < 2:
+                if free_names(sub.indices) - {"T"} <= block_vars | set(el.symbols) and len(singles) < 2:
                     singles.append(sub)
     sub_map = []
     for sub in singles:
@@ -1545,7 +1545,7 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
     # split's bounds `split[s - 1]`, `split[s]`): never a cell alone (a length by its own rule)
     if not cells or len(cells) > MAX_TRIP_CELLS or (len(cells) == 1 and not mixed):
         return None
-    if any(not free_names(sub.indices) <= block_vars | set(el.symbols) for sub in cells):
+    if any(not free_names(sub.indices) - {"T"} <= block_vars | set(el.symbols) for sub in cells):
         return None
     named = [(sub, ir.Var(expr_text(sub))) for sub in cells]
     names = {v.name for _, v in named}

@@ -1170,7 +1170,8 @@ class Elaborator:
 
     # ---- accesses inside expressions
     def _uniform_names_only(self, e) -> bool:
-        return free_names(e) <= self.uniform_names
+        # (`T` only names TVMScript's namespace, `T.min(...)`, never a value)
+        return free_names(e) - {"T"} <= self.uniform_names
 
     def read_only_descriptor(self, desc: str) -> bool:
         """A TMA descriptor parameter whose tensor the kernel never writes: no operation but a
