@@ -18,6 +18,11 @@ class AccessKind(str, Enum):
     ASYNC_READ = "async-read"     # wgmma operands, TMA store source: read until a covering wait
 
 
+# Access.buffer of a tcgen05 access: its bytes are tensor-memory cells (models/tcgen05.py), mapped
+# past shared memory; ordered by tcgen05 fences and commits, never by the proxy fence
+TENSOR_MEMORY = "tensor memory"
+
+
 class Proxy(str, Enum):
     GENERIC = "generic"
     ASYNC = "async"               # TMA, wgmma, bulk copies (PTX "async proxy")

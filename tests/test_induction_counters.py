@@ -20,7 +20,10 @@ def _size_line(report) -> str:
 
 def test_an_unrolled_counter_in_a_bounds_guard_keeps_its_range_in_the_induction():
     r = check_text(FWD.read_text(), str(FWD))
-    assert r.verdict == "clean", [f.message for f in r.findings]
+    # the guards read the length apart from the trip count (below), so the plan is not a proof:
+    # `unknown`, the values run named (it was `clean` with that scope until the forty-fifth session)
+    assert r.verdict == "unknown"
+    assert [f.rule.code for f in r.findings] == ["AG001"]
     line = _size_line(r)
     assert "larger trip counts: proved (step k_end_idx - k_start_idx + 64 moves every trip count by 1)" in line
     assert "trip counts (-1,), (0,), (1,), (2,), (3,), (4,))" in line   # no run of 4,113 trips

@@ -46,9 +46,13 @@ def test_a_barrier_only_between_the_branches_is_not_reduced():
 
 
 def test_producer_and_consumer_loops_of_the_sparse_gqa_decode_share_their_counts():
+    # (the sizes' plan is not a proof here: the producer/consumer loop cannot skip, so only the
+    # counts run are checked and the verdict is `unknown`, AG001 alone; the patterns are covered)
     text = (FIELD / GQA_INDICE_SM90).read_text()
     rep = check_text(text)
-    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert rep.verdict == "unknown"
+    assert {f.rule.code for f in rep.findings} == {"AG001"}
+    assert "not proved for every value" in rep.findings[0].message
     scope = scope_of(rep)
     assert "loop(s) at line(s) [69, 90], the branches at lines [71, 97]" in scope
     assert "one run per count covers every pattern" in scope

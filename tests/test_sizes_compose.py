@@ -71,7 +71,8 @@ def test_a_bug_after_the_cut_is_found_by_the_sum_as_by_the_product(monkeypatch):
     # the same findings; their witnesses may be other combinations (the first run to meet each)
     assert [(f.rule.code, f.line, f.col) for f in rep.findings] == \
         [(f.rule.code, f.line, f.col) for f in product.findings]
-    assert {f.rule.code for f in rep.findings} == {"AG101", "AG103"}
+    # (and AG001: K2's plan is not proved, so the values past those run are not checked)
+    assert {f.rule.code for f in rep.findings} == {"AG101", "AG103", "AG001"}
 
 
 def test_a_size_read_on_both_sides_keeps_the_product():

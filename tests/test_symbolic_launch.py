@@ -207,11 +207,15 @@ def test_the_split_kernels_are_decided_for_their_loaded_block_indices(name):
     # switches whole iterations on and off alike in every thread (sm_90a: one run per count)
     rep = check_text((FIELD / SPLIT[name]).read_text())
     main = rep.kernels[0]
-    assert main.name == "main_kernel" and rep.verdict == "clean"
+    assert main.name == "main_kernel"
     if name.endswith("sm80"):
+        assert rep.verdict == "clean"
         assert any(s.startswith("proved for every num_blocks >= 1, num_split >= 1") for s in main.scope)
         assert any(s.startswith("registers has_valid_block decide nothing checked") for s in main.scope)
-    else:   # honest scope: the producer/consumer loop cannot skip, so sizes are listed, not proved
+    else:   # the producer/consumer loop cannot skip, so sizes are listed, not proved: not clean
+        assert rep.verdict == "unknown"
+        assert [f.rule.code for f in rep.findings] == ["AG001"]
+        assert "not proved for every value" in rep.findings[0].message
         assert any(s.startswith("checked for the values listed, not proved for every size") for s in main.scope)
         assert any(s.startswith("data-dependent branches on block_indices_2 treated as unknown inputs")
                    for s in main.scope)
@@ -289,11 +293,14 @@ def test_single_bug_variants_of_the_dense_split_kernel_are_flagged(name, line, r
     assert all("num_blocks" in f.witness.get("sizes", {}) for f in rep.findings if f.rule.kind == "race")
 
 
-def test_the_warp_specialized_split_kernel_is_checked_for_every_short_count():
+def test_the_warp_specialized_split_kernel_is_checked_for_every_short_count_and_no_more():
     # sm_90a: per-thread phase counters grow with the loop, so its state never repeats and no
-    # run can skip: every count up to the largest trip count the plan runs without a proof
+    # run can skip: every count up to the largest trip count the plan runs without a proof, and
+    # the verdict says the larger ones were not checked
     rep = check_text(_dense((FIELD / SPLIT["indice_sm90a"]).read_text()))
-    assert rep.verdict == "clean"
+    assert rep.verdict == "unknown"
+    assert [f.rule.code for f in rep.findings] == ["AG001"]
+    assert "not proved for every value" in rep.findings[0].message
     scope = rep.kernels[0].scope[1]
     assert f"only through d = {BLOCK_COUNT}" in scope
     assert "in d: checked for d in {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}" in scope

@@ -537,7 +537,7 @@ def fold_numbers(program, blocks: list, size: dict, table: dict) -> tuple[dict, 
                     key = key_fn(env)
                     cells.setdefault(key, z3.Int(f"cell{len(cells)}"))
                     zenv[name] = cells[key]
-                for name in free_names(expr) - set(keys) - {"T"}:
+                for name in free_names(expr) - set(keys):
                     zenv[name] = z3.IntVal(int(env[name]))
                 term, s = encode(expr, zenv)
                 # a count below 0 runs no iteration, as 0 does

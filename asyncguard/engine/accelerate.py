@@ -289,7 +289,7 @@ def _inner_loops(body, var: str, block_names: frozenset, bound: set, stored: set
                 continue
             if not names & bound:
                 kind = "thread"
-            elif var in names and names <= {var, "T"} | set(block_names) and not _elects(s.src):
+            elif var in names and names <= {var} | set(block_names) and not _elects(s.src):
                 kind = "block"
             else:
                 continue
@@ -362,7 +362,7 @@ def uniform_run(loop, n: int, start: int, program, block: tuple, nested: dict) -
     for s in statements(loop.body):
         if isinstance(s, PIf) and not isinstance(s, PWhile) and s.relevant and s.src is not None:
             used = free_names(s.src)
-            if loop.var in used and used <= {loop.var, "T"} | names and not _elects(s.src):
+            if loop.var in used and used <= {loop.var} | names and not _elects(s.src):
                 guards.setdefault(id(s), s)
     env = dict(block)
     first: dict = {}   # id(PIf) -> its value in the first iteration

@@ -567,8 +567,16 @@ def _fail(what: str, span: ir.Span) -> Fn:
 
 
 def free_names(e) -> set[str]:
-    """Every Var name inside an expression (for dependence questions: thread id? loop var?)."""
-    return {x.name for x in ir.nodes(e) if isinstance(x, ir.Var)}
+    """Every Var name inside an expression (for dependence questions: thread id? loop var?). A
+    call's dotted callee (`T.min`) names a function, not a value: its `T` is not a free name."""
+    out: set = set()
+    callee: set = set()   # ids of the Vars of callees (a Call comes before its fields in the walk)
+    for x in ir.nodes(e):
+        if isinstance(x, ir.Call) and ir.dotted(x.func):
+            callee.update(id(v) for v in ir.nodes(x.func))
+        elif isinstance(x, ir.Var) and id(x) not in callee:
+            out.add(x.name)
+    return out
 
 
 # ---------------------------------------------------------------- what decides shared bytes

@@ -453,7 +453,7 @@ class NumericInputs:
                     names[name] = cells[key]
                 zenv = dict(names)
                 for name in set().union(*(free_names(e) for e in [expr] + [
-                        st for t, st, _ in self.start_cells if t == sym])) - set(names) - {"T"}:
+                        st for t, st, _ in self.start_cells if t == sym])) - set(names):
                     zenv[name] = z3.IntVal(int(env[name]))
                 term, s = encode(expr, zenv)
                 side += s + pair_order(pairs, names)

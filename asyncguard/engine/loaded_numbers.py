@@ -65,7 +65,7 @@ def _fenced_branch(el, program, st: PIf, cond, names: set, block_vars: set) -> b
             exprs = [x for x in node.src if x is not None]
             if any(_subscripts(x, []) or free_names(x) & thread_vars or not _uniform_calls(x) for x in exprs) \
                     or set().union(*(free_names(x) for x in exprs)) - block_vars - set(program.symbols) \
-                    - loop_vars - {"T"}:
+                    - loop_vars:
                 return False
             loop_vars.add(node.var)
     if names - block_vars - set(program.symbols) - loop_vars or not _uniform_calls(cond):
@@ -412,8 +412,7 @@ def _numeric_pass(el, program: Program) -> None:
         # registers and shared memory holding a value computed from a loaded number: the
         # machine never knows it, for any thread (only the reductions below apply)
         held = [x for x in _subscripts(cond, []) if not is_cell(x) and is_data(x)]
-        # `T` only names TVMScript's namespace (`T.int8(1)`), never a value
-        names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)} - {"T"}
+        names = free_names(cond) - {x.value.name for x in cells if isinstance(x.value, ir.Var)}
         uniform = names <= block_vars | set(program.symbols)
         if id(st) in takes:
             # it only guards shared accesses: taken by every thread, every pattern of outcomes
@@ -497,7 +496,7 @@ def _unrolled_conditions(el, program: Program, info, cond, st: PIf, names: set,
     that the prologue's branch reads as well gets one value in both (before, such a branch was
     taken every time, and a run read a stage whose load the prologue's outcome had skipped: an
     unknown). True when written out; False leaves the branch to the other reductions."""
-    free = names - set(program.symbols) - {"T"}
+    free = names - set(program.symbols)
     loops = [lp for lp in around if lp.var in free]
     if not free or {lp.var for lp in loops} != free or len(loops) != len(free):
         return False
@@ -615,7 +614,7 @@ def _iteration_choice(el, program: Program, st: PIf, loop, cond, cell, lets: dic
             elif isinstance(x, (PLet, PStore)) and x.src is not None and any(
                     e is not None and mentions(e) for e in (x.src if isinstance(x, PStore) else (x.src,))):
                 collapses = False   # a value computed from it: exact only pattern by pattern
-    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    uniform = set(el.launch.block_vars) | set(program.symbols)
     if not loop.src or free_names(loop.src) - uniform or any(mentions(e) for e in loop.src):
         return False
     placeholder = ir.Var("\x00cell")
@@ -633,7 +632,7 @@ def _iteration_choice(el, program: Program, st: PIf, loop, cond, cell, lets: dic
         del plans[id(loop)]   # (asked again, last, where no reduction of _numeric_pass applies)
         return False
     _, key_fn, bits = _cell_key(el, cell)
-    names = sorted(free_names(outside) - {placeholder.name, "T"})
+    names = sorted(free_names(outside) - {placeholder.name})
     mode = "pattern" if not collapses else "monotone" if barriers else "count"
     lines = tuple(b.span.line for b in branches)
     # several loops meeting the same cells in the same order (a producer's and a consumer's)
@@ -945,7 +944,7 @@ def _fold_trips(el, program: Program, info, is_cell) -> None:
     symbol `trips(line ..)` (every value >= 0; a negative E runs no iteration, as 0) instead, in
     the runs and for the provers. The registers themselves stay data: any other use that decides
     something the machine runs is reported there (unknown), so only the trip count is assumed."""
-    uniform = set(el.launch.block_vars) | set(program.symbols) | set(el.symbols) | {"T"}
+    uniform = set(el.launch.block_vars) | set(program.symbols) | set(el.symbols)
 
     def register(x):
         if not isinstance(x, ir.Subscript) or len(x.indices) != 1 or x.indices[0] != ir.Const(0):
@@ -1079,7 +1078,7 @@ def _register_lets(el, program: Program, is_cell) -> None:
             elif isinstance(st, PLoop):
                 collect(st.body, False)
     collect(program.body, True)
-    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    uniform = set(el.launch.block_vars) | set(program.symbols)
     lets: dict = {}       # region -> the stored expression
     for region, found in stores.items():
         if len(found) != 1 or not found[0][1] or region in el.escaped_registers:
@@ -1152,7 +1151,7 @@ def _register_copies(el, program: Program, is_cell) -> None:
 
     from ..prover.encode import Unencodable, encode
     from ..prover.solve import unsat
-    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    uniform = set(el.launch.block_vars) | set(program.symbols)
     threads = set(el.launch.thread_vars)
 
     def reg_of(x):
@@ -1231,7 +1230,7 @@ def _register_copies(el, program: Program, is_cell) -> None:
         if n is None or _fixed_width(ssl) != n or tsl.step is not None or ssl.step is not None:
             continue
         loop_vars = {lp[0] for lp in loops}
-        if free_names(tsl.lo) - loop_vars - {"T"} or free_names(ssl.lo) & (threads | loop_vars) - loop_vars \
+        if free_names(tsl.lo) - loop_vars or free_names(ssl.lo) & (threads | loop_vars) - loop_vars \
                 or free_names(ssl.lo) - loop_vars - uniform:
             continue
         # every iteration of the loops around the copy: its target start and D = start - lo
@@ -1382,7 +1381,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
     live = bounds + [expand(st.src) for st, _ in conds]
     trips = None
     if any(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
-           - {start, end} - set(el.symbols) - grid_sizes - {"T"} for start, end in pairs):
+           - {start, end} - set(el.symbols) - grid_sizes for start, end in pairs):
         # some pair decides a trip count together with other names: one trip expression?
         trips = _trip_symbol(el, program, info, bare, pairs, expand, loops, conds, problems)
     if trips is not None:
@@ -1398,7 +1397,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
             continue   # decides no trip count: its branches are enumerated like any loaded number
         uses = [e for e in live if {start, end} & free_names(e)]
         mixed = sorted(set().union(*(free_names(e) for e in bounds if {start, end} & free_names(e)))
-                       - {start, end} - set(el.symbols) - grid_sizes - {"T"})   # T: TVMScript's namespace
+                       - {start, end} - set(el.symbols) - grid_sizes)
         if mixed:   # the size prover evaluates trip counts from the size alone
             problems.append(f"a loop trip count decided by {end} - {start} together with "
                             f"{', '.join(mixed)} (the size prover needs trip counts of the size alone)")
@@ -1446,7 +1445,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
                 view = el.view_of(sub.value)
                 if view is None or el.roots.get(view.name) not in numeric_roots or sub in singles:
                     continue
-                if free_names(sub.indices) - {"T"} <= block_vars | set(el.symbols) and len(singles) < 2:
+                if free_names(sub.indices) <= block_vars | set(el.symbols) and len(singles) < 2:
                     singles.append(sub)
     sub_map = []
     for sub in singles:
@@ -1477,7 +1476,7 @@ def _length_symbols(el, program, info, lets, conds, loops, numeric_roots, proble
         program.size_assumptions.append(ir.BinOp("<=", ir.Var(sym), ir.Const(bound)))
         info.bounds.append((sym, bound, line))
     for lp in loops:
-        extra = free_names(lp.src) - syms - set(el.symbols) - {"T"} - \
+        extra = free_names(lp.src) - syms - set(el.symbols) - \
             {n for n, a in el.launch.block_vars.items() if a in el.launch.symbolic_blocks}
         if free_names(lp.src) & syms and extra:
             problems.append(f"line {lp.span.line}: a loop trip count decided by a loaded length "
@@ -1545,7 +1544,7 @@ def _cell_trip_symbol(el, program, info, lets, loops, conds, numeric_roots, prob
     # split's bounds `split[s - 1]`, `split[s]`): never a cell alone (a length by its own rule)
     if not cells or len(cells) > MAX_TRIP_CELLS or (len(cells) == 1 and not mixed):
         return None
-    if any(not free_names(sub.indices) - {"T"} <= block_vars | set(el.symbols) for sub in cells):
+    if any(not free_names(sub.indices) <= block_vars | set(el.symbols) for sub in cells):
         return None
     named = [(sub, ir.Var(expr_text(sub))) for sub in cells]
     names = {v.name for _, v in named}
@@ -1649,7 +1648,7 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         start = start.pop()
     used = free_names(found) & names
     block_vars = set(el.launch.block_vars)
-    if not free_names(found) - {"T"} <= names | block_vars | set(el.symbols):
+    if not free_names(found) <= names | block_vars | set(el.symbols):
         return None
     in_pairs = [p for p in pairs if set(p) & used]
     if len(in_pairs) < 2 and not free_names(found) & block_vars and (pairs or len(used) < 2):
@@ -1658,7 +1657,7 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         return None
     if pre is not None:
         pre()   # the sources now read the names `found` is written in
-    if start is not None and (not free_names(start) - {"T"} <= names | block_vars | set(el.symbols)
+    if start is not None and (not free_names(start) <= names | block_vars | set(el.symbols)
                               or not free_names(start) & names <= used):
         return None
     sym = f"trips(line {lines[0]})"
@@ -1685,7 +1684,7 @@ def _trip_symbol(el, program, info, bare: dict, pairs: list, expand, loops, cond
         if not free_names(src) & names:
             st.src, st.names = src, frozenset(free_names(src))
             continue
-        if free_names(src) - {"T"} - names - block_vars - set(el.symbols) - {sym}:
+        if free_names(src) - names - block_vars - set(el.symbols) - {sym}:
             continue
         j = _as_threshold(src, found, sym, in_pairs, block_vars)
         if j is not None:
@@ -1761,7 +1760,7 @@ def _start_residue(program, start_sym: str, loop_vars: set, shifted: list):
     if not period:
         return None, f"it decides expressions of a period above {MAX_START_MODULUS}"
     def unchanged(e, m) -> bool:
-        env = {n: z3.Int(n) for n in free_names(e) - {"T"}}
+        env = {n: z3.Int(n) for n in free_names(e)}
         a, sa = encode(e, env)
         b, sb = encode(_rewrite(e, {n: ir.BinOp("+", ir.Var(n), ir.Const(m)) for n in moved_names}), env)
         return unsat(*sa, *sb, a != b)
@@ -1781,7 +1780,7 @@ def _largest(trips, pairs, block_vars: set):
 
     from ..prover.encode import Unencodable, encode
     from ..prover.solve import Query
-    env = {n: z3.Int(n) for n in free_names(trips) - {"T"}}
+    env = {n: z3.Int(n) for n in free_names(trips)}
     try:
         e, side = encode(trips, env)
     except Unencodable:
@@ -1815,7 +1814,7 @@ def _addresses_via_trips(body, trips, sym: str, names: set, pairs, block_vars: s
 
     def _rest_of(x):
         diff = ir.BinOp("-", x, trips)
-        free = free_names(diff) - {"T"}
+        free = free_names(diff)
         one = {n: z3.Int(n) for n in free}
         two = {n: (z3.Int(n + "%2") if n in names else v) for n, v in one.items()}
         try:
@@ -1832,8 +1831,8 @@ def _addresses_via_trips(body, trips, sym: str, names: set, pairs, block_vars: s
         # and loop variables): the block index stays out of what the provers read
         blocks = {v: ir.Const(0) for v in block_vars & free_names(rest)}
         if blocks:
-            three = {n: (z3.Int(n + "%3") if n in blocks else z3.Int(n)) for n in free_names(rest) - {"T"}}
-            four = {n: z3.Int(n) for n in free_names(rest) - {"T"}}
+            three = {n: (z3.Int(n + "%3") if n in blocks else z3.Int(n)) for n in free_names(rest)}
+            four = {n: z3.Int(n) for n in free_names(rest)}
             try:
                 c, sc = encode(rest, three)
                 d, sd = encode(rest, four)
@@ -1863,7 +1862,7 @@ def _addresses_via_trips(body, trips, sym: str, names: set, pairs, block_vars: s
 def _folded(e):
     """`e` with every subexpression that reads no name replaced by its value."""
     def const(x):
-        if isinstance(x, (ir.BinOp, ir.UnaryOp, ir.Call)) and not free_names(x) - {"T"}:
+        if isinstance(x, (ir.BinOp, ir.UnaryOp, ir.Call)) and not free_names(x):
             try:
                 v = compile_expr(x)({})
             except Exception:  # noqa: BLE001 -- not a number here: left as written
@@ -1909,8 +1908,7 @@ def _drop_implied(cond, trips, sym: str, pairs, block_vars: set, ranges: dict, n
     parts = _conjuncts(cond)
     if len(parts) < 2:
         return cond
-    env = {n: z3.Int(n) for n in set().union(*(free_names(p) for p in parts)) | free_names(trips)
-           if n != "T"}
+    env = {n: z3.Int(n) for n in set().union(*(free_names(p) for p in parts)) | free_names(trips)}
     env[sym] = z3.Int("%trips")
     try:
         e, side = encode(trips, env)
@@ -1946,7 +1944,7 @@ def _as_threshold(cond, trips, sym: str, pairs, block_vars: set):
 
     from ..prover.encode import Unencodable, encode
     from ..prover.solve import Query, unsat
-    env = {n: z3.Int(n) for n in free_names(cond) | free_names(trips) - {"T"}}
+    env = {n: z3.Int(n) for n in free_names(cond) | free_names(trips)}
     t = z3.Int("%trips")
     env[sym] = t
     try:
@@ -1979,7 +1977,7 @@ def _below_zero(el, body, sym: str) -> str | None:
     t = z3.Int("%trips")
 
     def terms(e, ranges):
-        env = {n: z3.Int(n) for n in free_names(e) - {"T"}}
+        env = {n: z3.Int(n) for n in free_names(e)}
         env[sym] = t
         lo, side = encode(e, {**env, sym: t})
         at0, side0 = encode(e, {**env, sym: z3.IntVal(0)})
@@ -2079,7 +2077,7 @@ def _length_bounds(el, program, syms: set, problems: list) -> list:
     def bound_one(st, acc, index, sym, loops, guards) -> None:
         env = {n: z3.Int(n) for n in (free_names(index) | {lp.var for lp in loops}
                | {v for lp in loops for v in free_names(lp.src)}
-               | {v for g, _ in guards for v in free_names(g)}) - {"T"}}   # T: TVMScript's namespace
+               | {v for g, _ in guards for v in free_names(g)})}
         side, limits = [], []
         try:
             for n, v in env.items():

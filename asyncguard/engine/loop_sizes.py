@@ -57,7 +57,7 @@ def _count_loops(el, program: Program, func: ir.Function) -> None:
                 owner = [c for c in ir.nodes(func.body) if isinstance(c, ir.Call) and c.name in RANGE_TRUTHS
                          and c.args and c.args[0] is x]
                 pointed.setdefault(root, set()).add(id(owner[0]) if owner else id(x))
-    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T"}
+    uniform = set(el.launch.block_vars) | set(program.symbols)
     for root, sites in candidates.items():
         mentions = loads.get(root, set())
         if isinstance(sites[0][1][0], ir.Call):
@@ -195,7 +195,7 @@ def _skipping_loop(el, program: Program, loop: PLoop):
     if not loop.relevant or not loop.body:
         return None
     sub, subs, guard = None, [], None
-    uniform = set(el.launch.block_vars) | set(program.symbols) | {"T", loop.var}
+    uniform = set(el.launch.block_vars) | set(program.symbols) | {loop.var}
     for st in loop.body:
         if not isinstance(st, PIf) or st.other or st.src is None:
             return None

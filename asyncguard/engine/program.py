@@ -841,7 +841,7 @@ class Elaborator:
         if view is None or not view.is_shared or view.region is None or self.register_of(view) is not None:
             return None
         if self._shared_copies is None:
-            uniform = set(self.launch.block_vars) | set(self.symbols) | {"T"}
+            uniform = set(self.launch.block_vars) | set(self.symbols)
             self._shared_copies = {}
             for key, writes in self._shared_stores().items():
                 forms = set()   # (parameter, index form, element type) of each store: one allowed
@@ -1170,8 +1170,7 @@ class Elaborator:
 
     # ---- accesses inside expressions
     def _uniform_names_only(self, e) -> bool:
-        # (`T` only names TVMScript's namespace, `T.min(...)`, never a value)
-        return free_names(e) - {"T"} <= self.uniform_names
+        return free_names(e) <= self.uniform_names
 
     def read_only_descriptor(self, desc: str) -> bool:
         """A TMA descriptor parameter whose tensor the kernel never writes: no operation but a
@@ -1587,7 +1586,7 @@ class Elaborator:
                 and self.literal(nxt.expr.args[1]) == "tl.assume"):
             return None
         name, cond = s.target.name, nxt.expr.args[0]
-        if free_names(cond) - {"T"} != {name} or _subscripts(cond, []) or self.view_of(s.value) is not None:
+        if free_names(cond) != {name} or _subscripts(cond, []) or self.view_of(s.value) is not None:
             return None
         value = _only_value(cond, name)
         if value is None:

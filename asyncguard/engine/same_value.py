@@ -160,7 +160,7 @@ def _same_value_per_address(el, target: ir.Subscript, value) -> bool:
     ranges = {n: el.launch.threads["xyz".index(a[-1])] for n, a in el.launch.thread_vars.items()}
     exprs = [expand(e) for e in must_agree]
     address = [expand(i) for i in target.indices]
-    names = set().union(*(free_names(e) for e in exprs + address)) - {"T"}
+    names = set().union(*(free_names(e) for e in exprs + address))
     if names - thread_vars - el.uniform_names:
         raise _NotShown()   # a name that may differ between threads other than a thread index
     if not any(free_names(e) & thread_vars for e in exprs):

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ir
-from ..events import Access, AccessKind, MbarArrive, Proxy, Tcgen05Fence, WarpSync
+from ..events import TENSOR_MEMORY, Access, AccessKind, MbarArrive, Proxy, Tcgen05Fence, WarpSync
 from . import NotModelled, frozen, op, per_thread
 from .launch import CLUSTER_RANK, WARP, leader_rank
 from .wgmma import K_BYTES, desc_key, init_desc
@@ -174,7 +174,7 @@ def tmem_dealloc(ctx, call):
         who = elected(tids)[:1]
         lo = np.full(len(who), at, dtype=np.int64)
         return [_word_access(AccessKind.READ, view, tids, "tcgen05.dealloc"),
-                Access(AccessKind.WRITE, who, lo, lo + LANES * ncols * 4, "tensor memory", at, 4, via)]
+                Access(AccessKind.WRITE, who, lo, lo + LANES * ncols * 4, TENSOR_MEMORY, at, 4, via)]
     return run
 
 
@@ -308,7 +308,7 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False,
             lanes = np.tile(rows, len(issuer))
             lo = at + a_base + lanes * a_cols * 4 + np.repeat(a_col, nrows) * 4
             out.append(Access(AccessKind.ASYNC_READ, np.repeat(issuer, nrows), lo, lo + K_BYTES,
-                              "tensor memory", at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
+                              TENSOR_MEMORY, at + a_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC))
         acc_key = (at, issuer.tobytes(), col.tobytes())
         hit = lanes_of.get(acc_key)
         if hit is not None:
@@ -326,7 +326,7 @@ def _mma(ctx, call, via: str, smem_parts: list, tmem_a, acc, pair: bool = False,
             if len(lanes_of) >= 64:
                 lanes_of.clear()
             lanes_of[acc_key] = (who, lo, hi)
-        out += [Access(AccessKind.ASYNC_WRITE, who, lo, hi, "tensor memory", at + base, 4,
+        out += [Access(AccessKind.ASYNC_WRITE, who, lo, hi, TENSOR_MEMORY, at + base, 4,
                        via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r) for r in ctas]
         return out
     return run
@@ -513,7 +513,7 @@ def _tmem_rows(ctx, call, kind: AccessKind, via: str):
                        + np.repeat(col, k) + cell_col[lane_id].ravel()) * 4
             hi = lo + scale * 4
         return [_word_access(AccessKind.READ, word, tids, via),
-                Access(kind, who, lo, hi, "tensor memory", at, 4, via)]
+                Access(kind, who, lo, hi, TENSOR_MEMORY, at, 4, via)]
     return run
 
 

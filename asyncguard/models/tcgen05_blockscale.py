@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..events import Access, AccessKind, Proxy, WarpSync
+from ..events import TENSOR_MEMORY, Access, AccessKind, Proxy, WarpSync
 from . import NotModelled, constant, frozen, op, per_thread
 from .launch import WARP, leader_rank
 from .tcgen05 import (LANES, _leader, _mma, _smem_operand, _tmem, _word, _word_access, converge,
@@ -119,7 +119,7 @@ def tcgen05_cp(ctx, call):
             out.append(Access(AccessKind.ASYNC_READ, issuer, start, src_hi, view.name,
                               view.flat_base, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r))
             out.append(Access(AccessKind.ASYNC_WRITE, who, lo, dst_hi,
-                              "tensor memory", t0, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r))
+                              TENSOR_MEMORY, t0, 4, via, group_kind="tcgen05", proxy=Proxy.ASYNC, cta=r))
         return out
     return run
 
@@ -184,7 +184,7 @@ def mma_blockscaled_ss(ctx, call):
             # again, and the race check remembers what it learnt of them by identity
             who, lo = frozen(np.repeat(issuer, LANES)), frozen(lo)
             out += [Access(AccessKind.ASYNC_READ, who, lo, frozen(lo + cols * 4),
-                           "tensor memory", t_at + base, 4, via, group_kind="tcgen05",
+                           TENSOR_MEMORY, t_at + base, 4, via, group_kind="tcgen05",
                            proxy=Proxy.ASYNC, cta=r) for r in ctas]
         return out
     return run

@@ -153,13 +153,19 @@ def _consts(e) -> set:
 
 
 def _env(program, names) -> tuple:
-    """z3 variables for `names` and the domain of the launch's thread variables."""
+    """z3 variables for `names` and the domain of the launch's thread variables and of the block
+    variables of fixed grid axes (`bx * 4 < valid_m` with 2 blocks: bx is 0 or 1 in every launch)."""
     import z3
     env = {n: z3.Int(n) for n in names}
     dom = []
     for n, axis in program.launch.thread_vars.items():
         env.setdefault(n, z3.Int(n))
         dom += [env[n] >= 0, env[n] < program.launch.threads["xyz".index(axis[-1])]]
+    for n, axis in program.launch.block_vars.items():
+        grid = program.launch.block_range(axis)
+        if grid is not None and n not in names:
+            env.setdefault(n, z3.Int(n))
+            dom += [env[n] >= grid[0], env[n] < grid[1]]
     return env, dom
 
 
@@ -464,11 +470,6 @@ class Derived:
         return ", ".join(f"{n} = {one(a, b)}" for n, (a, b) in self.family.items())
 
 
-def _names(e) -> set:
-    """free_names less `T` (TVMScript's namespace in `T.if_then_else`, never a value)."""
-    return free_names(e) - {"T"}
-
-
 def _children(e):
     import dataclasses
     if not dataclasses.is_dataclass(e):
@@ -499,8 +500,8 @@ def regroup(e, names: set):
         terms: list = []
         _terms(x, 1, terms)
         terms = [(s, regroup(t, names)) for s, t in terms]
-        mine = [(s, t) for s, t in terms if _names(t) and _names(t) <= names]
-        rest = [(s, t) for s, t in terms if not (_names(t) and _names(t) <= names)]
+        mine = [(s, t) for s, t in terms if free_names(t) and free_names(t) <= names]
+        rest = [(s, t) for s, t in terms if not (free_names(t) and free_names(t) <= names)]
         if not (len(mine) >= 2 and rest or len(mine) >= 2 and mine[0][0] > 0):
             return None
 
@@ -611,9 +612,9 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
         key = (x, tuple(ctx))
         if key in memo:
             return memo[key]
-        env = {n: z3.Int(n) for n in _names(x) | {v for c in ctx for y in c[1:] if not isinstance(y, (str, bool))
-                                                  for v in _names(y)}
-               | {c[0] for c in ctx if isinstance(c[0], str)} | {v for d in dom for v in _names(d)}}
+        env = {n: z3.Int(n) for n in free_names(x) | {v for c in ctx for y in c[1:] if not isinstance(y, (str, bool))
+                                                  for v in free_names(y)}
+               | {c[0] for c in ctx if isinstance(c[0], str)} | {v for d in dom for v in free_names(d)}}
         out = None
         try:
             term, side = enc(x, env)
@@ -642,11 +643,11 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
         return out
 
     def fix(e, ctx):
-        if e is None or not any(c[0] is None or _names(c[2]) & names for c in ctx) or \
-                not (_names(e) & names):
+        if e is None or not any(c[0] is None or free_names(c[2]) & names for c in ctx) or \
+                not (free_names(e) & names):
             return e
         def decided(x):
-            if isinstance(x, ir.BinOp) and x.op in _COMPARE and _names(x) & names:
+            if isinstance(x, ir.BinOp) and x.op in _COMPARE and free_names(x) & names:
                 return decide(x, ctx)
             return None
         return ir.rewrite(e, decided, after=_fold)
@@ -660,7 +661,7 @@ def _decided_in_loops(program, names: set, dom: list, enc, case: tuple = ()) -> 
                                                body=body(st.body, inner), plan=None))
             elif isinstance(st, PIf):
                 cond = fix(st.src, ctx)
-                guarded = cond is not None and bool(_names(cond) & names)
+                guarded = cond is not None and bool(free_names(cond) & names)
                 dead = cond.value if isinstance(cond, ir.Const) and isinstance(cond.value, bool) else None
                 # an arm no launch of the domain takes runs nowhere: its statements leave the copy
                 # (the branch's own closure still decides, and decides the same)
@@ -705,7 +706,7 @@ def derived_size(program, group: list, blocks: list, extent_of: dict, site_list,
     names = set(group)
     # the launch domain: sizes at least their lowest value, block indices inside their grids
     sizes = [n for n in group if n not in blocks]
-    own = [a for a in assumptions if _names(a) and _names(a) <= names]
+    own = [a for a in assumptions if free_names(a) and free_names(a) <= names]
     dom_exprs = list(own) + [ir.BinOp(">=", ir.Var(n), ir.Const(lowest.get(n, 1))) for n in sizes]
     for b in blocks:
         dom_exprs += [ir.BinOp(">=", ir.Var(b), ir.Const(0)), ir.BinOp("<", ir.Var(b), extent_of[b])]
@@ -717,7 +718,7 @@ def derived_size(program, group: list, blocks: list, extent_of: dict, site_list,
     atoms: list = []
     for st in sites(_decided_in_loops(program, names, dom_exprs, enc)):
         for x in _subexprs(regroup(st.expr, names), []):
-            if isinstance(x, ir.BinOp) and x.op in _COMPARE and _names(x) and _names(x) <= names \
+            if isinstance(x, ir.BinOp) and x.op in _COMPARE and free_names(x) and free_names(x) <= names \
                     and x not in atoms:
                 atoms.append(x)
     if not atoms or len(atoms) > 5:
@@ -798,7 +799,7 @@ def _input_rebase(exprs: list, names: set, read_only: frozenset):
     def moving(index) -> Counter:
         terms: list = []
         _terms(index, 1, terms)
-        return Counter((s, expr_text(t)) for s, t in terms if _names(t) & names)
+        return Counter((s, expr_text(t)) for s, t in terms if free_names(t) & names)
     shared: dict = {}    # (buffer, position) -> the moving terms every load there has
     for e in exprs:
         for x in loads(e):
@@ -855,7 +856,7 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
     from ..engine.nodes import expr_text
     names = set(group)
     program = _decided_in_loops(program, names, dom_exprs, enc, case)
-    mine = [st for st in sites(program) if _names(st.expr) & names]
+    mine = [st for st in sites(program) if free_names(st.expr) & names]
     conds = list(dom_exprs) + list(case)
 
     env = {n: z3.Int(n) for n in group}
@@ -892,7 +893,7 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
         for x in _subexprs(e, []):
             if not isinstance(x, (ir.BinOp, ir.Call, ir.IfExp, ir.Var)):
                 continue
-            fn = _names(x)
+            fn = free_names(x)
             if fn & names and fn <= names and x not in seen and \
                     not (isinstance(x, ir.BinOp) and x.op in _COMPARE + ("and", "or")):
                 seen.add(x)
@@ -901,19 +902,19 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
     dname = None
     for cand in cands:
         var = ir.Var("%d")
-        if all(not (_names(replace_expr(e, cand, var)) & names) for e in regrouped):
+        if all(not (free_names(replace_expr(e, cand, var)) & names) for e in regrouped):
             dname = expr_text(cand)
             D = cand
             break
     if dname is None:
         # the site that no candidate reduces, with the best candidate: say where and how
-        best = min(cands, key=lambda c: sum(bool(_names(replace_expr(e, c, ir.Var("%d"))) & names)
+        best = min(cands, key=lambda c: sum(bool(free_names(replace_expr(e, c, ir.Var("%d"))) & names)
                                             for e in regrouped)) if cands else None
         for st, e in zip(mine, regrouped):
             left = replace_expr(e, best, ir.Var("%d")) if best is not None else e
-            if _names(left) & names:
+            if free_names(left) & names:
                 line = getattr(getattr(st.expr, "span", None), "line", None)
-                loads = [x for x in _subexprs(left, []) if isinstance(x, ir.Subscript) and _names(x) & names]
+                loads = [x for x in _subexprs(left, []) if isinstance(x, ir.Subscript) and free_names(x) & names]
                 how = ("a value loaded from memory at an address of them (which cells a run reads "
                        "would differ between launches of one behaviour)" if loads else
                        f"{expr_text(left)[:160]}")
@@ -1004,7 +1005,7 @@ def _tied_count_roots(program, dname: str) -> tuple:
     mentions = []
 
     def read(e):
-        if e is not None and dname in _names(e):
+        if e is not None and dname in free_names(e):
             mentions.append(e)
 
     def guards(body):

@@ -86,7 +86,7 @@ def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
     # a name the proof does not bind (an unrolled loop's counter beside the size loops, a
     # let): any value, so the equality is proved for every value it may take
     env = dict(env)
-    for n in (free_names(a_e) | free_names(b_e)) - set(env) - {"T"}:
+    for n in (free_names(a_e) | free_names(b_e)) - set(env):
         env[n] = z3.Int(n)
     try:
         a, sa = encode(a_e, env)
@@ -165,6 +165,17 @@ def _upper_bound(a, sym: str) -> bool:
     if a.op == "<=":
         return a.left == ir.Var(sym) and isinstance(a.right, ir.Const)
     if a.op == ">=":
+        return a.right == ir.Var(sym) and isinstance(a.left, ir.Const)
+    return False
+
+
+def _lower_bound(a, sym: str) -> bool:
+    """`a` is `sym >= C` (or `C <= sym`) for a constant C."""
+    if not isinstance(a, ir.BinOp):
+        return False
+    if a.op == ">=":
+        return a.left == ir.Var(sym) and isinstance(a.right, ir.Const)
+    if a.op == "<=":
         return a.right == ir.Var(sym) and isinstance(a.left, ir.Const)
     return False
 
@@ -261,8 +272,10 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
             # the step must also keep every assumption as it is (K valid <=> K + dK valid), but
             # for an upper bound `K <= C`: the runs of larger K reduce to smaller ones, never the
             # reverse, and K + dK <= C gives K <= C (a count of true cells, a sliding window)
+            # A lower bound `K >= C` need not carry over either: K + dK >= C whenever K >= C, and
+            # every K the step reduces to reaches n0 trips, which is checked below to imply K >= C
             pairs += [(a, _substitute(a, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand)))) for a in assumptions
-                      if not _upper_bound(a, sym)]
+                      if not _upper_bound(a, sym) and not _lower_bound(a, sym)]
             if _check_forall_equal(pairs, env, [K >= 1]) == "proved":
                 dk = cand
                 break
@@ -275,6 +288,11 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
     for t in trips:
         term, st = encode(t, env)
         n_ok += st + [term >= n0]
+    for a in assumptions:
+        if _lower_bound(a, sym):
+            bound, sb = encode(a, env)
+            if Query(*n_ok, *sb, K >= 1, z3.Not(bound)).check() != z3.unsat:
+                return Induction("unknown", f"a value the step reduces to may break {sym}'s lower bound", n0, S)
     shiftK = ir.BinOp("+", ir.Var(sym), ir.Const(dk))
     # (iii) and (i)/(ii) per loop
     everything: list = []
@@ -305,7 +323,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
         counters = _counter_ranges(ranges, lets, body, env_k)
         # (a loop may start at a name the loaded numbers give, engine/loaded_numbers.py `_start_residue`:
         # the same value in the run of K and in that of K + dK)
-        inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var, "T"}
+        inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var}
         for n in inner:
             env_k[n] = z3.Int(n)
         relevant: list = []

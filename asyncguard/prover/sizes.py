@@ -115,7 +115,17 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
         plan = plan_several(program, syms, blocks, assumptions, max_trips, large, scan_limit, short_tails)
         plan.blocks = blocks
         return plan
-    return plan_one(program, syms[0], assumptions, max_trips, large, scan_limit, short_tails=short_tails)
+    plan = plan_one(program, syms[0], assumptions, max_trips, large, scan_limit, short_tails=short_tails)
+    trips: list = []
+    _trip_exprs(program.body, syms[0], trips)
+    if plan.proof != "proved" and not trips:
+        # it decides no trip count, only branches, addresses or barrier arguments (flashinfer#3439:
+        # `if prev_k + 8 > 16`), so the one value plan_one ran proves nothing: the values below
+        # the threshold past which it changes nothing (behaviours.threshold), one run per distinct
+        # behaviour
+        plan = plan_several(program, syms, [], assumptions, max_trips, large, scan_limit, short_tails)
+        plan.blocks = []
+    return plan
 
 
 def deciding_blocks(program) -> list:
@@ -214,6 +224,11 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     for e in raw:
         k_parts(e, sym, exprs)
     proof = _prove_through_trips(exprs, trips, sym, own)
+    if proof == "proved" and not (ind.status == "proved" and proved_steps):
+        every = _every_value(sym, own, lowest, trips_at) or \
+            _saturated(sym, own, trips, values, vectors, max_trips)
+        if every is not None:
+            return every
     checked = checked_text(sym, values, vectors)
     if proof == "proved" and ind.status == "proved":
         scope = (f"proved for every {sym} >= {lowest}{' with ' + ', '.join(_text(a) for a in own) if own else ''}: "
@@ -226,13 +241,87 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     return SizePlan(sym, values, vectors, proof, scope, ind)
 
 
+# an assumed upper bound at most this far above the lowest value is enumerated value by value
+EVERY_VALUE_SPAN = 1 << 16
+# ... when its values have at most this many distinct trip-count vectors (one run each)
+EVERY_VALUE_RUNS = 64
+
+
+def _every_value(sym: str, own: list, lowest: int, trips_at) -> "SizePlan | None":
+    """A size bounded above by an assumption (`sym <= C`: a length the kernel's own buffer bounds,
+    a count of cancelled clusters) on which, z3 proved, the kernel depends only through its trip
+    counts: one run per distinct trip-count vector of every value from `lowest` to C is a proof
+    by enumeration, where the induction found none (the tile loops of a CLC kernel) or one that
+    does not apply. None when no such bound exists or there are too many vectors."""
+    from . import induction
+    bounds = [int(a.right.value) if a.op == "<=" else int(a.left.value)
+              for a in own if induction._upper_bound(a, sym)]
+    if not bounds or min(bounds) - lowest > EVERY_VALUE_SPAN:
+        return None
+    top = min(bounds)
+    values, vectors, seen = [], [], set()
+    for v in range(lowest, top + 1):
+        vec = trips_at(v)
+        if vec is None or vec in seen:
+            continue
+        if len(seen) == EVERY_VALUE_RUNS:
+            return None
+        seen.add(vec)
+        values.append({sym: v})
+        vectors.append(vec)
+    if not values:
+        return None
+    scope = (f"proved for every {sym} from {lowest} to {top} ({', '.join(_text(a) for a in own)}): checked "
+             f"{checked_text(sym, values, vectors)}, one value per trip-count vector of every value in "
+             f"that range; z3 proved that the kernel depends on {sym} only through its trip counts")
+    return SizePlan(sym, values, vectors, "proved", scope,
+                    induction.Induction("proved", f"every value of {sym} up to {top} checked"))
+
+
+def _saturated(sym: str, own: list, trips: list, values: list, vectors: list,
+               max_trips: int) -> "SizePlan | None":
+    """The trip counts stop changing: z3 proves that every value from the last one run on has
+    its trip counts (`range(T.min(T.max(n, 1), 4))`: n >= 4 runs 4 iterations), and the kernel
+    depends on `sym` only through them (the caller's proof), so the values run stand for all.
+    Only the values plan_one scanned one by one (trip counts up to `max_trips`): every value
+    below the last of them has the trip counts of one of them."""
+    import z3
+    small = [(v, vec) for v, vec in zip(values, vectors) if max(vec, default=0) <= max_trips]
+    if not small or not trips:
+        return None
+    values, vectors = [v for v, _ in small], [vec for _, vec in small]
+    last, vec = values[-1][sym], vectors[-1]
+    K = z3.Int(sym)
+    env = {sym: K}
+    try:
+        side, differs = [], []
+        for e, c in zip(trips, vec):
+            term, s = encode(e, env)
+            side += s
+            differs.append(term != c)
+        for a in own:
+            term, s = encode(a, env)
+            side += s + [term]
+    except Unencodable:
+        return None
+    if Query(*side, K >= last, z3.Or(*differs)).check() != z3.unsat:
+        return None
+    scope = (f"proved for every {sym} >= {values[0][sym]}"
+             f"{' with ' + ', '.join(_text(a) for a in own) if own else ''}: checked "
+             f"{checked_text(sym, values, vectors)}; z3 proved that the kernel depends on {sym} only "
+             f"through its trip counts and that every {sym} >= {last} has the trip counts of {last}")
+    from . import induction
+    return SizePlan(sym, values, vectors, "proved", scope,
+                    induction.Induction("proved", f"the trip counts are constant from {sym} = {last} on"))
+
+
 def checked_text(sym: str, values: list, vectors: list) -> str:
     """'K in {1, 33} (trip counts (0,), (1,))': the values a scope line says were run;
     '(M, bx) in {(1, 0), (2, 0)}' for several names (long lists shortened)."""
     names = [n.strip() for n in sym.split(",")]
     if len(names) == 1:
-        return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}} (trip counts "
-                f"{', '.join(str(t) for t in vectors)})")
+        return (f"{sym} in {{{', '.join(str(x[sym]) for x in values)}}}" +
+                (f" (trip counts {', '.join(str(t) for t in vectors)})" if any(vectors) else ""))
     listed = ["(" + ", ".join(str(x.get(n, "-")) for n in names) + ")" for x in values]
     if len(listed) > 16:
         listed = listed[:8] + [f"... {len(listed) - 12} more ..."] + listed[-4:]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ... import ir
-from ...events import Access, AccessKind, Proxy
+from ...events import TENSOR_MEMORY, Access, AccessKind, Proxy
 from ...models.atomics import reads_destination
 from .cluster import cta_stride
 
@@ -912,7 +912,7 @@ class Memory:
         for old in first:
             self._check_pair(old, rec)
         machine.proxy.check_access(rec, ev, writes)
-        if ev.buffer == "tensor memory":
+        if ev.buffer == TENSOR_MEMORY:
             machine.tcgen05.check_access(rec)
         self._floor_of = -1   # the clocks may move from here on
         facts = known[4] if known is not None else set()

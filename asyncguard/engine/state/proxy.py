@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...events import AccessKind, Proxy, ProxyFence
+from ...events import TENSOR_MEMORY, AccessKind, Proxy, ProxyFence
 from ..program import PIf, PLoop, POp
 from .memory import _READS, PENDING, Record, filled, thread_table
 
@@ -276,8 +276,9 @@ class Proxies:
             del self.awaiting[rid]
 
     def track(self, rec: Record, ev, writes: bool) -> None:
-        """A new access: a generic one waits for its threads' next proxy fence."""
-        if ev.proxy == Proxy.GENERIC and (writes or self.async_writers):
+        """A new access: a generic one waits for its threads' next proxy fence (of shared memory:
+        tensor memory is ordered by tcgen05 fences, state/tcgen05.py)."""
+        if ev.proxy == Proxy.GENERIC and (writes or self.async_writers) and ev.buffer != TENSOR_MEMORY:
             rec.fence_clk = filled(len(rec.tids), PENDING)
             if ev.kind == AccessKind.ASYNC_WRITE:
                 rec.landed_fence_clk = filled(len(rec.tids), PENDING)
@@ -297,8 +298,9 @@ class Proxies:
         return self._fence_floor
 
     def check_access(self, rec: Record, ev, writes: bool) -> None:
-        """An async-proxy access against the generic accesses of its bytes not yet fenced."""
-        if ev.proxy != Proxy.ASYNC:
+        """An async-proxy access against the generic accesses of its bytes not yet fenced (shared
+        memory only: fence.proxy.async does not order tensor memory)."""
+        if ev.proxy != Proxy.ASYNC or ev.buffer == TENSOR_MEMORY:
             return
         # records found quiet for these threads (_check_proxy) stay quiet for them: skipped
         threads = self.machine.memory.thread_key(rec)
