@@ -226,7 +226,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     proof = _prove_through_trips(exprs, trips, sym, own)
     if proof == "proved" and not (ind.status == "proved" and proved_steps):
         every = _every_value(sym, own, lowest, trips_at) or \
-            _saturated(sym, own, trips, values, vectors, max_trips)
+            _saturated(sym, own, trips, values, vectors, max_trips, lowest, trips_at)
         if every is not None:
             return every
     checked = checked_text(sym, values, vectors)
@@ -278,19 +278,22 @@ def _every_value(sym: str, own: list, lowest: int, trips_at) -> "SizePlan | None
                     induction.Induction("proved", f"every value of {sym} up to {top} checked"))
 
 
-def _saturated(sym: str, own: list, trips: list, values: list, vectors: list,
-               max_trips: int) -> "SizePlan | None":
+def _saturated(sym: str, own: list, trips: list, values: list, vectors: list, max_trips: int,
+               lowest: int, trips_at) -> "SizePlan | None":
     """The trip counts stop changing: z3 proves that every value from the last one run on has
     its trip counts (`range(T.min(T.max(n, 1), 4))`: n >= 4 runs 4 iterations), and the kernel
     depends on `sym` only through them (the caller's proof), so the values run stand for all.
-    Only the values plan_one scanned one by one (trip counts up to `max_trips`): every value
-    below the last of them has the trip counts of one of them."""
+    Of the values run, those with trip counts up to `max_trips`; every value below the last of
+    them must have the trip counts of one of them (checked value by value)."""
     import z3
     small = [(v, vec) for v, vec in zip(values, vectors) if max(vec, default=0) <= max_trips]
     if not small or not trips:
         return None
     values, vectors = [v for v, _ in small], [vec for _, vec in small]
     last, vec = values[-1][sym], vectors[-1]
+    if last - lowest > EVERY_VALUE_SPAN or any(
+            trips_at(v) is not None and trips_at(v) not in set(vectors) for v in range(lowest, last)):
+        return None
     K = z3.Int(sym)
     env = {sym: K}
     try:
