@@ -243,8 +243,11 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
 
 # an assumed upper bound at most this far above the lowest value is enumerated value by value
 EVERY_VALUE_SPAN = 1 << 16
-# ... when its values have at most this many distinct trip-count vectors (one run each)
+# ... when its values have at most this many distinct trip-count vectors (one run each), whose
+# longest trip counts add up to at most EVERY_VALUE_TRIPS (runs grow with the value: a CLC GEMM's
+# 57 counts of up to 72 tiles took 190 s)
 EVERY_VALUE_RUNS = 64
+EVERY_VALUE_TRIPS = 512
 
 
 def _every_value(sym: str, own: list, lowest: int, trips_at) -> "SizePlan | None":
@@ -259,12 +262,13 @@ def _every_value(sym: str, own: list, lowest: int, trips_at) -> "SizePlan | None
     if not bounds or min(bounds) - lowest > EVERY_VALUE_SPAN:
         return None
     top = min(bounds)
-    values, vectors, seen = [], [], set()
+    values, vectors, seen, work = [], [], set(), 0
     for v in range(lowest, top + 1):
         vec = trips_at(v)
         if vec is None or vec in seen:
             continue
-        if len(seen) == EVERY_VALUE_RUNS:
+        work += max(max(vec, default=0), 1)
+        if len(seen) == EVERY_VALUE_RUNS or work > EVERY_VALUE_TRIPS:
             return None
         seen.add(vec)
         values.append({sym: v})
