@@ -158,26 +158,24 @@ def tail_for(shift: int, loops: int, short: bool = False) -> int:
     return shift // 2 + 1 if short else shift + 1
 
 
+def _const_bound(a, sym: str) -> str | None:
+    """'upper' when `a` is `sym <= C` (or `C >= sym`), 'lower' when it is `sym >= C` (or
+    `C <= sym`), for a constant C; else None."""
+    if not isinstance(a, ir.BinOp) or a.op not in ("<=", ">="):
+        return None
+    if a.left == ir.Var(sym) and isinstance(a.right, ir.Const):
+        return "upper" if a.op == "<=" else "lower"
+    if a.right == ir.Var(sym) and isinstance(a.left, ir.Const):
+        return "lower" if a.op == "<=" else "upper"
+    return None
+
+
 def _upper_bound(a, sym: str) -> bool:
-    """`a` is `sym <= C` (or `C >= sym`) for a constant C."""
-    if not isinstance(a, ir.BinOp):
-        return False
-    if a.op == "<=":
-        return a.left == ir.Var(sym) and isinstance(a.right, ir.Const)
-    if a.op == ">=":
-        return a.right == ir.Var(sym) and isinstance(a.left, ir.Const)
-    return False
+    return _const_bound(a, sym) == "upper"
 
 
 def _lower_bound(a, sym: str) -> bool:
-    """`a` is `sym >= C` (or `C <= sym`) for a constant C."""
-    if not isinstance(a, ir.BinOp):
-        return False
-    if a.op == ">=":
-        return a.left == ir.Var(sym) and isinstance(a.right, ir.Const)
-    if a.op == "<=":
-        return a.right == ir.Var(sym) and isinstance(a.left, ir.Const)
-    return False
+    return _const_bound(a, sym) == "lower"
 
 
 def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
