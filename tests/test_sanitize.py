@@ -270,3 +270,23 @@ def test_gate_agrees_on_loop_breaks(tmp_path):
     rows = {Path(r["kernel"].split("::")[0]).name: r for r in json.loads(out.read_text())}
     assert rows["while_break_clean.tir"]["verdict"] == "pass"
     assert rows["break_skips_wait.tir"]["verdict"] == "fail" and rows["break_skips_wait.tir"]["agree"] == "yes"
+
+
+def test_a_warp_sync_is_emitted_as_syncwarp_at_both_sides_of_the_size_branch(tmp_path):
+    # flashinfer#3439's kernel (tracker round 10) waits for its own warp's cp.async copies, then
+    # `__syncwarp()` (T.sync_warp): the gate had no skeleton for it and skipped the kernel. Its
+    # race sits behind `if prev_k + 8 > 16`: the gate launches both values the checker ran
+    # (1 and 9; the last was dropped as if it were an induction's far value)
+    from asyncguard.emit.gate import gate_sizes
+    path = CORPUS / "trackers_r10" / "flashinfer3439_ssu_per_warp_cpasync_cross_warp_read_sm80.tir"
+    func = parse(path.read_text(), str(path)).functions[0]
+    program = elaborate(func)
+    assert gate_sizes(program) == [{"prev_k": 1}, {"prev_k": 9}]
+    e = emit(func, program, sizes={"prev_k": 9})
+    assert "__syncwarp();  // line 55" in e.source
+    if shutil.which("nvcc") is not None:
+        src = tmp_path / "k.cu"
+        src.write_text(e.source)
+        p = subprocess.run(["nvcc", "-cubin", "-arch=sm_80", "-o", str(tmp_path / "k.cubin"), str(src)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-2000:]

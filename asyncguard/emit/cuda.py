@@ -1023,6 +1023,10 @@ class _Emitter:
             else:
                 self.bar("sync", self.expr(args[1]), self.expr(args[2]), f"line {span.line}")
             return
+        if name == "sync_warp":   # bar.warp.sync: the lanes of the mask (all 32 by default)
+            mask = f"(unsigned)({self.expr(args[0])})" if args else ""
+            self.out(f"__syncwarp({mask});  // line {span.line}")
+            return
         if name == "named_barrier_sync":
             self.bar("sync", self.expr(args[0]), self.expr(args[1]), f"line {span.line}")
             return

@@ -104,14 +104,21 @@ def deadline(seconds: float, what: str):
         raise PrepareTimeout(f"{what}: more than {seconds:g} s")
 
 
+# the longest trip count a gate launch runs: the induction's far value (thousands) is left out
+GATE_MAX_TRIPS = 256
+
+
 def gate_sizes(program) -> list[dict]:
     """Concrete values for a kernel's symbolic sizes: a few of those the checker itself runs
     (prover.sizes), smallest first, the induction's far value left out (too long to trace)."""
     if not program.symbols:
         return [{}]
     from ..prover.sizes import plan_sizes
-    listed = plan_sizes(program, []).values
-    values = listed[:-1] or listed
+    plan = plan_sizes(program, [])
+    listed = plan.values
+    # (not by position: a threshold's plan, `prev_k` in {1, 9}, has no far value, and its last
+    # value is the one that takes the other side of the branch)
+    values = [v for v, t in zip(listed, plan.trips) if max(t, default=0) <= GATE_MAX_TRIPS] or listed[:1]
     if not values:     # no size the checker runs (e.g. a launch extent it cannot read): emit says why
         return [{}]
     picks = sorted({0, 1, min(3, len(values) - 1), len(values) // 2})
