@@ -541,7 +541,8 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
         text = sizes.scope
         if getattr(sizes, "cut", None) is not None:
             text = sizes.cut.scope_text(text, len(ran))
-        if broken and text.startswith("proved for every"):
+        proved = sizes.proved_for_every and not broken
+        if broken and sizes.proved_for_every:
             text = ("checked for the values listed, not proved for every size: " + broken[0] +
                     "; " + text.split(": ", 1)[1])
         if (size_skip_failed or any(s.truncated for s in searches)) and len(ran) < len(sizes.values):
@@ -551,7 +552,7 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
             text = text.replace(checked_text(sizes.symbol, sizes.values, sizes.trips),
                                 checked_text(sizes.symbol, ran, [trips[str(v)] for v in ran]), 1)
         scope.insert(0, text)
-        if not text.startswith("proved for every"):
+        if not proved:
             # the values run are a sample: a `clean` verdict would claim sizes nobody checked
             # (a branch `prev_k + 8 > 16` run only at prev_k = 1 hid flashinfer#3439's race)
             from .checks.unsupported import UNSUPPORTED

@@ -28,6 +28,7 @@ def test_one_size_loop_needs_a_few_periods_of_runs(name, period, runs):
     plan = _plan(name)
     ind = plan.induction
     assert ind.status == "proved" and plan.scope.startswith("proved for every K >= 1")
+    assert plan.proved_for_every
     assert ind.step == period                       # the loop's own period, not twice it
     assert len(plan.values) == runs     # one per trip count below n0 + S (s3: -1 and 0 both run none)
     # every run below n0 is short; from n0 on the loop skips, so no long value is needed
@@ -56,7 +57,7 @@ def test_a_kernel_whose_state_never_repeats_is_checked_not_proved():
     buggy = text.replace("            T.ptx_wait_group(1)\n", "", 1)   # copies pile up: no period
     plan = plan_sizes(elaborate(parse(buggy).functions[0]), [])
     assert plan.induction.status == "unknown" and "did not repeat" in plan.induction.reason
-    assert plan.scope.startswith("checked for K in")
+    assert plan.scope.startswith("checked for K in") and not plan.proved_for_every
     assert max(max(t) for t in plan.trips) <= 12     # no long run that could never skip
 
 

@@ -158,24 +158,16 @@ def tail_for(shift: int, loops: int, short: bool = False) -> int:
     return shift // 2 + 1 if short else shift + 1
 
 
-def _const_bound(a, sym: str) -> str | None:
-    """'upper' when `a` is `sym <= C` (or `C >= sym`), 'lower' when it is `sym >= C` (or
-    `C <= sym`), for a constant C; else None."""
+def const_bound(a, sym: str) -> tuple[str, int] | None:
+    """('upper', C) when `a` is `sym <= C` (or `C >= sym`), ('lower', C) when it is `sym >= C`
+    (or `C <= sym`), for a constant C; else None."""
     if not isinstance(a, ir.BinOp) or a.op not in ("<=", ">="):
         return None
     if a.left == ir.Var(sym) and isinstance(a.right, ir.Const):
-        return "upper" if a.op == "<=" else "lower"
+        return ("upper" if a.op == "<=" else "lower"), int(a.right.value)
     if a.right == ir.Var(sym) and isinstance(a.left, ir.Const):
-        return "lower" if a.op == "<=" else "upper"
+        return ("lower" if a.op == "<=" else "upper"), int(a.left.value)
     return None
-
-
-def _upper_bound(a, sym: str) -> bool:
-    return _const_bound(a, sym) == "upper"
-
-
-def _lower_bound(a, sym: str) -> bool:
-    return _const_bound(a, sym) == "lower"
 
 
 def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
@@ -273,7 +265,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
             # A lower bound `K >= C` need not carry over either: K + dK >= C whenever K >= C, and
             # every K the step reduces to reaches n0 trips, which is checked below to imply K >= C
             pairs += [(a, _substitute(a, sym, ir.BinOp("+", ir.Var(sym), ir.Const(cand)))) for a in assumptions
-                      if not _upper_bound(a, sym) and not _lower_bound(a, sym)]
+                      if const_bound(a, sym) is None]
             if _check_forall_equal(pairs, env, [K >= 1]) == "proved":
                 dk = cand
                 break
@@ -287,7 +279,8 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
         term, st = encode(t, env)
         n_ok += st + [term >= n0]
     for a in assumptions:
-        if _lower_bound(a, sym):
+        side = const_bound(a, sym)
+        if side is not None and side[0] == "lower":
             bound, sb = encode(a, env)
             if Query(*n_ok, *sb, K >= 1, z3.Not(bound)).check() != z3.unsat:
                 return Induction("unknown", f"a value the step reduces to may break {sym}'s lower bound", n0, S)

@@ -43,6 +43,9 @@ class SizePlan:
     # count roots run with every cell true (behaviours._tied_count_roots): analyze sets them on
     # the program before its runs
     tied_roots: frozenset = frozenset()
+    # the runs stand for every value the sizes may take (else they are a sample, and analyze
+    # reports the verdict as unknown)
+    proved_for_every: bool = False
 
     def program_for(self, size: dict):
         """The kernel to run for `size` (None: the kernel as written)."""
@@ -107,7 +110,8 @@ def plan_sizes(program, assumptions: list, max_trips: int = 12, large: int = 409
     syms = [s for s in program.symbols if s in program.control_names]
     blocks = deciding_blocks(program)
     if not syms and not blocks:
-        return SizePlan(None, [{}], [()], "proved", "checked for the launch as written")
+        return SizePlan(None, [{}], [()], "proved", "checked for the launch as written",
+                        proved_for_every=True)
     # a size the kernel reads from memory (engine/program.py: a cu_seqlens length) carries its
     # own assumption and may be 0
     assumptions = list(assumptions) + list(getattr(program, "size_assumptions", ()))
@@ -238,7 +242,8 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     else:
         scope = (f"checked for {checked}; z3 {proof} that the kernel depends on {sym} only through its "
                  f"trip counts; larger trip counts: {ind.status} ({ind.reason})")
-    return SizePlan(sym, values, vectors, proof, scope, ind)
+    return SizePlan(sym, values, vectors, proof, scope, ind,
+                    proved_for_every=proof == "proved" and ind.status == "proved")
 
 
 # an assumed upper bound at most this far above the lowest value is enumerated value by value
@@ -257,8 +262,7 @@ def _every_value(sym: str, own: list, lowest: int, trips_at) -> "SizePlan | None
     by enumeration, where the induction found none (the tile loops of a CLC kernel) or one that
     does not apply. None when no such bound exists or there are too many vectors."""
     from . import induction
-    bounds = [int(a.right.value) if a.op == "<=" else int(a.left.value)
-              for a in own if induction._upper_bound(a, sym)]
+    bounds = [b[1] for b in (induction.const_bound(a, sym) for a in own) if b and b[0] == "upper"]
     if not bounds or min(bounds) - lowest > EVERY_VALUE_SPAN:
         return None
     top = min(bounds)
@@ -279,7 +283,8 @@ def _every_value(sym: str, own: list, lowest: int, trips_at) -> "SizePlan | None
              f"{checked_text(sym, values, vectors)}, one value per trip-count vector of every value in "
              f"that range; z3 proved that the kernel depends on {sym} only through its trip counts")
     return SizePlan(sym, values, vectors, "proved", scope,
-                    induction.Induction("proved", f"every value of {sym} up to {top} checked"))
+                    induction.Induction("proved", f"every value of {sym} up to {top} checked"),
+                    proved_for_every=True)
 
 
 def _saturated(sym: str, own: list, trips: list, values: list, vectors: list, max_trips: int,
@@ -319,7 +324,8 @@ def _saturated(sym: str, own: list, trips: list, values: list, vectors: list, ma
              f"through its trip counts and that every {sym} >= {last} has the trip counts of {last}")
     from . import induction
     return SizePlan(sym, values, vectors, "proved", scope,
-                    induction.Induction("proved", f"the trip counts are constant from {sym} = {last} on"))
+                    induction.Induction("proved", f"the trip counts are constant from {sym} = {last} on"),
+                    proved_for_every=True)
 
 
 def checked_text(sym: str, values: list, vectors: list) -> str:
@@ -552,6 +558,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
     spans = list(launch.symbolic_spans.values())
     span = spans[0] if spans else getattr(program.body[0], "span", None) if program.body else None
     parts, scopes, notes, sub_plans = [], [], [], []
+    group_proved: list = []   # per entry of scopes: that group's runs stand for every value
     tied = frozenset()
     part_names: list = []   # the names of each part's group
     all_groups = behaviours.groups(names, joins)
@@ -576,6 +583,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             parts.append(list(zip(sub.values, sub.trips)))
             part_names.append(group)
             scopes.append(sub.scope)
+            group_proved.append(sub.proved_for_every)
             notes += sub.notes
             continue
         if len(gp) != 1 or looping:
@@ -652,6 +660,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                     f"with {every_case[0].name} = c and every cell true; every run reads every cell true")
             scopes.append((f"proved for every {low}{grid}: " if all_proved else "") + head +
                           " | ".join(case_scopes))
+            group_proved.append(all_proved)
             continue
         size = gp[0]
         own = [a for a in assumptions if size in free_names(a)]
@@ -697,6 +706,7 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
                                   f"every {size} of at least {max(reached)} behaves as a smaller one"]) +
                               f"; checked {checked_text(', '.join(group), group_values, [])} "
                               f"({len(group_values)} distinct behaviours of the {below} values below it)")
+                group_proved.append(True)
     if notes:
         return SizePlan(", ".join(names), [], [], "unknown", "; ".join(r for r, _ in notes), None, notes)
     cut = None if programs or len(parts) < 2 else _compose(program, parts, part_names)
@@ -712,14 +722,15 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             t = t + tuple(vec)
         values.append(v)
         trips.append(t)
-    proved = all(sc.startswith("proved for every") for sc in scopes)
+    proved = all(group_proved)
     head = "proved for every size" if proved else "checked for the values listed"
     runs = f"{len(values)} run{'' if len(values) == 1 else 's'}"
     scope = f"{head} ({runs}, the product of {len(parts)} independent groups): " + " | ".join(scopes) \
         if len(parts) > 1 else (scopes[0] if scopes else "checked for the launch as written")
     inds = [sp.induction for sp in sub_plans if sp.induction is not None]
     plan = SizePlan(", ".join(names), values, trips, "proved" if proved else "unknown", scope,
-                    induction.merge(inds) if inds else None, programs=programs, tied_roots=tied)
+                    induction.merge(inds) if inds else None, programs=programs, tied_roots=tied,
+                    proved_for_every=proved)
     if cut is not None:
         sides, found = cut
         found.composed = [v for v, ix in zip(values, indices) if _cut_rank(ix, sides)[0] == 2]
