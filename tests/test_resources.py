@@ -151,6 +151,11 @@ def test_alignment_rules():
     fixed = (RES / "tma_misaligned_sm90a.tir").read_text().replace("A_shared, 32, 4096, 2)", "A_shared, 64, 4096, 2)") \
         .replace("8256", "8320").replace("4128", "4160").replace("tx + 32]", "tx + 64]")
     assert not [f for f in _check("x", text=fixed).findings if f.rule.kind == "resource"]
+    # a 1-D bulk store (no tensor map) needs 16-byte addresses, not a box's 128
+    assert _check("bulk_store_16_aligned_sm90a").verdict == "clean"
+    text = (RES / "bulk_store_16_aligned_sm90a.tir").read_text().replace("O_shared, 8, 256, 1)", "O_shared, 4, 256, 1)")
+    f = _only(_check("x", text=text), "AG508")
+    assert f.witness["align"] == 16 and f.witness["residue"] == 8 and "1-D bulk copy" in f.message
     f = _only(_check("mbarrier_misaligned_sm90a"), "AG509")
     assert f.line == 17 and f.witness["residue"] % 8 == 4 and f.witness["also_used_at"] == [22, 23]
 

@@ -815,9 +815,15 @@ def _address_findings(kernel: KernelContext, d: dict, path: str) -> list[Finding
         name = call.name
         if name in TMA_OPS and call.args:
             args = call.args
-            bulk = _is_shared_ptr(kernel, args[0]) and name != "T.tma_store"
-            if bulk:
+            # a 1-D bulk copy (cp.async.bulk, no tensor map) needs 16-byte addresses: a load names
+            # its shared destination first, a store its global destination (a pointer, where a
+            # tensor store names its descriptor)
+            bulk_store = name == "T.tma_store" and isinstance(args[0], ir.Call) and \
+                args[0].name == "T.tvm_access_ptr" and len(args) > 1
+            if _is_shared_ptr(kernel, args[0]) and name != "T.tma_store":
                 smem, mbar, align, what = args[0], (args[2] if len(args) > 2 else None), 16, "1-D bulk copy"
+            elif bulk_store:
+                smem, mbar, align, what = args[1], None, 16, "1-D bulk copy"
             else:
                 smem = next((a for a in args[1:] if _is_shared_ptr(kernel, a)), None)
                 mbar = args[1] if name != "T.tma_store" and len(args) > 1 else None
