@@ -186,10 +186,13 @@ def _split_count(v: dict) -> int:
     return nb // ns + (1 if sid < nb % ns else 0)
 
 
-@pytest.mark.parametrize("name, runs", [("paged_sm80", 10), ("indice_sm80", 10), ("indice_sm90a", 6)])
+@pytest.mark.parametrize("name, runs", [("paged_sm80", 10), ("indice_sm80", 10), ("indice_sm90a", 20),
+                                        ("mask_sm90a", 20)])
 def test_a_splits_block_count_stands_for_num_blocks_num_split_and_sid(name, runs):
     # the sizes reach every branch, bound and shared address only through the split's block
-    # count d: the runs are d's trip-count classes (0, 1 and the pipeline's short counts included)
+    # count d: the runs are d's trip-count classes (0, 1 and the pipeline's short counts included;
+    # sm_90a: its tied producer/consumer loops repeat every 4 iterations from 16 on, as the
+    # mask kernel's do)
     plan = plan_sizes(_program((FIELD / SPLIT[name]).read_text()), [])
     assert plan.proof == "proved" and not plan.notes
     assert plan.induction is not None and plan.induction.status == "proved"
@@ -204,21 +207,47 @@ def test_a_splits_block_count_stands_for_num_blocks_num_split_and_sid(name, runs
 def test_the_split_kernels_are_decided_for_their_loaded_block_indices(name):
     # the sizes are proved; the loaded block index (`if 0 <= logical_block_idx`, different in
     # every iteration: issue 13 item 4) only sets registers nothing checked reads (sm_80) or
-    # switches whole iterations on and off alike in every thread (sm_90a: one run per count)
+    # switches whole iterations on and off alike in every thread (sm_90a)
     rep = check_text((FIELD / SPLIT[name]).read_text())
     main = rep.kernels[0]
     assert main.name == "main_kernel"
+    assert rep.verdict == "clean", [f.message for f in rep.findings]
+    assert any(s.startswith("proved for every num_blocks >= 1, num_split >= 1") for s in main.scope)
     if name.endswith("sm80"):
-        assert rep.verdict == "clean"
-        assert any(s.startswith("proved for every num_blocks >= 1, num_split >= 1") for s in main.scope)
         assert any(s.startswith("registers has_valid_block decide nothing checked") for s in main.scope)
-    else:   # the producer/consumer loop cannot skip, so sizes are listed, not proved: not clean
-        assert rep.verdict == "unknown"
-        assert [f.rule.code for f in rep.findings] == ["AG001"]
-        assert "not proved for every value" in rep.findings[0].message
-        assert any(s.startswith("checked for the values listed, not proved for every size") for s in main.scope)
-        assert any(s.startswith("data-dependent branches on block_indices_2 treated as unknown inputs")
-                   for s in main.scope)
+    else:
+        # `i_s = T.if_then_else(g, block_indices[..k], 0); if 0 <= i_s:` in the producer's and
+        # the consumer's loop: index 0 takes the branch whatever g is, so every launch has the
+        # run with every iteration taken, and a pattern with c taken iterations runs like the
+        # launch with d = c (the iterations are tied, as a mask's are): the loops then skip
+        assert any("block_indices (loaded values, assumed read-only global memory and one value per "
+                   "block) only decide whole iterations of the loops at lines [69, 90], which run d "
+                   "times" in s for s in main.scope)
+
+
+def test_a_loaded_guard_that_some_launch_cannot_take_is_not_tied():
+    # `1 <= i_s` with i_s = 0 where the bound g fails: no one index takes the branch in every
+    # launch and iteration, so a run with every iteration taken need not exist: the iterations
+    # are searched by count per size, and the sizes stay listed, not proved
+    text = (FIELD / SPLIT["indice_sm90a"]).read_text()
+    assert text.count("if 0 <= i_s:") == 2
+    rep = check_text(text.replace("if 0 <= i_s:", "if 1 <= i_s:"))
+    assert rep.verdict == "unknown"
+    assert [f.rule.code for f in rep.findings] == ["AG001"]
+    assert "not proved for every value" in rep.findings[0].message
+    assert not any("only decide whole iterations" in s for s in rep.kernels[0].scope)
+
+
+@pytest.mark.parametrize("kind, line, rules", [("flip-parity", 77, {"AG408"}), ("drop-arrive", 119, {"AG408"}),
+                                               ("drop-mbarrier-wait", 102, {"AG401"}),
+                                               ("drop-warpgroup-wait", 117, {"AG402"})])
+def test_single_bugs_in_the_tied_index_kernel_are_found(kind, line, rules):
+    from asyncguard.mutants import mutations
+    text = (FIELD / SPLIT["indice_sm90a"]).read_text()
+    mutant = next(m for m in mutations(text) if (m.kind, m.line) == (kind, line))
+    rep = check_text(mutant.apply(text))
+    assert rep.verdict == "buggy"
+    assert rules <= {f.rule.code for f in rep.findings}
 
 
 @pytest.mark.parametrize("name", ["mask_sm80", "mask_sm90a"])

@@ -692,6 +692,11 @@ def _iteration_choice(el, program: Program, st: PIf, loop, cond, cell, lets: dic
         everywhere = True
     else:
         everywhere = False
+    # a cell value that takes the branches in every launch and iteration: every outcome
+    # pattern may be all true (_check_iteration_roots; every loop of the root must agree)
+    takes = el.__dict__.setdefault("_iteration_takes", {})
+    takes[root] = takes.get(root, True) and _true_everywhere(
+        outside, placeholder.name, bits, signed=not str(view.dtype).startswith("uint"))
     originals = [(b, b.cond) for b in branches]
     for b in branches:
         b.cond = choose
@@ -753,6 +758,8 @@ def _check_iteration_roots(el, program: Program, problems: list) -> None:
                 # any size run checks, so no size proof covers them (analyze.py says so)
                 program.open_patterns += [(lp.span.line, root) for lp, _, _, _ in entries
                                           if _pattern_open(lp)]
+            elif el.__dict__.get("_iteration_takes", {}).get(root):
+                program.true_possible_roots.add(root)
             continue
         problems.append(f"line {loop0.span.line}: {root} {why}")
         for _, _, _, originals in entries:
@@ -828,6 +835,42 @@ def _possible_everywhere(cond, cell: str, bits: int, ranges: dict, signed: bool)
     cell_ok = z3.And(v >= lo, v < hi)
     return all(unsat(*within, z3.ForAll([v], z3.Implies(cell_ok, t)))
                for t in (z3.Not(truth), truth))
+
+
+def _true_everywhere(cond, cell: str, bits: int, signed: bool) -> bool:
+    """z3: one small value of the cell (0, 1 or -1, within its type) makes `cond` true for every
+    value of its other names (`0 <= T.if_then_else(g, cell, 0)` with cell 0, whatever g)."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    for value in (0, 1, -1):
+        if not lo <= value < hi:
+            continue
+        fixed = _opaque_divisions(_rewrite(cond, {cell: ir.Const(value)}))
+        try:
+            term, side = encode(fixed, {n: z3.Int(n) for n in free_names(fixed)})
+        except (Unencodable, z3.Z3Exception):
+            return False
+        truth = term if z3.is_bool(term) else term != 0
+        # (`side` defines a division's quotient and remainder from the names: no choice in it)
+        if unsat(*side, z3.Not(truth)):
+            return True
+    return False
+
+
+def _opaque_divisions(e):
+    """`e` with each division, remainder or shift by a non-constant (`num_blocks // num_split`)
+    a fresh name: z3 cannot encode them, and what holds for every value of the name holds for
+    theirs."""
+    fresh: dict = {}
+
+    def name(x):
+        if isinstance(x, ir.BinOp) and x.op in ("//", "%", "/", ">>", "<<") and not isinstance(x.right, ir.Const):
+            return fresh.setdefault(x, ir.Var(f"%opaque{len(fresh)}"))
+        return None
+    return ir.rewrite(e, name)
 
 
 def _outside_branches(stmts, target) -> bool:

@@ -292,6 +292,10 @@ class Program:
     # whose every iteration's outcome is an unknown truth value searched by pattern
     # (_iteration_choice)
     iteration_choices: list = field(default_factory=list)
+    # parameters of counted iteration choices whose branches one cell value takes in every
+    # launch and iteration (`0 <= idx` with idx = 0): a run with every iteration true exists
+    # for every launch, so prover/behaviours.py may tie them as it ties count roots
+    true_possible_roots: set = field(default_factory=set)
     # (loop line, parameter): loops whose iterations' outcomes are run pattern by pattern
     # (_iteration_choice's "pattern" mode) that are longer than a search covers (_pattern_open)
     open_patterns: list = field(default_factory=list)

@@ -982,6 +982,19 @@ def _one_case(program, group: list, dom_exprs: list, case: tuple, enc) -> Derive
                    d1, witnesses, case, tied, tied_body)
 
 
+def tied_loop_lines(program) -> dict:
+    """Parameter -> the lines of the loops whose whole iterations it decides, for the roots a
+    size plan may tie: count roots (engine/loop_sizes.py `_count_loops`) and counted iteration
+    choices that every launch may take in every iteration (`Program.true_possible_roots`)."""
+    out = {root: list(loop_lines) for root, (loop_lines, _) in (getattr(program, "count_roots", {}) or {}).items()}
+    for loop_line, _, root, mode, _ in getattr(program, "iteration_choices", ()):
+        if mode == "count" and root in getattr(program, "true_possible_roots", ()):
+            out.setdefault(root, [])
+            if loop_line not in out[root]:
+                out[root].append(loop_line)
+    return out
+
+
 def _tied_count_roots(program, dname: str) -> tuple:
     """The count roots (engine/loop_sizes.py `_count_loops`: every load of the root is the guard of a
     whole iteration of a loop, a false one does nothing, and the loop variable only addresses
@@ -997,10 +1010,14 @@ def _tied_count_roots(program, dname: str) -> tuple:
 
     from ..engine.nodes import PIf, PLet, PLoop, POp, PStore
     from ..engine.loop_sizes import cell_alone
-    roots = getattr(program, "count_roots", {}) or {}
-    lines = {line for loop_lines, _ in roots.values() for line in loop_lines}
+    roots = tied_loop_lines(program)
+    lines = {line for loop_lines in roots.values() for line in loop_lines}
     if not lines:
         return frozenset(), None
+    # counted iteration choices (engine/loaded_numbers.py `_iteration_choice`): their branches,
+    # which a cell value takes in every launch (`true_possible_roots`), read true
+    chosen = {line for loop_line, branch_lines, root, mode, _ in getattr(program, "iteration_choices", ())
+              if root in roots for line in branch_lines}
     var = ir.Var(dname)
     mentions = []
 
@@ -1011,6 +1028,9 @@ def _tied_count_roots(program, dname: str) -> tuple:
     def guards(body):
         out = []
         for st in body:
+            if isinstance(st, PIf) and st.span.line in chosen and not st.other:
+                out.extend(st.then)
+                continue
             if isinstance(st, PIf) and st.relevant:
                 if not cell_alone(st):
                     # a bound not proved true in the loop (_decided_in_loops) would decide which
@@ -1034,7 +1054,9 @@ def _tied_count_roots(program, dname: str) -> tuple:
                         mentions.append(st.src)
                     for x in st.src[:1] + st.src[2:]:
                         read(x)
-                    st = dataclasses.replace(st, body=walk(guards(st.body)), plan=None)
+                    # (its chosen branches read true: nothing in it is a per-iteration input now)
+                    st = dataclasses.replace(st, body=walk(guards(st.body)), plan=None,
+                                             per_iteration_inputs=False)
                 else:
                     if st.relevant:
                         for x in st.src:

@@ -651,7 +651,8 @@ def plan_several(program, params: list, blocks: list, assumptions: list, max_tri
             part_names.append(group)
             head = f"{der.reason}: " if isinstance(der, behaviours.Cases) else ""
             if tied:
-                lines = sorted({ln for r in tied for ln in program.count_roots[r][0]})
+                loop_lines = behaviours.tied_loop_lines(program)
+                lines = sorted({ln for r in tied for ln in loop_lines[r]})
                 case_scopes.append(
                     f"{', '.join(sorted(tied))} (loaded values, assumed read-only global memory and one "
                     f"value per block) only decide whole iterations of the loops at lines {lines}, which "
