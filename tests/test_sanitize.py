@@ -290,3 +290,44 @@ def test_a_warp_sync_is_emitted_as_syncwarp_at_both_sides_of_the_size_branch(tmp
         p = subprocess.run(["nvcc", "-cubin", "-arch=sm_80", "-o", str(tmp_path / "k.cubin"), str(src)],
                            capture_output=True, text=True)
         assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_a_block_mask_copied_into_a_register_fragment_is_emitted_and_decides_the_branches(tmp_path):
+    # tilelang#2030's block-sparse copy: `block_mask_f[i * 4:i * 4 + 4] = BlockMask[by * 8 + i * 4:...]`
+    # (line 47 of the buggy file), `a = block_mask_f[i]` (50), `if 0 <= a:` (52). The engine decides the branch per
+    # iteration (an unknown outcome, engine/loaded_numbers.py `_iteration_choice`) and left the
+    # register's elements unknown, so the emitter refused the let; the skeleton now copies the
+    # cells from the launch's table into the register and evaluates the kernel's own condition
+    from asyncguard.emit.prepare import Case, _prepare_instance, prepare
+    stem = CORPUS / "trackers_r9" / "tilelang2030_blocksparse_copy_sync_hoisted_before_if_sm90a"
+    got = {c.id.split("/")[-1]: c for c in prepare([f"{stem}.tir", f"{stem}_fixed.tir"])}
+    assert len(got) == 3 and all(c.skip is None for c in got.values()), {k: c.skip for k, c in got.items()}
+    for c in got.values():
+        src = c.emitted.source
+        copy_line = next(k for k, ln in enumerate(Path(c.path).read_text().splitlines(), 1)
+                         if ln.strip().startswith("block_mask_f_1[i * 4:i * 4 + 4] = BlockMask_1["))
+        for j in range(4):
+            assert (f"ag_reg_block_mask_f[(0LL + ((v_i * 4LL)) + {j}LL)] = (i64)(ag_num_BlockMask((i64)(0LL + "
+                    f"(((((v_by * 8LL) + (v_i * 4LL)) + {j}LL))) * 4LL)));  // line {copy_line}: register slice copy") in src
+        assert "i64 v_a = (i64)(ag_reg_block_mask_f[(0LL + v_i)]);" in src and "if ((0LL <= v_a)) {" in src
+        # every branch taken in the reference (and the witness's values, 0, take them too): the
+        # table holds cell values that take them, BlockMask[by * 8 + i] for block 0
+        assert "case 0LL: return 0LL; case 4LL: return 0LL;" in src and "case 28LL: return 0LL;" in src
+        assert all(c.refs[0].chosen[("BlockMask", 4 * k)] == 0 for k in range(8))
+        assert (c.refs[0].sink != 0).any()
+        if shutil.which("nvcc") is not None:
+            cu = tmp_path / f"{c.emitted.kernel}.cu"
+            cu.write_text(src)
+            p = subprocess.run(["nvcc", "-c", "-arch=sm_90a", "-o", str(cu.with_suffix(".o")), str(cu)],
+                               capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr[-2000:]
+    # a witness naming cell values that skip iterations (-1: `0 <= a` false): the reference skips
+    # exactly those and the table returns -1 there, so the skeleton's branches skip them too
+    func = parse(Path(f"{stem}.tir").read_text(), f"{stem}.tir").functions[0]
+    program = elaborate(func)
+    skipped = Case(f"{stem}.tir", "witness")
+    _prepare_instance(skipped, func, program, {}, "ag_w", witness=({}, {f"BlockMask_1[{k}]": -1 for k in (5, 6, 7)}))
+    assert skipped.skip is None
+    assert "case 16LL: return 0LL; case 20LL: return -1LL; case 24LL: return -1LL; case 28LL: return -1LL;" \
+        in skipped.emitted.source
+    assert skipped.refs[0].chosen == {("BlockMask", 4 * k): (-1 if k >= 5 else 0) for k in range(8)}

@@ -31,6 +31,7 @@ import numpy as np
 from dataclasses import dataclass, field
 
 from .. import ir
+from ..engine.loop_sizes import _fixed_width
 from ..engine.nodes import LOOP_BREAKS, RANGE_TRUTHS, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile
 from ..engine.program import Elaborator, _register_range_truth, _scan_globals, truth_from_copies
 from ..engine.scopes import SHADOW_MARK, scoped_lets
@@ -768,7 +769,15 @@ class _Emitter:
 
     # ---- statements
     def body(self, stmts) -> None:
+        copied = None   # the span of a register slice copy emitted whole (register_slice_copy)
         for s in stmts:
+            if isinstance(s, PStore):
+                # the engine's other element stores of that copy: already written by it
+                if copied is not None and s.span == copied:
+                    continue
+                copied = s.span if self.register_store(s) else None
+                continue
+            copied = None
             self.stmt(s)
 
     def _note_elected_arrive(self) -> None:
@@ -869,12 +878,15 @@ class _Emitter:
             return
         raise EmitError(f"program node {type(s).__name__}")
 
-    def register_store(self, s: PStore) -> None:
+    def register_store(self, s: PStore) -> bool:
         """A store into a per-thread integer register (`local` scope): the skeleton keeps the
         register, since later control flow or addresses may read it. The engine's slice store of
         a truth-cast global vector (a block mask) is 1 per element under the reference's
-        all-taken inputs; a value the emitter cannot print leaves the register unknown, and
-        only a later read of it is an EmitError (as the engine reports only a use)."""
+        all-taken inputs; a plain vector copy of a slice of global numbers is written whole,
+        element by element, from the launch's table (register_slice_copy: True, and the
+        assignment's other element stores are that copy's); a value the emitter cannot print
+        leaves the register unknown, and only a later read of it is an EmitError (as the engine
+        reports only a use)."""
         a = self.node("assign", s.span)
         tgt, val = a.target, a.value
         view = self.el.view_of(tgt.value) if isinstance(tgt, ir.Subscript) else None
@@ -882,12 +894,27 @@ class _Emitter:
         if reg is None or reg[0] != s.region:
             raise EmitError(f"line {s.span.line}: register store the emitter cannot place")
         self.registers[s.region] = max(self.registers.get(s.region, 0), s.size)
+        if any(isinstance(i, ir.Slice) for i in tgt.indices) and not _truth_of_global_slice(self, val):
+            try:
+                lines = self.register_slice_copy(reg, tgt, val)
+            except EmitError as err:
+                why = f"written from a register slice with a value the emitter cannot print ({err})"
+                self.unknown_registers[s.region] = why
+                self.out(f"// line {s.span.line}: {s.region} store not emitted ({why})")
+                return False
+            self.unknown_registers.pop(s.region, None)
+            for index, value in lines:
+                if s.bounds == (0, 2):
+                    value = f"(({value}) != 0)"
+                self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  "
+                         f"// line {s.span.line}: register slice copy")
+            return True
         if any(isinstance(i, ir.Slice) for i in tgt.indices):
-            index = f"{int(s.index({}))}LL"          # slice stores are one constant element each
-            value = "1LL" if _truth_of_global_slice(self, val) else None
-            if value is not None and self.truth_table:
+            # a truth copy: one constant element per store, 1 or the witness table's value
+            index = f"{int(s.index({}))}LL"
+            value, why = "1LL", None
+            if self.truth_table:
                 value = self.truth_slice_element(reg, tgt, val, int(s.index({})))
-            why = "written from a register slice with a value the engine does not compute"
         else:
             index = self.register_index(reg, view, tgt)
             try:
@@ -897,11 +924,45 @@ class _Emitter:
         if value is None:
             self.unknown_registers[s.region] = why
             self.out(f"// line {s.span.line}: {s.region} store not emitted ({why})")
-            return
+            return False
         self.unknown_registers.pop(s.region, None)
         if s.bounds == (0, 2):
             value = f"(({value}) != 0)"
         self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  // line {s.span.line}: register store")
+        return False
+
+    def register_slice_copy(self, reg, tgt: ir.Subscript, val) -> list:
+        """[(C element index, C value)] of `r[lo:lo + n] = X[e:e + n]`, the vector copy TileLang
+        prints for a fragment filled from memory (`block_mask_f[i * 4:i * 4 + 4] =
+        BlockMask[by * 8 + i * 4:...]`): element lo + j of the register is X[e + j], loaded as
+        a one-element read of X is (loaded_value: the launch's table for global numbers, the
+        register for a register). The engine leaves such elements unknown and reads the copied
+        cells through the register's reads instead (engine/loaded_numbers.py `_register_copies`);
+        the skeleton runs the copy itself, so its reads see those cells. EmitError for any other
+        value (a cast, a broadcast, a strided or multi-dimensional slice)."""
+        _, first, size, _ = reg
+        span = tgt.span
+        tsl = tgt.indices[0] if len(tgt.indices) == 1 else None
+        if not isinstance(tsl, ir.Slice) or tsl.lo is None or tsl.step is not None:
+            raise EmitError(f"line {span.line}: register slice of {len(tgt.indices)} indices or a step")
+        if not (isinstance(val, ir.Subscript) and len(val.indices) == 1 and isinstance(val.indices[0], ir.Slice)):
+            raise EmitError(f"line {span.line}: register slice written from something other than a slice")
+        ssl = val.indices[0]
+        width = _fixed_width(tsl)
+        if width is None or ssl.lo is None or ssl.step is not None or _fixed_width(ssl) != width:
+            raise EmitError(f"line {span.line}: register slice and source slice of unknown or different widths")
+        src_view, dst_view = self.el.view_of(val.value), self.el.view_of(tgt.value)
+        if src_view is None or dst_view is None or src_view.dtype != dst_view.dtype:
+            raise EmitError(f"line {span.line}: register slice copied from another element type")
+        lo = self.el.literal(tsl.lo)
+        if isinstance(lo, int) and not 0 <= lo <= size - first - width:
+            raise EmitError(f"line {span.line}: register slice [{lo}:{lo + width}] outside its register")
+        start = self.expr(tsl.lo)
+        out = []
+        for j in range(width):
+            element = ir.Subscript(val.value, (ir.BinOp("+", ssl.lo, ir.Const(j)),), val.span)
+            out.append((f"({first}LL + ({start}) + {j}LL)", self.loaded_value(element)))
+        return out
 
     def uniform_store(self, assign) -> bool:
         """Does every thread store one value here (the engine's `same_value` store: whole-byte

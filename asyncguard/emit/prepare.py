@@ -418,12 +418,15 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         if witness is not None:
             # the reference run under the witness's inputs says what every cell it meets
             # returns: the skeleton's table (truth values included)
-            probe = reference.WitnessInputs(witness[1], numbers)
-            reference.compute(program, e, blocks[0], sizes=size, numbers=numbers, inputs=probe)
-            numbers = {**(numbers or {}), **probe.used}
+            try:
+                probe = reference.witness_run(program, e, blocks[0], size, numbers, witness[1])
+            except ValueError as err:
+                c.skip = f"not launched: {err}"
+                return
+            numbers = {**(numbers or {}), **probe.table()}
             e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers,
                      truth_table=True, symbol_trips=symbolic)
-            inputs = (lambda: reference.WitnessInputs(witness[1], numbers))
+            inputs = (lambda: reference.WitnessInputs(witness[1], numbers, probe.outcomes))
     except EmitError as err:
         c.skip = f"not emitted: {err}"
         return
@@ -455,6 +458,25 @@ def _prepare_instance(c: Case, func, program, size: dict, kname: str, replay: bo
         c.hang = c.hang or r.hang
         if r.problem:
             c.skip = f"reference incomplete (block {b or 0}): {r.problem}"
+            return
+    chosen: dict = {}
+    for r in c.refs:
+        for cell, value in r.chosen.items():
+            if chosen.setdefault(cell, value) != value:
+                c.skip = (f"not launched: cell {cell} decides iterations of two traced blocks with "
+                          f"values {chosen[cell]} and {value}")
+                c.refs = []
+                return
+    if any((numbers or {}).get(cell) != value for cell, value in chosen.items()):
+        # an iteration's branches decided by a loaded cell: the reference took an outcome
+        # (engine/loaded_numbers.py `_iteration_choice`), the skeleton evaluates the kernel's
+        # condition on the value it loads, so the table holds a value giving that outcome
+        numbers = {**(numbers or {}), **chosen}
+        try:
+            e = emit(func, program, kname, sizes=size, delays=list(delays), numbers=numbers,
+                     truth_table=witness is not None, symbol_trips=symbolic)
+        except EmitError as err:
+            c.skip, c.refs = f"not emitted: {err}", []
             return
     maxr = max((len(x) for r in c.refs for x in r.reads), default=0)
     # each thread's pool slice: the most its copies consume in any traced block, in 16-byte steps

@@ -61,18 +61,44 @@ class WitnessInputs(Inputs):
     """The inputs of a finding's witness (`{"BlockSparseMask_1[0]": 0, "cu_seqlens_k_1[1]": 0}`,
     by the names the checker's run gave its cells): a named cell takes the witness's value, any
     other truth value 1 and any other number the launch table's. `used` records what every cell
-    met returned, keyed as the skeleton's table is (emit/cuda.py `ag_num_*`)."""
+    met returned, keyed as the skeleton's table is (emit/cuda.py `ag_num_*`).
 
-    def __init__(self, pattern: dict, numbers: dict | None = None):
+    A cell deciding an iteration's branches (engine/loaded_numbers.py `_iteration_choice`) is
+    asked for an outcome, but the witness names the cell's value (`BlockMask_1[0] = 0` for
+    `0 <= a` taken: Inputs.pattern puts `shown` over the outcome). `outcomes` ({cell: 0 or 1})
+    gives such cells the outcome instead; `misread()` says which cells of a finished run took
+    the other outcome than the witness's value gives (witness_run)."""
+
+    def __init__(self, pattern: dict, numbers: dict | None = None, outcomes: dict | None = None):
         super().__init__(numbers=numbers)
         self.pattern = dict(pattern)
+        self.outcomes = dict(outcomes or {})
         self.used: dict = {}
+        self.returned: dict = {}
 
     def value(self, cell, text: str, both: bool, group=None, tied: bool = False) -> int:
         super().value(cell, text, both, group, tied=tied)
         v = int(self.pattern.get(text, 1))
         self.used[cell] = v
-        return v
+        self.returned[cell] = int(self.outcomes.get(cell, v))
+        return self.returned[cell]
+
+    def misread(self) -> dict:
+        """{cell: the outcome to take} of the iteration choices this run met whose outcome's
+        value (`shown`, set by the engine after asking) is not the value the witness names: the
+        witness's value gives the other outcome (the engine's run that found it showed it)."""
+        out = {}
+        for cell, shown in self.shown.items():
+            named = self.names.get(cell)
+            if cell in self.returned and named in self.pattern and int(self.pattern[named]) != int(shown):
+                out[cell] = 1 - int(bool(self.returned[cell]))
+        return out
+
+    def table(self) -> dict:
+        """What the skeleton's table must return for every cell this run met: an iteration
+        choice's cell a value giving the outcome run (the skeleton evaluates the kernel's own
+        condition on it), any other cell what it returned."""
+        return {**self.used, **{c: int(v) for c, v in self.shown.items()}}
 
     def number(self, cell, text: str):
         v = int(self.pattern[text]) if text in self.pattern else super().number(cell, text)
@@ -139,6 +165,10 @@ class Reference:
     max_waits: int = 0
     # the run met data-dependent truth values (all taken): another block's run is not proved alike
     inputs_met: bool = False
+    # cells of iteration choices the run met (engine/loaded_numbers.py `_iteration_choice`) -> a
+    # value giving the outcome it took (Inputs.shown): the skeleton loads the cell and evaluates
+    # the kernel's condition, so its table must hold these (emit/prepare.py)
+    chosen: dict = field(default_factory=dict)
 
 
 def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_000,
@@ -155,6 +185,7 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
     T = program.launch.num_threads
     ref = Reference(block or {}, [[] for _ in range(T)], np.zeros(T, dtype=np.int64))
     ref.inputs_met = bool(inputs.names)
+    ref.chosen = {c: int(v) for c, v in inputs.shown.items()}
     if res.internal_error or res.limit_hit:
         ref.problem = res.internal_error or res.limit_hit
     if res.notes:
@@ -281,9 +312,28 @@ def compute(program, emitted, block: dict | None = None, max_steps: int = 2_000_
     return ref
 
 
+def witness_run(program, emitted, block: dict, sizes: dict, numbers: dict | None,
+                pattern: dict) -> WitnessInputs:
+    """The inputs of a reference run of a witness that reads every value the witness names as
+    the engine's run did (WitnessInputs, its `outcomes` those of the iteration choices), after
+    that run: each run corrects the cells it met misread, and a cell met only after a corrected
+    one is corrected by a later run. ValueError when no such outcomes come within one run per
+    named cell."""
+    outcomes: dict = {}
+    for _ in range(len(pattern) + 2):
+        probe = WitnessInputs(pattern, numbers, outcomes)
+        compute(program, emitted, block, sizes=sizes, numbers=numbers, inputs=probe)
+        flips = probe.misread()
+        if not flips:
+            return probe
+        outcomes.update(flips)
+    raise ValueError(f"the witness's values {pattern} give no outcomes the reference runs consistently")
+
+
 # ---------------------------------------------------------------- vectorised helpers
 # The same functions as `seed`, `pattern`, `pool_bytes` and `fnv`, over many threads at once
 # (a block's event touches every thread: one numpy pass instead of one Python loop per thread).
+
 def seed_array(tids: np.ndarray, ws: np.ndarray) -> np.ndarray:
     x = (np.asarray(tids, dtype=np.uint64) * np.uint64(65599) + np.asarray(ws, dtype=np.uint64) * np.uint64(2654435761)
          + np.uint64(12345)) & M32
