@@ -1017,7 +1017,8 @@ def _tied_count_roots(program, dname: str) -> tuple:
     # counted iteration choices (engine/loaded_numbers.py `_iteration_choice`): their branches,
     # which a cell value takes in every launch (`true_possible_roots`), read true
     chosen = {line for loop_line, branch_lines, root, mode, _ in getattr(program, "iteration_choices", ())
-              if root in roots for line in branch_lines}
+              if mode == "count" and root in getattr(program, "true_possible_roots", ())
+              for line in branch_lines}
     var = ir.Var(dname)
     mentions = []
 
