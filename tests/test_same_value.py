@@ -125,3 +125,51 @@ def k(C: T.handle("float32", "global"), n: T.int32):
     assert r.verdict == "clean", [f.message for f in r.findings]
     r = check_text(text.replace("T.Cast(\"float32\", k)", "T.Cast(\"float32\", k + tx)"), "k.tir")
     assert "AG201" in {f.rule.code for f in r.findings}   # a value that differs between threads
+
+
+ROW_KERNEL = '''# from tvm.script import tirx as T
+@T.prim_func
+def k(A: T.handle("float32", "global"), C: T.handle("float32", "global")):
+    T.func_attr({"thread_extent": {"threadIdx.x": 8, "threadIdx.y": 16, "threadIdx.z": 1}})
+    A_1 = T.decl_buffer((128,), "float32", data=A)
+    C_1 = T.decl_buffer((128,), "float32", data=C)
+    tx = T.launch_thread("threadIdx.x", 8)
+    ty = T.launch_thread("threadIdx.y", 16)
+    Sh = T.alloc_buffer((128,), "float32", scope="shared")
+    R = T.alloc_buffer((16,), "float32", scope="shared")
+    m = T.alloc_buffer((1,), "float32", scope="local")
+    Sh[ty * 8 + tx] = A_1[ty * 8 + tx]
+    m[0] = T.float32(-3.0e38)
+    T.tvm_storage_sync("shared")
+    for it in range(4):
+        if it * 4 + ty < 32:
+            m[0] = T.max(m[0], Sh[it * 32 + ty])
+    T.tvm_storage_sync("shared")
+    R[ty] = m[0]
+    T.tvm_storage_sync("shared")
+    C_1[ty * 8 + tx] = R[tx]'''
+
+
+@pytest.mark.parametrize("edit, clean", [
+    (None, True),   # the 8 lanes of a row store the row's maximum: one value per row
+    (("Sh[it * 32 + ty]", "Sh[it * 32 + ty + tx]"), False),       # each lane its own element
+    (("m[0] = T.float32(-3.0e38)", "m[0] = T.Cast(\"float32\", tx)"), False),   # its own start
+    (("    T.tvm_storage_sync(\"shared\")\n    R[ty]",             # a write through another view
+      "    m_1 = T.decl_buffer((1,), \"float32\", data=m.data, scope=\"local\")\n"
+      "    m_1[0] = T.Cast(\"float32\", tx)\n    T.tvm_storage_sync(\"shared\")\n    R[ty]"), False),
+    (("    T.tvm_storage_sync(\"shared\")\n    R[ty]",             # a pointer to m handed out
+      "    T.call_extern(\"handle\", \"touch\", m.data)\n    T.tvm_storage_sync(\"shared\")\n    R[ty]"), None),
+])
+def test_a_float_register_stored_by_the_lanes_of_a_row_is_one_value_when_its_definitions_are(edit, clean):
+    # flashinfer#1661's merge-states kernel (corpus/trackers_r12): `s_smem[ty] = st.m` by the 8
+    # lanes of each row, the running maximum of shared elements at addresses of ty alone. The
+    # engine does not evaluate float registers, so their definitions are read from the text
+    text = ROW_KERNEL if edit is None else ROW_KERNEL.replace(*edit)
+    assert text != ROW_KERNEL or edit is None
+    r = check_text(text, "k.tir")
+    if clean:
+        assert r.verdict == "clean", [f.message for f in r.findings]
+    elif clean is None:   # (the extern call itself is not modelled: never clean)
+        assert r.verdict != "clean"
+    else:
+        assert "AG201" in {f.rule.code for f in r.findings}, [f.message for f in r.findings]

@@ -66,6 +66,70 @@ def _definition_sites(el) -> dict:
     return sites
 
 
+_REGISTER_SCOPES = ("local", "local.var")   # (engine/program.py REGISTER_SCOPES)
+_DECLARATIONS = ("T.alloc_buffer", "T.decl_buffer", "T.Buffer", "T.allocate")
+
+
+def _text_register_sites(el, region: str) -> list | None:
+    """[(index, value, guards)] of every assignment to the register `region` in the kernel's
+    text, for a register the engine does not evaluate (a float accumulator, so no PStore holds
+    its stores); guards as `_definition_sites` gives them. None (not shown) where the region
+    may be written otherwise: a pointer to it (`st.data` outside a declaration, handed to an
+    operation), a slice store, or a store inside a while loop."""
+    cache = el.__dict__.setdefault("_text_register_cache", {})
+    if region in cache:
+        return cache[region]
+
+    def mine(e) -> bool:
+        view = el.view_of(e)
+        return view is not None and view.region is not None and view.region.name == region
+
+    def pointer_in(e) -> bool:
+        """The region named other than as the buffer of an element access (`st[0]`)."""
+        nodes = list(ir.nodes(e))
+        indexed = {id(x.value) for x in nodes if isinstance(x, ir.Subscript)}
+        return any(id(x) not in indexed and (isinstance(x, ir.Attr) and x.name == "data" and mine(x.value) or
+                                             isinstance(x, ir.Var) and mine(x)) for x in nodes)
+
+    out: list = []
+
+    def walk(stmts, guards: tuple) -> bool:
+        for st in stmts:
+            if isinstance(st, ir.Assign):
+                value = st.value
+                if isinstance(value, ir.Call) and value.name in _DECLARATIONS:
+                    continue   # (a view of the region declares no write)
+                if isinstance(st.target, ir.Subscript) and mine(st.target.value):
+                    if any(isinstance(i, ir.Slice) for i in st.target.indices) or len(st.target.indices) != 1:
+                        return False
+                    out.append((st.target.indices[0], value, guards))
+                elif isinstance(st.target, ir.Subscript) and any(pointer_in(i) for i in st.target.indices):
+                    return False
+                if pointer_in(value):
+                    return False
+            elif isinstance(st, ir.ExprStmt):
+                if pointer_in(st.expr):
+                    return False
+            elif isinstance(st, ir.If):
+                if not (walk(st.then, guards + (st.cond,)) and walk(st.other, guards + (st.cond,))):
+                    return False
+            elif isinstance(st, ir.For):
+                bounds = tuple(a for a in getattr(st.iter, "args", ()) if not isinstance(a, ir.Const))
+                if not isinstance(st.iter, ir.Call) or len(st.names) != 1:
+                    return False
+                if not walk(st.body, guards + bounds + (ir.Var(st.names[0]),)):
+                    return False
+            elif isinstance(st, ir.With):
+                if not walk(st.body, guards):
+                    return False
+            elif isinstance(st, ir.While):
+                if any(isinstance(x, ir.Subscript) and mine(x.value) for x in ir.nodes(st.body)):
+                    return False
+        return True
+    cache[region] = out if walk(el.func.body, ()) else None
+    return cache[region]
+
+
 def _same_value_per_address(el, target: ir.Subscript, value) -> bool:
     import z3
 
@@ -99,6 +163,13 @@ def _same_value_per_address(el, target: ir.Subscript, value) -> bool:
                     # such); with none, both read one value
                     must_agree.extend(x.indices)
                     continue
+                if reg is None and view is not None and view.region is not None and \
+                        view.region.scope in _REGISTER_SCOPES:
+                    # a register the engine does not evaluate (a float accumulator): its
+                    # definitions read from the kernel's text (`_text_register_sites`)
+                    definition(("text-reg", view.region.name), depth)
+                    must_agree.extend(x.indices)
+                    continue
                 if reg is None:
                     raise _NotShown()   # an opaque buffer: not followed
                 definition(("reg", reg[0]), depth)
@@ -127,7 +198,7 @@ def _same_value_per_address(el, target: ir.Subscript, value) -> bool:
         if k in seen:
             return
         seen.add(k)
-        defs = sites.get(k)
+        defs = sites.get(k) if k[0] != "text-reg" else _text_register_sites(el, k[1])
         if not defs:
             raise _NotShown()
         for index, val, guards in defs:
