@@ -459,6 +459,6 @@ def test_explicit_width_shared_accesses_are_emitted_at_their_width():
     (c,) = cases
     assert c.skip is None and c.static == "clean"
     src = c.emitted.source
-    assert "8LL, 0u, ag_ucount[0]);  // line 15: sts64, one value in every thread" in src
+    assert "8LL, 0u, ag_ucount[0]);  // line 15: sts64, one value per element" in src
     assert "8LL);  // line 17: lds64" in src
     assert compare(c, expected_run(c))["mismatches"] == 0

@@ -331,3 +331,19 @@ def test_a_block_mask_copied_into_a_register_fragment_is_emitted_and_decides_the
     assert "case 16LL: return 0LL; case 20LL: return -1LL; case 24LL: return -1LL; case 28LL: return -1LL;" \
         in skipped.emitted.source
     assert skipped.refs[0].chosen == {("BlockMask", 4 * k): (-1 if k >= 5 else 0) for k in range(8)}
+
+
+def test_the_lanes_of_a_row_storing_the_rows_value_write_one_pattern():
+    # flashinfer#1661's merge-states kernel (corpus/trackers_r12): `s_smem[ty] = st_m[0]` by the 8
+    # lanes of each row, one value per element (engine/same_value.py): the skeleton writes the
+    # site's pattern, not each lane's own, or the clean kernel's trace would differ on the GPU
+    from asyncguard.emit.prepare import prepare
+    path = CORPUS / "trackers_r12" / "flashinfer1661_persistent_merge_states_next_item_cpasync_overwrites_sync_state_sm80_fixed.tir"
+    (case,) = prepare([str(path)])
+    assert case.skip is None
+    lines = case.emitted.source.splitlines()
+    row = next(ln for ln in lines if ln.rstrip().endswith("// line 78: store, one value per element"))
+    assert row.strip().startswith("ag_write_uniform((8192LL + (v_ty) * 4LL), 4LL,")
+    # the lane's own element (line 60, `s_smem[ty * 8 + tx]`) keeps the lane's pattern
+    assert any(ln.strip().startswith("ag_write(ag, (8192LL + (((v_ty * 8LL) + v_tx)) * 4LL), 4LL);  // line 60")
+               for ln in lines)

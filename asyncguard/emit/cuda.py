@@ -402,7 +402,7 @@ class _Emitter:
         # body again gives the global parameters' aliases and which of them the kernel only
         # reads as truth values: the engine's data-dependent inputs (engine/inputs.py)
         self.el = Elaborator(func)
-        self.el.block(func.body)
+        self.el.body = self.el.block(func.body)   # (where lets and registers are defined: same_value)
         _scan_globals(self.el, func.body)
         truth_from_copies(self.el, func)
         self.el.views = program.views
@@ -967,13 +967,19 @@ class _Emitter:
     def uniform_store(self, assign) -> bool:
         """Does every thread store one value here (the engine's `same_value` store: whole-byte
         elements, a value built from uniform names and read-only global loads at uniform
-        addresses)? Threads storing one value into one element are no race (docs/model.md): the
-        skeleton writes one pattern from all of them, as the kernel writes one value."""
+        addresses), or every two threads that store to one element (`same_value_per_address`)?
+        Threads storing one value into one element are no race (docs/model.md): the skeleton
+        writes one pattern from all of them, as the kernel writes one value."""
         view = self.el.view_of(assign.target.value) if isinstance(assign.target, ir.Subscript) else None
         if view is None or not (view.elem_bits or 0) >= 8:
             return False
         try:
-            return bool(self.el.same_in_every_thread(assign.value))
+            if self.el.same_in_every_thread(assign.value):
+                return True
+            # one value among the threads that meet at an element (the lanes of a row storing the
+            # row's value, engine/same_value.py): the site's pattern is then one per address too
+            from ..engine.same_value import same_value_per_address
+            return bool(same_value_per_address(self.el, assign.target, assign.value))
         except Exception:  # noqa: BLE001 -- an expression the test does not know: a per-thread store
             return False
 
@@ -1029,7 +1035,7 @@ class _Emitter:
                 self.uniform_sites += 1
                 self.info[id(s)] = OpInfo("store", site=site)
                 self.out(f"ag_write_uniform({addr}, {n}, {site}u, ag_ucount[{site}]);  "
-                         f"// line {span.line}: store, one value in every thread")
+                         f"// line {span.line}: store, one value per element")
                 return
             self.info[id(s)] = OpInfo("store")
             self.out(f"ag_write(ag, {addr}, {n});  // line {span.line}: store")
@@ -1136,7 +1142,7 @@ class _Emitter:
                 self.uniform_sites += 1
                 self.info[id(s)] = OpInfo("store", site=site)
                 self.out(f"ag_write_uniform({addr}, {width}LL, {site}u, ag_ucount[{site}]);  "
-                         f"// line {span.line}: {name}, one value in every thread")
+                         f"// line {span.line}: {name}, one value per element")
             else:
                 self.info[id(s)] = OpInfo("store")
                 self.out(f"ag_write(ag, {addr}, {width}LL);  // line {span.line}: {name}")
