@@ -9,7 +9,7 @@ import pytest
 
 from _edits import edit, outcome
 from asyncguard.engine.inputs import MAX_INPUT_PATTERNS
-from asyncguard.prover.induction import _upper_bound
+from asyncguard.prover.induction import const_bound
 from asyncguard import ir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,10 +68,11 @@ def test_single_bug_variants_are_found_with_their_count(name, old, new, expected
 
 def test_an_upper_bound_is_what_the_induction_step_may_break():
     k = ir.Var("K")
-    assert _upper_bound(ir.BinOp("<=", k, ir.Const(128)), "K")
-    assert _upper_bound(ir.BinOp(">=", ir.Const(128), k), "K")
-    assert not _upper_bound(ir.BinOp(">=", k, ir.Const(0)), "K")
-    assert not _upper_bound(ir.BinOp("<=", k, ir.Var("N")), "K")
+    assert const_bound(ir.BinOp("<=", k, ir.Const(128)), "K") == ("upper", 128)
+    assert const_bound(ir.BinOp(">=", ir.Const(128), k), "K") == ("upper", 128)
+    assert const_bound(ir.BinOp(">=", k, ir.Const(0)), "K") == ("lower", 0)
+    assert const_bound(ir.BinOp("<=", ir.Const(4), k), "K") == ("lower", 4)
+    assert const_bound(ir.BinOp("<=", k, ir.Var("N")), "K") is None
 
 
 def test_the_gate_skeleton_runs_the_count_as_its_loops_trip_count():

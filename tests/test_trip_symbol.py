@@ -131,7 +131,7 @@ def test_a_trip_count_a_window_bounds_is_checked_up_to_its_largest_value():
     # `min(A, B) // 64 - max(0, A' // 64)`: a sliding window keeps it at most 4; larger sizes
     # are no launch (no loaded values give them), so the checked values end at the bound, and
     # they are every value the bound allows (an upper bound no longer stops the induction's step:
-    # prover/induction.py `_upper_bound`), so the plan is proved
+    # prover/induction.py `const_bound`), so the plan is proved
     path = SIZES / ("attention_sink__example_gqa_sink_fwd_varlen__g4_h8_d64_w128_b64x64_s2_t128_causal__"
                     "flashattn_sink__sm_90a.tir")
     rep = check_text(path.read_text(), str(path))
