@@ -238,18 +238,6 @@ def test_a_loaded_guard_that_some_launch_cannot_take_is_not_tied():
     assert not any("only decide whole iterations" in s for s in rep.kernels[0].scope)
 
 
-@pytest.mark.parametrize("kind, line, rules", [("flip-parity", 77, {"AG408"}), ("drop-arrive", 119, {"AG408"}),
-                                               ("drop-mbarrier-wait", 102, {"AG401"}),
-                                               ("drop-warpgroup-wait", 117, {"AG402"})])
-def test_single_bugs_in_the_tied_index_kernel_are_found(kind, line, rules):
-    from asyncguard.mutants import mutations
-    text = (FIELD / SPLIT["indice_sm90a"]).read_text()
-    mutant = next(m for m in mutations(text) if (m.kind, m.line) == (kind, line))
-    rep = check_text(mutant.apply(text))
-    assert rep.verdict == "buggy"
-    assert rules <= {f.rule.code for f in rep.findings}
-
-
 @pytest.mark.parametrize("name", ["mask_sm80", "mask_sm90a"])
 def test_a_mask_read_at_an_address_of_the_sizes_is_proved_for_every_size_and_pattern(name):
     # `if block_mask[bid * num_blocks * 8 + start + k]`: every load of the mask moves with the
@@ -271,11 +259,14 @@ def test_a_mask_read_at_an_address_of_the_sizes_is_proved_for_every_size_and_pat
                    for s in main.scope)
 
 
-@pytest.mark.parametrize("kind, line, rules", [("flip-parity", 71, {"AG408"}), ("drop-arrive", 126, {"AG408"}),
-                                               ("drop-mbarrier-wait", 108, {"AG401", "AG103"})])
-def test_single_bugs_in_the_tied_mask_kernel_are_found(kind, line, rules):
+@pytest.mark.parametrize("name, kind, line, rules", [
+    ("mask_sm90a", "flip-parity", 71, {"AG408"}), ("mask_sm90a", "drop-arrive", 126, {"AG408"}),
+    ("mask_sm90a", "drop-mbarrier-wait", 108, {"AG401", "AG103"}),
+    ("indice_sm90a", "flip-parity", 77, {"AG408"}), ("indice_sm90a", "drop-arrive", 119, {"AG408"}),
+    ("indice_sm90a", "drop-mbarrier-wait", 102, {"AG401"}), ("indice_sm90a", "drop-warpgroup-wait", 117, {"AG402"})])
+def test_single_bugs_in_the_tied_kernels_are_found(name, kind, line, rules):
     from asyncguard.mutants import mutations
-    text = (FIELD / SPLIT["mask_sm90a"]).read_text()
+    text = (FIELD / SPLIT[name]).read_text()
     mutant = next(m for m in mutations(text) if (m.kind, m.line) == (kind, line))
     rep = check_text(mutant.apply(text))
     assert rep.verdict == "buggy"
