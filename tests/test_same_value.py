@@ -173,3 +173,25 @@ def test_a_float_register_stored_by_the_lanes_of_a_row_is_one_value_when_its_def
         assert r.verdict != "clean"
     else:
         assert "AG201" in {f.rule.code for f in r.findings}, [f.message for f in r.findings]
+
+
+def test_a_float_registers_definitions_are_every_assignment_or_none():
+    # engine/same_value.py `_text_register_sites`: the row kernel's `m` has its two assignments
+    # (the start and the running maximum under its loop and branch); a pointer to it handed to
+    # an operation, or a slice store into it, leaves its definitions unknown (None: not shown)
+    from asyncguard.engine.program import Elaborator
+    from asyncguard.engine.same_value import _text_register_sites
+    from asyncguard.engine.scopes import scoped_lets
+    from asyncguard.parse import parse
+
+    def sites(text):
+        func = scoped_lets(parse(text).functions[0])
+        el = Elaborator(func)
+        el.body = el.block(func.body)
+        return _text_register_sites(el, "m")
+    found = sites(ROW_KERNEL)
+    assert [(index.value, guards[0].name if guards else None) for index, _, guards in found] == [(0, None), (0, "it")]
+    handed = ROW_KERNEL.replace('    T.tvm_storage_sync("shared")\n    R[ty]',
+                                '    T.call_extern("handle", "touch", m.data)\n    T.tvm_storage_sync("shared")\n    R[ty]')
+    assert sites(handed) is None
+    assert sites(ROW_KERNEL.replace("m[0] = T.float32(-3.0e38)", "m[0:1] = T.Broadcast(T.float32(0), 1)")) is None
