@@ -977,9 +977,11 @@ class _Emitter:
             if self.el.same_in_every_thread(assign.value):
                 return True
             # one value among the threads that meet at an element (the lanes of a row storing the
-            # row's value, engine/same_value.py): the site's pattern is then one per address too
-            from ..engine.same_value import same_value_per_address
-            return bool(same_value_per_address(self.el, assign.target, assign.value))
+            # row's value, engine/same_value.py): the site's pattern is then one per address too.
+            # Where no two threads meet, each keeps its own pattern (a trace that tells writers apart)
+            from ..engine.same_value import same_value_per_address, threads_meet
+            return threads_meet(self.el, assign.target) and \
+                bool(same_value_per_address(self.el, assign.target, assign.value))
         except Exception:  # noqa: BLE001 -- an expression the test does not know: a per-thread store
             return False
 

@@ -66,6 +66,39 @@ def _definition_sites(el) -> dict:
     return sites
 
 
+def threads_meet(el, target: ir.Subscript) -> bool:
+    """Whether two different threads may store to the same element through `target` in one
+    statement instance (z3 over its index, thread indices the only names that differ); True
+    where z3 cannot tell."""
+    import z3
+
+    from ..prover.encode import Unencodable, encode
+    from ..prover.solve import unsat
+    thread_vars = set(el.launch.thread_vars)
+    names = set().union(*(free_names(i) for i in target.indices)) if target.indices else set()
+    if not names & thread_vars:
+        return True   # one element for every thread
+    names |= thread_vars   # (two threads may differ in an index the address does not read)
+    one = {n: z3.Int(n) for n in names}
+    two = {n: (z3.Int(n + "%2") if n in thread_vars else v) for n, v in one.items()}
+    side, differ = [], []
+    for n, axis in el.launch.thread_vars.items():
+        if n in one:
+            extent = el.launch.threads["xyz".index(axis[-1])]
+            side += [one[n] >= 0, one[n] < extent, two[n] >= 0, two[n] < extent]
+            differ.append(one[n] != two[n])
+    try:
+        for i in target.indices:
+            if isinstance(i, ir.Slice):
+                return True
+            x1, s1 = encode(i, one)
+            x2, s2 = encode(i, two)
+            side += s1 + s2 + [x1 == x2]
+    except Unencodable:
+        return True
+    return not unsat(*side, z3.Or(*differ))
+
+
 _REGISTER_SCOPES = ("local", "local.var")   # (engine/program.py REGISTER_SCOPES)
 _DECLARATIONS = ("T.alloc_buffer", "T.decl_buffer", "T.Buffer", "T.allocate")
 
