@@ -195,3 +195,8 @@ def test_a_float_registers_definitions_are_every_assignment_or_none():
                                 '    T.call_extern("handle", "touch", m.data)\n    T.tvm_storage_sync("shared")\n    R[ty]')
     assert sites(handed) is None
     assert sites(ROW_KERNEL.replace("m[0] = T.float32(-3.0e38)", "m[0:1] = T.Broadcast(T.float32(0), 1)")) is None
+    # a pointer handed out inside a while loop is a write the walk does not follow either
+    looped = ROW_KERNEL.replace('    T.tvm_storage_sync("shared")\n    R[ty]',
+                                '    while ty < 0:\n        T.call_extern("handle", "touch", m.data)\n'
+                                '    T.tvm_storage_sync("shared")\n    R[ty]')
+    assert looped != ROW_KERNEL and sites(looped) is None

@@ -156,7 +156,8 @@ def _text_register_sites(el, region: str) -> list | None:
                 if not walk(st.body, guards):
                     return False
             elif isinstance(st, ir.While):
-                if any(isinstance(x, ir.Subscript) and mine(x.value) for x in ir.nodes(st.body)):
+                # any mention inside (a store, a pointer handed to an operation): not followed
+                if any(isinstance(x, ir.Var) and mine(x) for x in ir.nodes(st.body)):
                     return False
         return True
     cache[region] = out if walk(el.func.body, ()) else None
