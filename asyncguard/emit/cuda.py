@@ -878,6 +878,13 @@ class _Emitter:
             return
         raise EmitError(f"program node {type(s).__name__}")
 
+    def register_element(self, s: PStore, index: str, value: str, what: str) -> None:
+        """Print one element store of register store `s` (a truth register, bounds (0, 2), keeps
+        the value's truth)."""
+        if s.bounds == (0, 2):
+            value = f"(({value}) != 0)"
+        self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  // line {s.span.line}: {what}")
+
     def register_store(self, s: PStore) -> bool:
         """A store into a per-thread integer register (`local` scope): the skeleton keeps the
         register, since later control flow or addresses may read it. The engine's slice store of
@@ -904,10 +911,7 @@ class _Emitter:
                 return False
             self.unknown_registers.pop(s.region, None)
             for index, value in lines:
-                if s.bounds == (0, 2):
-                    value = f"(({value}) != 0)"
-                self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  "
-                         f"// line {s.span.line}: register slice copy")
+                self.register_element(s, index, value, "register slice copy")
             return True
         if any(isinstance(i, ir.Slice) for i in tgt.indices):
             # a truth copy: one constant element per store, 1 or the witness table's value
@@ -926,9 +930,7 @@ class _Emitter:
             self.out(f"// line {s.span.line}: {s.region} store not emitted ({why})")
             return False
         self.unknown_registers.pop(s.region, None)
-        if s.bounds == (0, 2):
-            value = f"(({value}) != 0)"
-        self.out(f"{register_c(s.region)}[{index}] = (i64)({value});  // line {s.span.line}: register store")
+        self.register_element(s, index, value, "register store")
         return False
 
     def register_slice_copy(self, reg, tgt: ir.Subscript, val) -> list:

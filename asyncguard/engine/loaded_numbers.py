@@ -768,19 +768,33 @@ def _check_iteration_roots(el, program: Program, problems: list) -> None:
         program.iteration_choices[:] = [c for c in program.iteration_choices if c[2] != root]
 
 
+def _encode_truth(cond, zenv: dict) -> tuple:
+    """(z3 truth of `cond`, encode's side conditions) with names as in `zenv`; a number is true
+    when not 0. Raises encode's Unencodable (or a z3 error)."""
+    import z3
+
+    from ..prover.encode import encode
+    term, side = encode(cond, zenv)
+    return (term if z3.is_bool(term) else term != 0), side
+
+
+def _cell_range(bits: int, signed: bool) -> tuple[int, int]:
+    """[lo, hi) of a `bits`-bit cell's values."""
+    return (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+
+
 def _only_value(cond, name: str) -> int | None:
     """z3: the one integer value of `name` for which `cond` holds; None when it holds for none,
     for several, or z3 cannot encode it."""
     import z3
 
-    from ..prover.encode import Unencodable, encode
+    from ..prover.encode import Unencodable
     from ..prover.solve import Query
     x = z3.Int(name)
     try:
-        term, side = encode(cond, {name: x})
+        truth, side = _encode_truth(cond, {name: x})
     except (Unencodable, z3.Z3Exception):
         return None
-    truth = term if z3.is_bool(term) else term != 0
     q = Query(*side, truth)
     if q.check() != z3.sat:
         return None
@@ -796,7 +810,7 @@ def _may_hold(cond, is_data) -> bool:
     True where z3 cannot tell (an unencodable condition: the taken run still covers every race)."""
     import z3
 
-    from ..prover.encode import Unencodable, encode
+    from ..prover.encode import Unencodable
     from ..prover.solve import Query
     loads: dict = {}
 
@@ -807,10 +821,9 @@ def _may_hold(cond, is_data) -> bool:
     plain = ir.rewrite(cond, name_load)
     env = {n: z3.Int(n) for n in free_names(plain)}
     try:
-        term, side = encode(plain, env)
+        truth, side = _encode_truth(plain, env)
     except (Unencodable, z3.Z3Exception):
         return True
-    truth = term if z3.is_bool(term) else term != 0
     return Query(*side, truth).check() != z3.unsat
 
 
@@ -819,18 +832,17 @@ def _possible_everywhere(cond, cell: str, bits: int, ranges: dict, signed: bool)
     `cond` true and some makes it false."""
     import z3
 
-    from ..prover.encode import Unencodable, encode
+    from ..prover.encode import Unencodable
     from ..prover.solve import unsat
     v = z3.Int("cell")
     zenv = {cell: v, **{n: z3.Int(n) for n in ranges}}
     try:
-        term, side = encode(cond, zenv)
+        truth, side = _encode_truth(cond, zenv)
     except Unencodable:
         return False
     if side:
         return False   # auxiliary variables would need quantifying too
-    truth = term if z3.is_bool(term) else term != 0
-    lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    lo, hi = _cell_range(bits, signed)
     within = [c for n, (a, b) in ranges.items() for c in (zenv[n] >= a, zenv[n] < b)]
     cell_ok = z3.And(v >= lo, v < hi)
     return all(unsat(*within, z3.ForAll([v], z3.Implies(cell_ok, t)))
@@ -842,18 +854,17 @@ def _true_everywhere(cond, cell: str, bits: int, signed: bool) -> bool:
     value of its other names (`0 <= T.if_then_else(g, cell, 0)` with cell 0, whatever g)."""
     import z3
 
-    from ..prover.encode import Unencodable, encode
+    from ..prover.encode import Unencodable
     from ..prover.solve import unsat
-    lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    lo, hi = _cell_range(bits, signed)
     for value in (0, 1, -1):
         if not lo <= value < hi:
             continue
         fixed = _opaque_divisions(_rewrite(cond, {cell: ir.Const(value)}))
         try:
-            term, side = encode(fixed, {n: z3.Int(n) for n in free_names(fixed)})
+            truth, side = _encode_truth(fixed, {n: z3.Int(n) for n in free_names(fixed)})
         except (Unencodable, z3.Z3Exception):
             return False
-        truth = term if z3.is_bool(term) else term != 0
         # (`side` defines a division's quotient and remainder from the names: no choice in it)
         if unsat(*side, z3.Not(truth)):
             return True
@@ -890,17 +901,16 @@ def _outcomes(cond, cell: str, bits: int, env: dict, span, signed: bool = True,
     given, gets a value of the cell for each possible outcome ({True: v, False: v})."""
     import z3
 
-    from ..prover.encode import Unencodable, encode
+    from ..prover.encode import Unencodable
     from ..prover.solve import Query
     v = z3.Int("cell")
     cond = _rewrite(cond, {n: ir.Const(int(x)) for n, x in env.items()})   # constant divisors
     try:
-        term, side = encode(cond, {cell: v})
+        truth, side = _encode_truth(cond, {cell: v})
     except Unencodable as err:
         raise NotConcrete(f"a branch on a loaded value z3 cannot express ({err})", span) from None
-    truth = term if z3.is_bool(term) else term != 0
-    bounds = [v >= -(1 << (bits - 1)), v < (1 << (bits - 1)), *side] if signed else \
-        [v >= 0, v < (1 << bits), *side]
+    lo, hi = _cell_range(bits, signed)
+    bounds = [v >= lo, v < hi, *side]
     query = Query(*bounds)   # one context, each question pushed on it
 
     def sat(*terms):

@@ -66,37 +66,50 @@ def _definition_sites(el) -> dict:
     return sites
 
 
+def _two_threads(el, names: set, address) -> tuple[dict, dict, list]:
+    """z3 names for two threads of one statement instance: (the first's, the second's, side
+    conditions). Thread indices differ between them (each within its launch extent), every other
+    name of `names` is shared (same control: the same loop counters and lets); the side
+    conditions include that both threads address the same element through `address`
+    (the index expressions). Raises encode's Unencodable."""
+    import z3
+
+    from ..prover.encode import encode
+    thread_vars = el.launch.thread_vars
+    one = {n: z3.Int(n) for n in names}
+    two = {n: (z3.Int(n + "%2") if n in thread_vars else v) for n, v in one.items()}
+    side = []
+    for n, axis in thread_vars.items():
+        if n in one:
+            extent = el.launch.threads["xyz".index(axis[-1])]
+            side += [one[n] >= 0, one[n] < extent, two[n] >= 0, two[n] < extent]
+    for a in address:
+        x1, s1 = encode(a, one)
+        x2, s2 = encode(a, two)
+        side += s1 + s2 + [x1 == x2]
+    return one, two, side
+
+
 def threads_meet(el, target: ir.Subscript) -> bool:
     """Whether two different threads may store to the same element through `target` in one
     statement instance (z3 over its index, thread indices the only names that differ); True
     where z3 cannot tell."""
     import z3
 
-    from ..prover.encode import Unencodable, encode
+    from ..prover.encode import Unencodable
     from ..prover.solve import unsat
     thread_vars = set(el.launch.thread_vars)
     names = set().union(*(free_names(i) for i in target.indices)) if target.indices else set()
     if not names & thread_vars:
         return True   # one element for every thread
+    if any(isinstance(i, ir.Slice) for i in target.indices):
+        return True
     names |= thread_vars   # (two threads may differ in an index the address does not read)
-    one = {n: z3.Int(n) for n in names}
-    two = {n: (z3.Int(n + "%2") if n in thread_vars else v) for n, v in one.items()}
-    side, differ = [], []
-    for n, axis in el.launch.thread_vars.items():
-        if n in one:
-            extent = el.launch.threads["xyz".index(axis[-1])]
-            side += [one[n] >= 0, one[n] < extent, two[n] >= 0, two[n] < extent]
-            differ.append(one[n] != two[n])
     try:
-        for i in target.indices:
-            if isinstance(i, ir.Slice):
-                return True
-            x1, s1 = encode(i, one)
-            x2, s2 = encode(i, two)
-            side += s1 + s2 + [x1 == x2]
+        one, two, side = _two_threads(el, names, target.indices)
     except Unencodable:
         return True
-    return not unsat(*side, z3.Or(*differ))
+    return not unsat(*side, z3.Or(*[one[n] != two[n] for n in thread_vars]))
 
 
 _REGISTER_SCOPES = ("local", "local.var")   # (engine/program.py REGISTER_SCOPES)
@@ -262,7 +275,6 @@ def _same_value_per_address(el, target: ir.Subscript, value) -> bool:
                 return e
             e = _rewrite(e, lets)
         raise _NotShown()
-    ranges = {n: el.launch.threads["xyz".index(a[-1])] for n, a in el.launch.thread_vars.items()}
     exprs = [expand(e) for e in must_agree]
     address = [expand(i) for i in target.indices]
     names = set().union(*(free_names(e) for e in exprs + address))
@@ -270,17 +282,8 @@ def _same_value_per_address(el, target: ir.Subscript, value) -> bool:
         raise _NotShown()   # a name that may differ between threads other than a thread index
     if not any(free_names(e) & thread_vars for e in exprs):
         return True
-    one = {n: z3.Int(n) for n in names}
-    two = {n: (z3.Int(n + "%2") if n in thread_vars else v) for n, v in one.items()}
-    side = []
-    for n, extent in ranges.items():
-        if n in one:
-            side += [one[n] >= 0, one[n] < extent, two[n] >= 0, two[n] < extent]
     try:
-        for a in address:
-            x1, s1 = encode(a, one)
-            x2, s2 = encode(a, two)
-            side += s1 + s2 + [x1 == x2]
+        one, two, side = _two_threads(el, names, address)
         differs = []
         for e in exprs:
             if not free_names(e) & thread_vars:
