@@ -296,6 +296,18 @@ TMA_BARRIER_INVALID = rule("AG416", "tma-completion-not-mbarrier", "invalid", "e
     "T.tma_load(desc, mbarrier[0], T.tvm_access_ptr(...), 0, 0)",
     "The TMA load (line, threads) and the operand."))
 
+BARRIER_BYTES_USED = rule("AG423", "mbarrier-bytes-used", "invalid", "error",
+                          "memory of a valid mbarrier is accessed as data", _doc(
+    "Flags an access that is not an mbarrier operation (a TMA load, a store, a read) of any of the 8 "
+    "bytes of an mbarrier carved out of ordinary shared memory while it is initialized.",
+    "PTX ISA, mbarrier.inval: \"An mbarrier object must be invalidated before using its memory "
+    "location for any other purpose.\" A TMA load landing on the barrier overwrites its phase and "
+    "counts: its waiters hang or return early (DeepEP #399: the barrier sat inside a TMA "
+    "destination).",
+    "smem_mbar_1[tx // 32 * 2048 + 64]   # byte 512 of the warp's 528-byte TMA destination",
+    "smem_mbar_1[tx // 32 * 2048 + 66]   # byte 528: past the destination",
+    "The access (line, threads, buffer), the barrier, its byte address and its init line."))
+
 UNWRITTEN_READ = rule("AG417", "read-of-unwritten-shared", "race", "error",
                       "shared bytes are read before any write reached them", _doc(
     "Flags a read of shared bytes (load, ldmatrix, wgmma operand, TMA-store source) when no write "
@@ -533,6 +545,11 @@ def check(result: RunResult, path: str) -> list[Finding]:
                    f"completes the phase is ordered after it: the phase can complete first, and the copies "
                    f"then land in the next phase, unseen by this phase's waiters")
             out.append(Finding(INCREMENT_UNORDERED, line, col, msg, wit, path))
+        elif p.kind == "barrier-bytes-used":
+            msg = (f"the {p.detail['access']} at line {line} (threads {_groups(p.tids)}) touches {p.detail['buffer']} "
+                   f"bytes holding {p.barrier} (shared byte {p.detail['address']}), an mbarrier initialized at "
+                   f"line {p.detail['init_line']} and still valid: its phase and counts are overwritten")
+            out.append(Finding(BARRIER_BYTES_USED, line, col, msg, wit, path))
         elif p.kind == "not-a-barrier":
             msg = (f"the TMA load at line {line} completes on {p.detail['operand']}, which is not an "
                    f"initialized mbarrier: no phase completes for its bytes")

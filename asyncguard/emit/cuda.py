@@ -717,7 +717,10 @@ class _Emitter:
     def barrier(self, e) -> str:
         named = self.el.barrier_view(e)
         if named is None:
-            raise EmitError(f"line {e.span.line}: mbarrier reference not understood")
+            carved = self.el.barrier_view(e, carve=True) is not None
+            raise EmitError(f"line {e.span.line}: " + ("an mbarrier carved out of shared memory (the skeleton "
+                                                       "declares shared.barrier arrays only)" if carved else
+                                                       "mbarrier reference not understood"))
         view, idx = named
         base = view.region.barrier_base + view.byte_offset // 8
         return f"(&ag_mbar[{base}LL + ({self.expr(idx)})])"

@@ -29,6 +29,7 @@ from .. import ir
 from ..events import Access, LoopBreak, SetDescriptor, Unsupported
 from ..models import NotModelled, interned
 from ..models.clc import CLC_STATE, ClcState
+from ..models.mbarrier import CARVED, CARVED_SCOPE
 from . import accelerate
 from .exprs import HardwareData, NotConcrete
 from .nodes import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_lines, loop_synchronizes, register_key,
@@ -38,7 +39,7 @@ from .nodes import (PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, arm_l
 from .state.barriers import BarrierProblem, Barriers  # noqa: F401
 from .state.cluster import Cluster, ExitProblem  # noqa: F401
 from .state.cp_async import AsyncGroups, PendingAtExit  # noqa: F401
-from .state.mbarrier import Mbarriers, MbarProblem, StuckWait, mbarrier_names  # noqa: F401
+from .state.mbarrier import CarvedBarriers, Mbarriers, MbarProblem, StuckWait, mbarrier_names  # noqa: F401
 from .state.memory import PENDING, Memory, Race, Record, UnwrittenRead, _Group, thread_rows  # noqa: F401
 from .state.proxy import Proxies, ProxyProblem  # noqa: F401
 from .state.tcgen05 import FenceProblem, TensorMemoryFences  # noqa: F401
@@ -351,10 +352,14 @@ class Machine:
         self.quiescing = []   # tasks waiting at a compared boundary (_quiesce_first), resumed last first
         self.tiles_decided = {}   # trips -> frames of role loops over tiles that decided (_tile_peers)
         clc = ClcState()   # the run's cluster launch control responses, shared by its CTAs
+        pool = next((r for r in self.p.barrier_regions if r.scope == CARVED_SCOPE), None)
+        carved = None if pool is None else CarvedBarriers(pool.barrier_base, self.mbarrier.carve)
         for rank in range(self.p.launch.cluster_size):   # one task per CTA of the cluster
             env = self.p.launch.base_env(self.block, rank)
             env.update(self.sizes)
             env[CLC_STATE] = clc
+            if carved is not None:
+                env[CARVED] = carved
             mask = np.zeros(self.T, dtype=bool)
             mask[self.cluster.threads_of(rank)] = True
             self.tasks.append(_Task(mask, [_Frame(self.p.body)], env, rank))

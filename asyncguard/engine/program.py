@@ -24,6 +24,7 @@ from ..models.atomics import shared_atomic, shared_destination, shared_source, s
 from ..models.clc import CANCELLED, CLC_STATE, QUERIES as CLC_QUERIES, response_address as clc_response_address
 from ..models.cluster import cluster_launch, cluster_value
 from ..models.extern import extern_effect
+from ..models.mbarrier import CARVED, CARVED_POOL, CARVED_SCOPE
 from ..models.launch import CLUSTER_RANK, THREAD_INDEX_CALLS, Launch, shuffle_elect, thread_index
 from ..models.memory import (BARRIER_SCOPES, SHARED_SCOPES, Region, SharedLayout, View, byte_span,
                              dtype_bits, dtype_bytes)
@@ -997,7 +998,7 @@ class Elaborator:
         self.indexed_barriers = True
         return []
 
-    def barrier_view(self, e):
+    def barrier_view(self, e, carve: bool = False):
         """(the shared.barrier view, the element index expression) an mbarrier operand names:
         `mbarrier_1[k % 3]`, an access_ptr into a shared.barrier buffer, or TileLang 0.1.8's
         `T.get_mbarrier(i)`, which its codegen prints `mbarrier[i]`: element i of the buffer it
@@ -1013,16 +1014,45 @@ class Elaborator:
             view, idx = self.views.get("barrier"), e   # TVM's builtins: an index into create_barriers' array
         else:
             return None
-        return (view, idx) if view is not None and view.is_barrier else None
+        return (view, idx) if view is not None and (view.is_barrier or carve and self._carves(view, e)) else None
 
-    def barrier_ref(self, e):
+    def _carves(self, view: View, e) -> bool:
+        """`view` is an ordinary shared buffer of 64-bit words whose element `e` names is used as
+        an mbarrier (models/mbarrier.py CARVED_POOL): in a launch without clusters (a barrier's
+        id is then one CTA's byte address), named as an element rather than through a pointer."""
+        return view.is_shared and view.dtype in ("uint64", "int64") and isinstance(e, ir.Subscript) and \
+            self.launch.cluster_size == 1
+
+    def _carved_pool(self) -> Region:
+        """The pseudo region whose ids the carved mbarriers take (created when first needed)."""
+        pool = next((r for r in self.barrier_regions if r.scope == CARVED_SCOPE), None)
+        if pool is None:
+            pool = Region("carved mbarrier", CARVED_SCOPE, 8 * CARVED_POOL, elem_dtype="uint64",
+                          shape=(CARVED_POOL,))
+            pool.barrier_base = sum(r.nbytes // 8 for r in self.barrier_regions)
+            self.barrier_regions.append(pool)
+        return pool
+
+    def barrier_ref(self, e, carve: bool = True):
         """An mbarrier operand (`barrier_view`) -> fn(env) giving global barrier ids; None when
-        `e` does not name an mbarrier."""
-        named = self.barrier_view(e)
+        `e` does not name an mbarrier. `carve`: an element of an ordinary shared buffer of 64-bit
+        words names one (`_carves`: its byte address picks a barrier of the run's pool)."""
+        named = self.barrier_view(e, carve)
         if named is None:
             return None
         view, idx = named
         region, fn = view.region, self.compile(idx)
+        if not view.is_barrier:
+            self._carved_pool()
+            span = e.span
+
+            def carved(env):
+                pool = env.get(CARVED)
+                if pool is None:
+                    raise NotConcrete("an mbarrier carved out of shared memory, outside a run", span)
+                return pool.ids(view.flat_base + np.asarray(fn(env), dtype=np.int64) * 8,
+                                lambda a: f"{view.name}[{(a - view.flat_base) // 8}]", span)
+            return carved
         shift = view.byte_offset // 8
         return lambda env: region.barrier_base + shift + fn(env)
 
@@ -1510,7 +1540,7 @@ class Elaborator:
         barriers, views, stack = [], [], list(call.args) + [v for _, v in call.kwargs]
         while stack:
             e = stack.pop()
-            ref = self.barrier_ref(e)
+            ref = self.barrier_ref(e, carve=False)
             if ref is not None:
                 barriers.append(ref)
                 continue

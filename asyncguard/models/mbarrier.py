@@ -13,6 +13,18 @@ from ..events import MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from . import NotModelled, constant, op, per_thread
 
 
+# Hand-written kernels carve their mbarriers out of ordinary shared memory (a `uint64` view of
+# `shared.dyn`, DeepEP's `smem_mbar`); TileLang declares `shared.barrier` buffers. A carved
+# barrier is named by its byte address: each run gives the first CARVED_POOL addresses it meets
+# one barrier each (engine/program.py `barrier_ref`, engine/state/mbarrier.py `CarvedBarriers`), and no memory other than these is kept per
+# barrier. PTX ISA, mbarrier.inval: "An mbarrier object must be invalidated before using its
+# memory location for any other purpose" (state/mbarrier.py reports an access of a valid one's
+# 8 bytes).
+CARVED_POOL = 16
+CARVED = "\x00carved-mbarriers"   # env key of the run's CarvedBarriers (engine/machine.py)
+CARVED_SCOPE = "carved.barrier"   # the pool's pseudo region: no bytes of the shared layout
+
+
 def _bar(ctx, call, index=0):
     if len(call.args) <= index:
         raise NotModelled(f"{call.name}: no barrier argument")

@@ -14,6 +14,8 @@ import numpy as np
 from ... import ir
 from ...events import Access, AccessKind, MbarArrive, MbarFenceInit, MbarInit, MbarWait
 from ...models.launch import WARP
+from ...models.mbarrier import CARVED_POOL
+from ..exprs import NotConcrete
 from .memory import PENDING, Record, filled, thread_rows, thread_table
 
 
@@ -21,7 +23,7 @@ from .memory import PENDING, Record, filled, thread_rows, thread_table
 class MbarProblem:
     kind: str          # "uninitialized" | "init-unpublished" | "init-unfenced" | "overflow" |
                        # "stale-parity" | "aliasing" | "lapped" | "tx-mismatch" | "reinit" |
-                       # "run-ahead" | "not-a-barrier"
+                       # "run-ahead" | "not-a-barrier" | "barrier-bytes-used"
     barrier: str       # "mbarrier_1[2]"
     span: ir.Span
     tids: np.ndarray
@@ -48,6 +50,30 @@ def mbarrier_names(program) -> list:
     local = [f"{r.name}[{i}]" for r in program.barrier_regions for i in range(r.nbytes // 8)]
     ctas = program.launch.cluster_size
     return local if ctas == 1 else [f"{n} (CTA {r})" for r in range(ctas) for n in local]
+
+
+class CarvedBarriers:
+    """The mbarriers one run carves out of shared memory: byte address -> slot of the pool, in the
+    order first met. `named(slot, name)` is told each slot's name once (Mbarriers)."""
+
+    def __init__(self, base: int, named=None):
+        self.base, self.slots, self.named = base, {}, named
+
+    def ids(self, addresses, name_of, span):
+        """The barrier ids of `addresses` (an int or a per-thread array of byte addresses). (A
+        misaligned address is checks/resources.py's AG509; the model still follows it.)"""
+        flat = np.asarray(addresses).reshape(-1)
+        out = np.empty(flat.shape, dtype=np.int64)
+        for a in np.unique(flat).tolist():
+            slot = self.slots.get(a)
+            if slot is None:
+                if len(self.slots) >= CARVED_POOL:
+                    raise NotConcrete(f"more than {CARVED_POOL} mbarriers carved out of shared memory", span)
+                slot = self.slots[a] = len(self.slots)
+                if self.named is not None:
+                    self.named(self.base + slot, name_of(a), a)
+            out[flat == a] = self.base + slot
+        return int(out[0]) if np.ndim(addresses) == 0 else out.reshape(np.shape(addresses))
 
 
 class _Mbar:
@@ -116,9 +142,34 @@ class Mbarriers:
         # second time marks nothing new (watch_acted only gains marks)
         self.guard_version = 0
         self._acted: dict = {}   # id(tids) -> (tids, guard_version)
+        # barriers carved out of shared memory (models/mbarrier.py CARVED_POOL): id -> byte address
+        self.carved_at: dict = {}
+        self._carved_reported: set = set()   # (statement, barrier) pairs reported (`check_carved`)
         # initializing thread -> the barriers it initialized and has not run fence.proxy.async
         # after (`proxy_fenced`; a few entries, visited at each proxy fence)
         self.proxy_unfenced_inits: dict = {}
+
+    def carve(self, b: int, name: str, address: int) -> None:
+        """Barrier `b` of the pool is the mbarrier at shared byte `address` (CarvedBarriers)."""
+        self.mbars[b].name = name
+        self.carved_at[b] = address
+
+    def check_carved(self, rec: Record, s) -> None:
+        """An access (not an mbarrier operation) of bytes of a carved mbarrier that is initialized:
+        PTX ISA, mbarrier.inval: "An mbarrier object must be invalidated before using its memory
+        location for any other purpose" (a TMA load landing on it corrupts the phase its waiters
+        poll: DeepEP #399)."""
+        for b, a in self.carved_at.items():
+            m = self.mbars[b]
+            if m.init is None or (id(s), b) in self._carved_reported:
+                continue
+            hit = (rec.lo < a + 8) & (rec.hi > a)
+            if hit.any():
+                self._carved_reported.add((id(s), b))
+                self.machine.result.mbar_problems.append(MbarProblem(
+                    "barrier-bytes-used", m.name, s.span, rec.tids[hit],
+                    {"access": rec.via or rec.kind.name.lower(), "buffer": rec.buffer, "address": a,
+                     "init_line": m.init[2].line}))
 
     def signature(self):
         # how many phases each thread's last arrival lies behind: only "not behind" / "behind"

@@ -912,6 +912,8 @@ class Memory:
         for old in first:
             self._check_pair(old, rec)
         machine.proxy.check_access(rec, ev, writes)
+        if machine.mbarrier.carved_at:
+            machine.mbarrier.check_carved(rec, s)
         if ev.buffer == TENSOR_MEMORY:
             machine.tcgen05.check_access(rec)
         self._floor_of = -1   # the clocks may move from here on
