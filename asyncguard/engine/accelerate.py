@@ -76,7 +76,7 @@ class Plan:
 
 
 def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(), whole: bool = False,
-            rewrite=None, loops: tuple = ()) -> None:
+            rewrite=None, loops: tuple = (), guards: list | None = None, path: tuple = ()) -> None:
     """The expressions of `body` that decide what the machine does: shared addresses, barriers,
     parities, branches, loop bounds, lets and register stores. A loop or branch the program marks
     irrelevant (nothing in it touches shared memory or synchronizes, engine/program.py) is never
@@ -85,11 +85,17 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(),
     the jump; a let written into its uses, `inlined_lets`). `whole`: parities kept whole
     (`_decisive`). `rewrite(expr, loops)`, when given, maps each expression, `loops` being the
     inner PLoops around it (a counter of an inner loop reads differently inside it, `_nested_reads`).
-    `inner` gets each inner loop variable's range; a name two loops bind gets the hull of both."""
-    from .nodes import PIf, PLet, PLoop, POp, PStore
+    `inner` gets each inner loop variable's range; a name two loops bind gets the hull of both.
+    `guards`, when given, gets for each expression added to `out` (in step with it) the
+    conditions of the branches in `body` around it (`path`: `c` for a then arm, `not c` for an
+    else arm): where one is false the machine never evaluates the expression."""
+    from .nodes import PIf, PLet, PLoop, POp, PStore, same_arms
 
     def add(exprs) -> None:
-        out.extend(exprs if rewrite is None else (rewrite(e, loops) for e in exprs))
+        exprs = list(exprs) if rewrite is None else [rewrite(e, loops) for e in exprs]
+        if guards is not None:
+            guards.extend([path] * len(exprs))
+        out.extend(exprs)
     for s in body:
         if isinstance(s, (PIf, PLoop)) and not s.relevant:
             continue   # skipped unevaluated by the machine: decides nothing
@@ -98,10 +104,12 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(),
             (_decisive if whole else _shared_exprs)(s.src, views, found)
             add(found)
         elif isinstance(s, PIf):
-            if s.src is not None:
-                add([s.src])
-            collect(s.then, views, out, inner, leave, whole, rewrite, loops)
-            collect(s.other, views, out, inner, leave, whole, rewrite, loops)
+            if s.src is not None and not same_arms(s):
+                add([s.src])   # (arms that touch the same bytes: the condition decides only values)
+            arms = ((s.then, (s.src,)), (s.other, (ir.UnaryOp("not", s.src),))) if s.src is not None and \
+                guards is not None else ((s.then, ()), (s.other, ()))
+            for arm, cond in arms:
+                collect(arm, views, out, inner, leave, whole, rewrite, loops, guards, path + cond)
         elif isinstance(s, PLet) and s.src is not None and id(s) not in leave:
             add([s.src])
         elif isinstance(s, PStore):   # a register store: its value may decide shared bytes later
@@ -115,7 +123,7 @@ def collect(body, views, out: list, inner: dict, leave: frozenset = frozenset(),
                 had = inner[s.var]
                 got = None if had is None or got is None else (min(had[0], got[0]), max(had[1], got[1]))
             inner[s.var] = got
-            collect(s.body, views, out, inner, leave, whole, rewrite, loops + (s,))
+            collect(s.body, views, out, inner, leave, whole, rewrite, loops + (s,), guards, path)
 
 
 # integer functions kept whole in the proof: a parity `T.bitwise_and(phase // 4, 1)` repeats

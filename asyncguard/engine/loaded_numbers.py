@@ -19,7 +19,7 @@ from .exprs import NotConcrete, compile_expr, free_names
 from .inputs import MAX_PATTERN_TRIPS, PATTERN_ITERATIONS, NumericInputs, pair_order
 from .loop_sizes import _evaluated_names, _fixed_width, _injective
 from .nodes import (_ACCESS_ONLY_OPS, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile, _access_only,
-                    _rewrite, _subscripts, arm_lines, expr_text, statements)
+                    _rewrite, _same_accesses, _subscripts, arm_lines, expr_text, statements)
 
 
 # ---------------------------------------------------------------- numbers loaded from global memory
@@ -242,40 +242,6 @@ def _guarded(effects: list, cond, src, side: bool) -> list:
         return guarded
     return [POp(x.name, x.span, guard(x.run), x.src, ((src, side),) + x.guard) if isinstance(x, POp) else x
             for x in effects]
-
-
-def _same_accesses(a, b) -> bool:
-    """Two access-only statement lists that touch the same shared bytes in the same order (the
-    arms of `if row < len: S[i] = G[..] else: S[i] = 0`): only the values they store differ."""
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, POp):
-            if x.name != y.name or x.src is None or y.src is None:
-                return False
-            if x.name in ("load", "store"):
-                if x.src != y.src:   # the shared subscript (spans are not compared)
-                    return False
-            else:
-                if not isinstance(x.src, ir.Call) or not isinstance(y.src, ir.Call) or \
-                        x.src.name != y.src.name or len(x.src.args) != len(y.src.args):
-                    return False
-                ptr_x = [a for a in x.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
-                ptr_y = [a for a in y.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
-                if ptr_x != ptr_y or not ptr_x:
-                    return False
-        elif isinstance(x, PLoop):
-            if x.var != y.var or x.src != y.src or not _same_accesses(x.body, y.body):
-                return False
-        elif isinstance(x, PIf):
-            if x.src != y.src or not _same_accesses(x.then, y.then) or \
-                    not _same_accesses(x.other, y.other):
-                return False
-        elif not isinstance(x, PNote):
-            return False
-    return True
 
 
 def _numeric_pass(el, program: Program) -> None:

@@ -353,6 +353,47 @@ def _access_only(stmts) -> bool:
     return True
 
 
+def _same_accesses(a, b) -> bool:
+    """Two access-only statement lists that touch the same shared bytes in the same order (the
+    arms of `if row < len: S[i] = G[..] else: S[i] = 0`): only the values they store differ."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, POp):
+            if x.name != y.name or x.src is None or y.src is None:
+                return False
+            if x.name in ("load", "store"):
+                if x.src != y.src:   # the shared subscript (spans are not compared)
+                    return False
+            else:
+                if not isinstance(x.src, ir.Call) or not isinstance(y.src, ir.Call) or \
+                        x.src.name != y.src.name or len(x.src.args) != len(y.src.args):
+                    return False
+                ptr_x = [a for a in x.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
+                ptr_y = [a for a in y.src.args if isinstance(a, ir.Call) and a.name == "T.tvm_access_ptr"]
+                if ptr_x != ptr_y or not ptr_x:
+                    return False
+        elif isinstance(x, PLoop):
+            if x.var != y.var or x.src != y.src or not _same_accesses(x.body, y.body):
+                return False
+        elif isinstance(x, PIf):
+            if x.src != y.src or not _same_accesses(x.then, y.then) or \
+                    not _same_accesses(x.other, y.other):
+                return False
+        elif not isinstance(x, PNote):
+            return False
+    return True
+
+
+def same_arms(s) -> bool:
+    """Branch `s`'s arms are accesses alone, the same shared bytes in the same order: its
+    condition decides only the values stored, nothing the provers compare (engine/accelerate.py
+    `collect`)."""
+    return _access_only(s.then) and _access_only(s.other) and _same_accesses(s.then, s.other)
+
+
 def _bare_load(cond):
     """The load a condition consists of (`M[i]`, `T.Cast("bool", M[i])`, `T.bool(M[i])`,
     `0 < T.Cast("int32", T.Cast("bool", M[i]))`, how TileLang tests an int8 mask, and

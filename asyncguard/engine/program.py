@@ -2196,6 +2196,7 @@ def elaborate(func: ir.Function) -> Program:
     el.body = body   # same_value_per_address reads where registers and lets are defined,
     _definition_sites(el)   # as written (the numeric pass drops the sources provers need not read)
     _drop_dead_registers(el, program)
+    _forward_size_registers(el, program)
     _numeric_pass(el, program)
     _count_loops(el, program, func)
     _count_sizes(el, program)
@@ -2204,6 +2205,119 @@ def elaborate(func: ir.Function) -> Program:
     _entry_constants(program.body, el.escaped_registers)
     program.escaped_registers = frozenset(el.escaped_registers)
     return program
+
+
+def _forward_size_registers(el, program: Program) -> None:
+    """For the provers, a read of a register cell whose one reaching store is a value of sizes,
+    launch indices and constants reads as that value, and a let of such a value and the
+    enclosing loops' variables reads as its value (the statements' `src` only; the machine
+    still reads the register and the let). TileLang users keep sizes in `T.alloc_var` scalars
+    (`num_iters[0] = (seq_end[0] + 63 - seq_start[0]) // 64` with `seq_end[0] = num_tokens`)
+    and bounds in lets (`left = i_s * 64 + seq_start[0]`, `if left + 64 <= seq_end[0]`): a loop
+    `range(num_iters[0])` is then a trip count of the size and the branch a bound of the loop
+    variable, which the provers reason about, where a register read is a value they cannot
+    encode and a let a name of any value. The reaching store is found as `_entry_constants`
+    finds one: earlier in the same statement list or an enclosing one, with no statement
+    between (at any depth, an enclosing loop's body included) storing that register, and not a
+    register an operation writes through a pointer. A let is read as its value only where no
+    loop between rebinds a name its value reads."""
+    names = set(program.symbols) | set(el.launch.thread_vars) | set(el.launch.block_vars)
+    escaped = el.escaped_registers
+
+    def read_cell(x):
+        if not (isinstance(x, ir.Subscript) and len(x.indices) == 1):
+            return None
+        reg = el.register_of(el.view_of(x.value))
+        k = el.literal(x.indices[0])
+        if reg is None or type(k) is not int or reg[0] in escaped:
+            return None
+        return reg[0], reg[1] + k
+
+    def forwarded(e, known: dict):
+        if e is None or not known:
+            return e
+
+        def replace(x):
+            if isinstance(x, ir.Subscript):
+                return known.get(read_cell(x))
+            if isinstance(x, ir.Var):
+                return known.get(("let", x.name))
+            return None
+        return ir.rewrite(e, replace)
+
+    def plain(e, scope: set) -> bool:
+        """No load in `e`, and its names are sizes, launch indices or loop variables in scope."""
+        return not any(isinstance(x, ir.Subscript) for x in ir.nodes(e)) and free_names(e) <= names | scope \
+            and sum(1 for _ in ir.nodes(e)) <= 200
+
+    def walk(body, known: dict, scope: set) -> None:
+        for st in body:
+            if isinstance(st, PStore):
+                if st.src and st.src[1] is not None:
+                    st.src = (st.src[0], forwarded(st.src[1], known))
+                for cell in [c for c in known if c[0] == st.region]:
+                    del known[cell]
+                try:
+                    k = st.index({})
+                except (NotConcrete, KeyError, TypeError):
+                    k = None
+                value = st.src[1] if st.src else None
+                if isinstance(k, (int, np.integer)) and value is not None and plain(value, set()) and \
+                        st.region not in escaped:
+                    known[(st.region, int(k))] = value
+                continue
+            written = {x.region for x in statements((st,)) if isinstance(x, PStore)}
+            if isinstance(st, PLet) and st.src is not None:
+                st.src = forwarded(st.src, known)
+                if not st.lanes and plain(st.src, scope):
+                    known[("let", st.name)] = st.src
+            elif isinstance(st, POp) and st.src is not None:
+                st.src = forwarded(st.src, known)
+            elif isinstance(st, PWhile):   # (before PIf, which it extends) its condition and
+                # body run again after the body's stores
+                inner = {c: v for c, v in known.items() if c[0] not in written}
+                if st.src is not None:
+                    st.src = forwarded(st.src, inner)
+                walk(st.then, inner, scope)
+            elif isinstance(st, PIf):
+                if st.src is not None:
+                    st.src = forwarded(st.src, known)
+                walk(st.then, dict(known), scope)
+                walk(st.other, dict(known), scope)
+            elif isinstance(st, PLoop):
+                if st.src:
+                    st.src = tuple(forwarded(x, known) for x in st.src)
+                # (a later iteration sees the body's stores; the loop's variable is a new value)
+                inner = {c: v for c, v in known.items() if c[0] not in written and
+                         not (c[0] == "let" and st.var in free_names(v))}
+                walk(st.body, inner, scope | {st.var})
+            for cell in [c for c in known if c[0] in written]:
+                del known[cell]
+    walk(program.body, {}, set())
+    # a register every read of which now reads its definition is, for the provers, no value of
+    # its own: its stores leave their sources (a store of a size would otherwise read as
+    # something that changes with the size, outside its trip counts)
+    stores = [st for st in statements(program.body) if isinstance(st, PStore)]
+    if any(isinstance(st, PNote) and not st.access_only or
+           not isinstance(st, PNote) and getattr(st, "src", None) is None for st in statements(program.body)):
+        return   # (what a statement without a source reads is not known)
+    read: set = set()
+    mentioned: set = set()
+    for st in statements(program.body):
+        for e in (st.src if isinstance(st.src, tuple) else (st.src,)) if hasattr(st, "src") else ():
+            for x in ir.nodes(e) if e is not None else ():
+                if isinstance(x, ir.Subscript):
+                    reg = el.register_of(el.view_of(x.value))
+                    if reg is not None:
+                        read.add(reg[0])
+                elif isinstance(x, ir.Var):
+                    mentioned.add(x.name)
+    for st in stores:
+        if st.region not in read and st.region not in escaped and st.src:
+            st.src = ()
+    for st in statements(program.body):   # (likewise a let every read of which reads its value)
+        if isinstance(st, PLet) and st.src is not None and st.name not in mentioned and not st.lanes:
+            st.src = None
 
 
 def _entry_constants(body, escaped: set) -> None:

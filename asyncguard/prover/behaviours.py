@@ -62,6 +62,35 @@ def sites(program) -> list:
     return base
 
 
+def undeciding(program) -> frozenset:
+    """ids of the lets and register stores whose values nothing deciding reads, directly or
+    through other lets and registers (`sites`' fixpoint): a store of a tile's global row into a
+    register read only by a TMA store's coordinates decides nothing the provers compare (the
+    collections of engine/accelerate.py `collect` leave them out)."""
+    from ..engine.nodes import PLet, PStore, statements
+    base, _, _ = _all_sites(program)
+    views = program.views
+    defs = [s for s in statements(program.body)
+            if isinstance(s, PLet) and s.src is not None or isinstance(s, PStore) and s.src]
+    used: set = set()
+    for st in base:
+        used |= free_names(st.expr)
+    needed: set = set()
+    changed = True
+    while changed:
+        changed = False
+        regions = {views[n].region.name for n in used if n in views and views[n].region is not None}
+        for s in defs:
+            if id(s) in needed or not (s.name in used if isinstance(s, PLet) else s.region in regions):
+                continue
+            needed.add(id(s))
+            for e in (s.src,) if isinstance(s, PLet) else s.src:
+                if e is not None:
+                    used |= free_names(e)
+            changed = True
+    return frozenset(id(s) for s in defs if id(s) not in needed)
+
+
 def _all_sites(program) -> tuple:
     """Every expression deciding control, shared bytes or synchronization (engine/accelerate's
     selection: global addresses, TMA coordinates and cp.async's zero-fill predicate left out),

@@ -80,6 +80,34 @@ def _check_forall_equal(pairs, env, constraints, side_extra=()) -> str:
     return "proved"
 
 
+def _check_guarded(pairs, env, constraints) -> str:
+    """`_check_forall_equal` for (a_expr, b_expr, path) triples: each pair under the branch
+    conditions `path` around it (engine/accelerate.py `collect`'s guards), true in the run of
+    the left side. Where a condition is false the machine never evaluates the expression, and
+    the conditions themselves are pairs checked on their own (a part of a branch's condition is
+    collected with the branch), so the pair need only agree where they hold. A condition z3
+    cannot encode is left out (a weaker assumption)."""
+    import z3
+    by_path: dict = {}
+    for a_e, b_e, path in pairs:
+        by_path.setdefault(path, []).append((a_e, b_e))
+    for path, group in by_path.items():
+        extra = []
+        for g in path:
+            genv = dict(env)
+            for n in free_names(g) - set(genv):
+                genv[n] = z3.Int(n)
+            try:
+                term, side = encode(g, genv)
+            except Unencodable:
+                continue
+            extra += side + [term if z3.is_bool(term) else term != 0]
+        res = _check_forall_equal(group, env, constraints + extra)
+        if res != "proved":
+            return res
+    return "proved"
+
+
 def _prove_equal(a_e, b_e, env, constraints, side_extra) -> str:
     """'proved', 'refuted' or 'unknown: why' for a_e == b_e under the constraints."""
     import z3
@@ -182,6 +210,8 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
     geometry = dict(geometry or {})
     shifts, warms, tails = [], [], []
     from ..engine.accelerate import collect, k_parts
+    from .behaviours import undeciding
+    idle = undeciding(program)   # lets and register stores nothing deciding reads
     for lp in loops:
         g = geometry.get(lp.span.line) or default_geometry(lp, program, len(loops), short)
         if g is None:
@@ -214,7 +244,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
     for i, lp in enumerate(loops):
         sh, w, tl = shifts[i], warms[i], tails[i]
         body_exprs: list = []
-        collect(lp.body, program.views, body_exprs, {})
+        collect(lp.body, program.views, body_exprs, {}, leave=idle)
         rel: list = []
         for e in body_exprs:
             if lp.var in free_names(e):
@@ -288,7 +318,7 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
     # (iii) and (i)/(ii) per loop
     everything: list = []
     ranges: dict = {}
-    collect(program.body, program.views, everything, ranges)
+    collect(program.body, program.views, everything, ranges, leave=idle)
     loop_vars = {lp.var for lp in loops}
     outside = []
     for e in everything:
@@ -306,8 +336,9 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
         return Induction(res.split(":")[0], f"outside the loops: {res}", n0, S, dk)
     for lp, w, tl in zip(loops, warms, tails):
         body: list = []
+        paths: list = []   # the branch conditions around each of `body` (collect's guards)
         ranges = {}
-        collect(lp.body, program.views, body, ranges)
+        collect(lp.body, program.views, body, ranges, leave=idle, guards=paths)
         k = z3.Int(lp.var)
         env_k = dict(env)
         env_k[lp.var] = k
@@ -317,22 +348,24 @@ def prove(program, sym: str, assumptions: list, geometry: dict | None = None,
         inner = {n for e in body + list(lp.src) for n in free_names(e)} - set(env_k) - {lp.var}
         for n in inner:
             env_k[n] = z3.Int(n)
-        relevant: list = []
-        for e in body:
+        relevant: list = []   # (part, the branch conditions around it)
+        for e, path in zip(body, paths):
             if free_names(e) & {sym, lp.var} and e not in trips:
-                k_parts(e, {sym, lp.var}, relevant)
+                parts: list = []
+                k_parts(e, {sym, lp.var}, parts)
+                relevant += [(x, path) for x in parts]
         n_term, n_side = encode(lp.src[1], env_k)
         lo, lo_side = encode(lp.src[0], env_k)
         n_side = n_side + lo_side
-        prefix = [(e, _substitute(e, sym, shiftK)) for e in relevant]
+        prefix = [(e, _substitute(e, sym, shiftK), path) for e, path in relevant]
         n_side = n_side + counters
-        res = _check_forall_equal(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= lo, k < lo + w])
+        res = _check_guarded(prefix, env_k, dom + asm_c + n_ok + n_side + [K >= 1, k >= lo, k < lo + w])
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, prefix: {res}", n0, S, dk)
         kS = ir.BinOp("+", ir.Var(lp.var), ir.Const(S))
-        tail = [(e, _substitute(_substitute(e, lp.var, kS), sym, shiftK)) for e in relevant]
-        res = _check_forall_equal(tail, env_k, dom + asm_c + n_ok + n_side +
-                                  [K >= 1, k >= lo + n_term - tl - S, k < lo + n_term])
+        tail = [(e, _substitute(_substitute(e, lp.var, kS), sym, shiftK), path) for e, path in relevant]
+        res = _check_guarded(tail, env_k, dom + asm_c + n_ok + n_side +
+                             [K >= 1, k >= lo + n_term - tl - S, k < lo + n_term])
         if res != "proved":
             return Induction(res.split(":")[0], f"loop at line {lp.span.line}, tail: {res}", n0, S, dk)
     return Induction("proved", f"step {sym} + {dk} moves every trip count by {S}", n0, S, dk,

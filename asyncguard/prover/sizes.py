@@ -187,6 +187,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     if proved_steps:
         max_trips = ind.n0 + ind.step - 1
     values, vectors, seen = [], [], set()
+    last_of: dict = {}   # trip-count vector -> the largest value scanned with it (`_monotone_arms`)
     v = lowest
     big_done = False
     while v < scan_limit:
@@ -194,6 +195,7 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
             break   # no trip count mentions `sym`: every later value gives the same () or none
         vec = trips_at(v)
         if proved_steps and vec is not None:
+            last_of[vec] = v
             # every value whose trip counts are all at least n0 + S runs like the value dK
             # smaller (trip counts grow with the size: past a whole step, nothing new is below)
             if min(vec, default=0) <= max_trips:
@@ -224,10 +226,19 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
     from ..engine.accelerate import collect, k_parts
     raw: list = []
     collect(program.body, program.views, raw, {})
+    # with the induction proved, a blind arm's condition (reads alone, `_monotone_arms`) may
+    # instead grow with the size: the largest value of each trip-count vector is then run too
+    monotone = _monotone_arms(program, sym, trips, own) if proved_steps else set()
     exprs: list = []
     for e in raw:
-        k_parts(e, sym, exprs)
+        if id(e) not in monotone:
+            k_parts(e, sym, exprs)
     proof = _prove_through_trips(exprs, trips, sym, own)
+    if monotone and proof == "proved":
+        for vec, v in last_of.items():
+            if vec in seen and {sym: v} not in values:
+                values.append({sym: v})
+                vectors.append(vec)
     if proof == "proved" and not (ind.status == "proved" and proved_steps):
         every = _every_value(sym, own, lowest, trips_at) or \
             _saturated(sym, own, trips, values, vectors, max_trips, lowest, trips_at)
@@ -494,6 +505,46 @@ def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
         if res != "proved":
             return res
     return "proved"
+
+
+def _monotone_arms(program, sym: str, trips: list, assumptions) -> set:
+    """ids of the conditions of blind arms (engine/program.py `_blind_arm`: shared reads and
+    tensor-memory accesses alone, no else arm, so no synchronization) that z3 proves grow with
+    `sym` among the values of one trip-count vector: true at a value, true at every larger one
+    of the same trip counts (`row + tx < K` on a partial last tile). The largest value of each
+    vector then runs a superset of every smaller value's accesses, with the same
+    synchronization, so it finds each of their races (and its own are real: it is a size)."""
+    import z3
+
+    from ..engine.nodes import PIf, PWhile, statements
+    out: set = set()
+    for st in statements(program.body):
+        if not (isinstance(st, PIf) and not isinstance(st, PWhile) and st.relevant and st.blind_arm
+                and st.src is not None and sym in free_names(st.src)):
+            continue
+        names = set().union(free_names(st.src), *(free_names(t) for t in trips)) - {sym}
+        env1 = {n: z3.Int(n) for n in names}
+        env2 = dict(env1)
+        env1[sym], env2[sym] = z3.Int(sym + "_1"), z3.Int(sym + "_2")
+        try:
+            side = []
+            for t in trips:
+                a, sa = encode(t, env1)
+                b, sb = encode(t, env2)
+                side += sa + sb + [a == b]
+            for asm in assumptions:
+                for env in (env1, env2):
+                    c, sc = encode(asm, env)
+                    side += sc + [c]
+            c1, s1 = encode(st.src, env1)
+            c2, s2 = encode(st.src, env2)
+        except Unencodable:
+            continue
+        truth1 = c1 if z3.is_bool(c1) else c1 != 0
+        truth2 = c2 if z3.is_bool(c2) else c2 != 0
+        if Query(*side, *s1, *s2, env1[sym] <= env2[sym], truth1, z3.Not(truth2)).proof_outcome() == "proved":
+            out.add(id(st.src))
+    return out
 
 
 def _prove_one_through_trips(e, trips, sym: str, assumptions) -> str:
