@@ -499,7 +499,8 @@ def _check_sizes(func, text: str, path: str, limits: Limits, arch, asm, clock: "
             parts = []
             if taken:
                 parts.append(f"lines {taken}: branches on a loaded number that only guard shared "
-                             "accesses were checked taken by every thread")
+                             "accesses were checked taken by every thread (with their real outcome "
+                             "where the run chose the number for another branch)")
             if same:
                 parts.append(f"lines {same}: both arms touch the same shared bytes, so the outcome "
                              "only changes stored values")

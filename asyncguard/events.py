@@ -163,6 +163,12 @@ class LoopBreak:
 
 
 @dataclass
+class ThreadReturn:
+    """`return` from the kernel: the threads exit (engine/machine.py)."""
+    tids: np.ndarray
+
+
+@dataclass
 class Unsupported:
     """The model cannot say what this does to shared memory or synchronization."""
     reason: str

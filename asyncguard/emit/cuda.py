@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..engine.loop_sizes import _fixed_width
-from ..engine.nodes import LOOP_BREAKS, RANGE_TRUTHS, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile
+from ..engine.nodes import LOOP_BREAKS, RANGE_TRUTHS, THREAD_RETURN, PIf, PLet, PLoop, PNote, POp, Program, PStore, PWhile
 from ..engine.program import Elaborator, _register_range_truth, _scan_globals, truth_from_copies
 from ..engine.scopes import SHADOW_MARK, scoped_lets
 from ..models import NotModelled
@@ -1083,6 +1083,9 @@ class _Emitter:
             return
         if name in LOOP_BREAKS:   # the skeleton's loops nest as the kernel's: the same loop ends
             self.out(f"break;  // line {span.line}: T.{name}")
+            return
+        if name == THREAD_RETURN:   # the threads exit, as the kernel's do
+            self.out(f"return;  // line {span.line}: T.{name}")
             return
         if name == "ptx_wait_group":
             # TVM's codegen prints wait_group(0) as `cp.async.wait_group 0`, TileLang's as wait_all

@@ -384,7 +384,7 @@ def _numeric_pass(el, program: Program) -> None:
             # it only guards shared accesses: taken by every thread, every pattern of outcomes
             # runs a subset of its accesses, and no condition of it is left to enumerate or for
             # the size provers (`bos + max_kv_i < S` would tie S to loaded numbers)
-            st.cond, st.src = (lambda env: True), ir.Const(True)
+            st.cond, st.src = _taken_unless_decided(el, st.cond, cells), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
             info.taken_arms.append(arm_lines(st))
         elif uniform and cells and not held:
@@ -405,7 +405,7 @@ def _numeric_pass(el, program: Program) -> None:
                                      enclosing.get(id(st), ()), is_cell):
             continue   # an arm of accesses alone, decided per iteration rather than taken every time
         elif not st.other and _access_only(st.then):
-            st.cond, st.src = (lambda env: True), ir.Const(True)
+            st.cond, st.src = _taken_unless_decided(el, st.cond, cells), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
             info.taken_arms.append(arm_lines(st))
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
@@ -1335,6 +1335,26 @@ def _drop_let_sources(body, names: set) -> None:
             _drop_let_sources(st.other, names)
         elif isinstance(st, PLoop):
             _drop_let_sources(st.body, names)
+
+
+def _taken_unless_decided(el, cond, cells: list):
+    """The condition of a branch checked taken every time (its arm holds accesses alone): true,
+    except where the run's numeric plan chose the value of the number it reads for another
+    branch (`inputs.number`): there the branch takes its real outcome. A run is then the real
+    execution for the cells it decides and a superset of every outcome for the others, so a
+    read inside the arm of bytes the other branch's arm writes, on the same cell, is skipped
+    with that write (SeerAttention's sparse decode: the first stage's K tile is written under
+    `0 <= block_indices[s]` and read under the same test of the same cell in the loop's first
+    iteration). Only for numbers: a truth cell's load would make it an input of the search."""
+    if not cells or any(el.truth_only.get(el.roots.get(el.view_of(c.value).name), True) for c in cells):
+        return lambda env: True
+
+    def taken(env):
+        try:
+            return cond(env)
+        except NotConcrete:
+            return True
+    return taken
 
 
 def _cell_key(el, sub: ir.Subscript):

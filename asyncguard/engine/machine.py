@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir
-from ..events import Access, LoopBreak, SetDescriptor, Unsupported
+from ..events import Access, LoopBreak, SetDescriptor, ThreadReturn, Unsupported
 from ..models import NotModelled, interned
 from ..models.clc import CLC_STATE, ClcState
 from ..models.mbarrier import CARVED, CARVED_SCOPE
@@ -47,7 +47,7 @@ from .inputs import numbers_enumerated
 from .taint import Taint, drop_dependent
 
 # the events the scheduler handles itself (every other event class belongs to one feature)
-SCHEDULER_EVENTS = (SetDescriptor, Unsupported, LoopBreak)
+SCHEDULER_EVENTS = (SetDescriptor, Unsupported, LoopBreak, ThreadReturn)
 # The hardware features, as (attribute of the machine, state class): each owns its state and the
 # events named in its class's EVENTS (engine/state/__init__.py). Built in this order.
 FEATURES = (
@@ -308,7 +308,7 @@ class Machine:
         self.tasks: list[_Task] = []
         self.seen_pairs: set = set()    # (statement, statement, ...) pairs reported already
         self.handlers.update({SetDescriptor: self._set_descriptor, Unsupported: self._unsupported,
-                              LoopBreak: self._loop_break})   # SCHEDULER_EVENTS
+                              LoopBreak: self._loop_break, ThreadReturn: self._thread_return})   # SCHEDULER_EVENTS
         for attr, cls in self.FEATURES:
             feature = cls(self)
             setattr(self, attr, feature)
@@ -1218,6 +1218,28 @@ class Machine:
         f = frames.pop()
         if f.join is not None and not f.join.broken:   # a while loop some threads had left
             self._arrive_join(task, f.join)
+
+    def _thread_return(self, task: _Task, ev: ThreadReturn, s: POp) -> None:
+        """`return`: where the task holds every live thread of its CTA, they exit (every frame
+        left, the kernel's body run to its end: Machine.resume then marks the task done). Where other threads
+        of the CTA go on, what their barriers then count is not modelled: the task stops
+        (models/control.py)."""
+        cta = np.zeros(self.T, dtype=bool)
+        cta[self.cluster.threads_of(task.cta)] = True
+        if (self.alive & cta & ~task.mask).any():
+            self.note("T.thread_return by some threads of a block while others go on (what the "
+                      "block's barriers then count is not modelled)", s.span)
+            self._lose_control(task, NotConcrete("an early return of part of a block", s.span))
+            return
+        frames = task.frames
+        while len(frames) > 1:
+            join = frames.pop().join
+            if join is not None and not join.broken:
+                join.broken = True
+                if join.parked is not None:
+                    join.parked.state = "run"
+                    join.parked = None
+        frames[0].idx = len(frames[0].body)   # the kernel's body, run to its end
 
     # ------------------------------------------------------------ what the features call
     # note(reason, span), fork(task, mask), sync(waiters, arrivers), retire(), release(tasks);

@@ -201,9 +201,16 @@ def loop_synchronizes(loop: PLoop) -> bool:
 LOOP_BREAKS = ("loop_break", "break_loop")
 
 
+# the op a kernel `return` elaborates to (models/control.py): it ends every loop around it
+THREAD_RETURN = "thread_return"
+
+
 def breaks_out(body) -> bool:
-    """Whether a `T.loop_break` in `body` (outside the loops nested in it) may end the loop
-    whose body it is before its last iteration."""
+    """Whether a `T.loop_break` in `body` (outside the loops nested in it), or a
+    `T.thread_return` anywhere in it, may end the loop whose body it is before its last
+    iteration."""
+    if any(isinstance(s, POp) and s.name == THREAD_RETURN for s in statements(body)):
+        return True
     for s in body:
         if isinstance(s, POp) and s.name in LOOP_BREAKS:
             return True

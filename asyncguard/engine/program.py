@@ -2211,7 +2211,7 @@ def _forward_size_registers(el, program: Program) -> None:
     """For the provers, a read of a register cell whose one reaching store is a value of sizes,
     launch indices and constants reads as that value, and a let of such a value and the
     enclosing loops' variables reads as its value (the statements' `src` only; the machine
-    still reads the register and the let). TileLang users keep sizes in `T.alloc_var` scalars
+    still reads the register and the let; a register store's own source is not changed). TileLang users keep sizes in `T.alloc_var` scalars
     (`num_iters[0] = (seq_end[0] + 63 - seq_start[0]) // 64` with `seq_end[0] = num_tokens`)
     and bounds in lets (`left = i_s * 64 + seq_start[0]`, `if left + 64 <= seq_end[0]`): a loop
     `range(num_iters[0])` is then a trip count of the size and the branch a bound of the loop
@@ -2253,15 +2253,15 @@ def _forward_size_registers(el, program: Program) -> None:
     def walk(body, known: dict, scope: set) -> None:
         for st in body:
             if isinstance(st, PStore):
-                if st.src and st.src[1] is not None:
-                    st.src = (st.src[0], forwarded(st.src[1], known))
+                # (the store's own source stays as written: a counter `r = r + 1` and a fold
+                # `m = T.max(m, x)` are recognised by their reads of themselves)
+                value = forwarded(st.src[1], known) if st.src and st.src[1] is not None else None
                 for cell in [c for c in known if c[0] == st.region]:
                     del known[cell]
                 try:
                     k = st.index({})
                 except (NotConcrete, KeyError, TypeError):
                     k = None
-                value = st.src[1] if st.src else None
                 if isinstance(k, (int, np.integer)) and value is not None and plain(value, set()) and \
                         st.region not in escaped:
                     known[(st.region, int(k))] = value
@@ -2294,30 +2294,28 @@ def _forward_size_registers(el, program: Program) -> None:
             for cell in [c for c in known if c[0] in written]:
                 del known[cell]
     walk(program.body, {}, set())
-    # a register every read of which now reads its definition is, for the provers, no value of
-    # its own: its stores leave their sources (a store of a size would otherwise read as
-    # something that changes with the size, outside its trip counts)
-    stores = [st for st in statements(program.body) if isinstance(st, PStore)]
+    # a let of sizes every read of which now reads its value is, for the provers, no value of its
+    # own: it leaves its source (a loop body's `left = k * 64` would otherwise read as a value
+    # that changes with the loop). (A register keeps its stores' sources: a value stored into
+    # shared memory or a global address may read it where no source shows, and the numeric
+    # pass follows those; the induction leaves out what nothing deciding reads.)
     if any(isinstance(st, PNote) and not st.access_only or
            not isinstance(st, PNote) and getattr(st, "src", None) is None for st in statements(program.body)):
         return   # (what a statement without a source reads is not known)
-    read: set = set()
     mentioned: set = set()
     for st in statements(program.body):
         for e in (st.src if isinstance(st.src, tuple) else (st.src,)) if hasattr(st, "src") else ():
-            for x in ir.nodes(e) if e is not None else ():
-                if isinstance(x, ir.Subscript):
-                    reg = el.register_of(el.view_of(x.value))
-                    if reg is not None:
-                        read.add(reg[0])
-                elif isinstance(x, ir.Var):
-                    mentioned.add(x.name)
-    for st in stores:
-        if st.region not in read and st.region not in escaped and st.src:
-            st.src = ()
-    for st in statements(program.body):   # (likewise a let every read of which reads its value)
-        if isinstance(st, PLet) and st.src is not None and st.name not in mentioned and not st.lanes:
+            if e is not None:
+                mentioned |= free_names(e)
+    for st in statements(program.body):
+        if isinstance(st, PLet) and st.src is not None and st.name not in mentioned and not st.lanes and \
+                plain(st.src, set(el.launch.thread_vars) | names | _loop_vars(program.body)):
             st.src = None
+
+
+def _loop_vars(body) -> set:
+    """The variables of every for loop in `body`."""
+    return {st.var for st in statements(body) if isinstance(st, PLoop)}
 
 
 def _entry_constants(body, escaped: set) -> None:

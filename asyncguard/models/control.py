@@ -8,10 +8,17 @@ TileLang prints it for a persistent loop that ends early (`if w * 27 + bx // 4 =
 T.loop_break()`). The executing threads leave the innermost `for` or `while` around the call;
 the scheduler does it (engine/machine.py `_loop_break`), since only it knows the loop frames.
 A loop that may end this way is never skipped by loop acceleration (engine/accelerate.py).
+
+`T.thread_return()` (TileLang's `tl.thread_return`, printed `return;`) ends the executing threads.
+Modelled where every live thread of the CTA runs it together (a whole block leaving early,
+`if num_expand_tokens <= bx: T.thread_return()`: deepseek-ai/TileKernels); where some threads of a
+CTA leave while others go on to its barriers, what those barriers then count is not modelled
+(the CUDA guide: `__syncthreads()` in conditional code only where the condition is the same in
+the whole block), and the run stops there (`unknown`).
 """
 from __future__ import annotations
 
-from ..events import LoopBreak
+from ..events import LoopBreak, ThreadReturn
 from . import NotModelled, op
 
 
@@ -20,3 +27,10 @@ def loop_break(ctx, call):
     if call.args or call.kwargs:
         raise NotModelled(f"{call.name} with arguments")
     return lambda env, tids: [LoopBreak(tids)]
+
+
+@op("T.thread_return")
+def thread_return(ctx, call):
+    if call.args or call.kwargs:
+        raise NotModelled(f"{call.name} with arguments")
+    return lambda env, tids: [ThreadReturn(tids)]

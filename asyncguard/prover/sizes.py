@@ -224,8 +224,9 @@ def plan_one(program, sym: str, assumptions: list, max_trips: int = 12, large: i
         v += 1 if not vectors or max(vectors[-1], default=0) < max_trips else max(1, v // 64)
     # z3: every shared/sync expression depends on `sym` only through the trip counts
     from ..engine.accelerate import collect, k_parts
+    from .behaviours import undeciding
     raw: list = []
-    collect(program.body, program.views, raw, {})
+    collect(program.body, program.views, raw, {}, leave=undeciding(program))
     # with the induction proved, a blind arm's condition (reads alone, `_monotone_arms`) may
     # instead grow with the size: the largest value of each trip-count vector is then run too
     monotone = _monotone_arms(program, sym, trips, own) if proved_steps else set()
