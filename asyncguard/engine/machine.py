@@ -243,6 +243,20 @@ def _assign(task: _Task, s) -> str | None:
     return None
 
 
+def _registers_only(stmts) -> bool:
+    """Statements that store registers and bind lets alone (branches and loops of them included):
+    no memory access, synchronization or unmodelled operation."""
+    return bool(stmts) and all(
+        isinstance(st, (PStore, PLet)) or
+        isinstance(st, PIf) and not isinstance(st, PWhile) and _registers_only_or_empty(st.then) and
+        _registers_only_or_empty(st.other) or
+        isinstance(st, PLoop) and _registers_only_or_empty(st.body) for st in stmts)
+
+
+def _registers_only_or_empty(stmts) -> bool:
+    return not stmts or _registers_only(stmts)
+
+
 class Machine:
     # a subclass may swap a feature's class (the gate's reference turns the pair checks off)
     FEATURES = FEATURES
@@ -1049,6 +1063,21 @@ class Machine:
                     self.result.blind_taken.append(line)
                     self.result.blind_arms.append(arm_lines(s))
                 task.frames.append(_Frame(s.then))
+                return
+            if not isinstance(err, HardwareData) and _registers_only(s.then + s.other):
+                # register stores alone (a per-thread arg-max's `if score[i] == best[0]: idx[0] =
+                # ...`): no access or synchronization to follow, so neither arm runs and every
+                # register either may store is unknown from here (a later use that decides
+                # something is reported there)
+                for st in statements(s.then + s.other):
+                    if isinstance(st, PStore):
+                        for k in range(st.size):
+                            task.env.pop(register_key(st.region, k), None)
+                line = (f"line {s.span.line}: a branch on a value the engine does not compute "
+                        f"({err.reason}) only stores registers: neither arm run, the registers "
+                        "it may store unknown from there")
+                if line not in self.result.blind_taken:
+                    self.result.blind_taken.append(line)
                 return
             self.note(f"branch condition: {err.reason}", s.span)
             self._lose_control(task, err)
