@@ -87,7 +87,7 @@ def test_nsa_forward_loop_branches_read_their_own_block_index(config, arch):
     # (sel8) after it: the loop's branches (lines 135, 148, 191, 202) are branches per iteration,
     # reduced as taken every time (8 cells are too many to write out per iteration:
     # tests/test_unrolled_conditions.py), except where the run chose the cell's number for the
-    # prologue's branch on it (engine/loaded_numbers.py `_taken_unless_decided`): the first
+    # prologue's branch on it (engine/loaded_numbers.py `_decide_like_enumerated`): the first
     # iterations' reads of K_shared / V_shared then follow the prologue's writes, and no verdict
     # rests on the later binding (before the forty-seventh session: `unknown`, AG001 at 142, 196)
     path = SIZES / NSA.format(config, arch)

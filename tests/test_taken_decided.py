@@ -1,5 +1,5 @@
 """A branch checked taken every time (its arm holds accesses alone) takes its real outcome where the
-run chose the number it reads for another branch (engine/loaded_numbers.py `_taken_unless_decided`):
+run chose the number it reads for another branch (engine/loaded_numbers.py `_decide_like_enumerated`):
 SeerAttention's sparse GQA decode (corpus/unseen_users3, MIT) writes the first stage's K tile under
 `0 <= block_indices[s]` and reads it in the loop's first iteration under the same test of the same
 cell, so the pattern that skips the write skips the read."""

@@ -39,7 +39,7 @@ def test_eight_blocks_stay_taken_every_time_past_the_pattern_limit():
     # 8 cells would make 256 outcome combinations, past the 64 patterns a block runs: the
     # branches are left as before (taken every time), with their real outcome where a run chose
     # the cell's number for the prologue's branch (engine/loaded_numbers.py
-    # `_taken_unless_decided`), so the first iterations' reads follow the prologue's writes: clean
+    # `_decide_like_enumerated`), so the first iterations' reads follow the prologue's writes: clean
     report = check_text(SEL8.read_text(), str(SEL8))
     assert report.verdict == "clean", [(f.rule.code, f.line, f.message[:120]) for f in report.findings]
     assert "checked taken by every thread" in _scope(report)

@@ -372,6 +372,7 @@ def _numeric_pass(el, program: Program) -> None:
                not cell_texts(m.src) & used for m in members):
             takes |= group
 
+    taken_now: list = []   # (branch, its condition, expanded, cells) reduced as taken
     for st, loop_vars in conds:
         cond = expand(st.src)
         cells = [x for x in _subscripts(cond, []) if is_cell(x)]
@@ -384,7 +385,8 @@ def _numeric_pass(el, program: Program) -> None:
             # it only guards shared accesses: taken by every thread, every pattern of outcomes
             # runs a subset of its accesses, and no condition of it is left to enumerate or for
             # the size provers (`bos + max_kv_i < S` would tie S to loaded numbers)
-            st.cond, st.src = _taken_unless_decided(el, st.cond, cells), ir.Const(True)
+            taken_now.append((st, st.cond, cond, cells))
+            st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
             info.taken_arms.append(arm_lines(st))
         elif uniform and cells and not held:
@@ -405,7 +407,8 @@ def _numeric_pass(el, program: Program) -> None:
                                      enclosing.get(id(st), ()), is_cell):
             continue   # an arm of accesses alone, decided per iteration rather than taken every time
         elif not st.other and _access_only(st.then):
-            st.cond, st.src = _taken_unless_decided(el, st.cond, cells), ir.Const(True)
+            taken_now.append((st, st.cond, cond, cells))
+            st.cond, st.src = (lambda env: True), ir.Const(True)
             info.reduced.append((st.span.line, "taken"))
             info.taken_arms.append(arm_lines(st))
         elif _access_only(st.then) and _access_only(st.other) and _same_accesses(st.then, st.other):
@@ -430,6 +433,7 @@ def _numeric_pass(el, program: Program) -> None:
                              if held else "") +
                             " that differs between threads or loop iterations, or decides "
                             "synchronization")
+    _decide_like_enumerated(el, info, taken_now)
     _check_iteration_roots(el, program, problems)
     if problems:
         info.problem = problems[0]
@@ -1337,24 +1341,48 @@ def _drop_let_sources(body, names: set) -> None:
             _drop_let_sources(st.body, names)
 
 
-def _taken_unless_decided(el, cond, cells: list):
-    """The condition of a branch checked taken every time (its arm holds accesses alone): true,
-    except where the run's numeric plan chose the value of the number it reads for another
-    branch (`inputs.number`): there the branch takes its real outcome. A run is then the real
-    execution for the cells it decides and a superset of every outcome for the others, so a
-    read inside the arm of bytes the other branch's arm writes, on the same cell, is skipped
-    with that write (SeerAttention's sparse decode: the first stage's K tile is written under
-    `0 <= block_indices[s]` and read under the same test of the same cell in the loop's first
-    iteration). Only for numbers: a truth cell's load would make it an input of the search."""
-    if not cells or any(el.truth_only.get(el.roots.get(el.view_of(c.value).name), True) for c in cells):
-        return lambda env: True
+def _cell_shape(cond, cells: list):
+    """`cond` with its one cell read as `%cell` (its address left out), or None when it reads
+    other than one cell."""
+    if not cells or any(c != cells[0] for c in cells):
+        return None
+    return ir.rewrite(cond, lambda x: ir.Var("%cell") if x == cells[0] else None)
 
-    def taken(env):
-        try:
-            return cond(env)
-        except NotConcrete:
-            return True
-    return taken
+
+def _decide_like_enumerated(el, info, taken: list) -> None:
+    """A branch checked taken every time (its arm holds accesses alone) whose condition is, but
+    for its cell's address, the condition of an enumerated branch (`0 <= M[s]` in a prologue,
+    `0 <= M[s + k]` in the loop): where a run met that cell through the enumerated branch, the
+    outcome pattern decides this branch too (the same test of the same value), and it takes that
+    outcome; elsewhere it stays taken. A run is then a real execution for the cells the pattern
+    decides and a superset of every outcome for the others, so a read in the arm follows the
+    write the other branch guards on the same cell (SeerAttention's sparse decode: the first
+    stage's K tile, written under `0 <= block_indices[s]`, read in the loop's first iteration
+    under the same test). A condition of another shape on a decided number (a row bound on a
+    sequence length) is not decided by the pattern: the plan's value is one of many, and it stays
+    taken. Only for numbers: a truth cell's load would make it an input of the search."""
+    if info.lengths:
+        return   # (a length's number is one value of many, whatever shape reads it)
+
+    def root(sub):
+        return el.roots.get(el.view_of(sub.value).name)
+    shapes: dict = {}   # root -> the shapes of the enumerated conditions on its cells
+    for c, _ in info.conditions:
+        cells = [x for x in _subscripts(c, []) if id(x) in info.cells]
+        for r in {root(x) for x in cells}:
+            shapes.setdefault(r, set()).add(_cell_shape(c, cells))
+    for st, cond_fn, cond, cells in taken:
+        r = root(cells[0]) if cells else None
+        # every enumerated condition on the root tests its one cell the same way as this one
+        if shapes.get(r) != {_cell_shape(cond, cells)} or None in shapes[r] or el.truth_only.get(r, True):
+            continue
+
+        def decided(env, cond_fn=cond_fn):
+            try:
+                return cond_fn(env)
+            except NotConcrete:
+                return True
+        st.cond = decided
 
 
 def _cell_key(el, sub: ir.Subscript):

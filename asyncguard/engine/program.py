@@ -2207,6 +2207,12 @@ def elaborate(func: ir.Function) -> Program:
     return program
 
 
+# the calls an integer value of sizes may hold that `_forward_size_registers` writes into a use
+_INT_ARITHMETIC = frozenset({"T.min", "T.max", "T.Cast", "T.if_then_else", "T.Select", "T.floordiv", "T.floormod",
+                             "T.truncdiv", "T.truncmod", "T.int32", "T.int64", "T.shift_left", "T.shift_right",
+                             "T.bitwise_and", "T.bitwise_or", "T.bitwise_xor"})
+
+
 def _forward_size_registers(el, program: Program) -> None:
     """For the provers, a read of a register cell whose one reaching store is a value of sizes,
     launch indices and constants reads as that value, and a let of such a value and the
@@ -2246,9 +2252,12 @@ def _forward_size_registers(el, program: Program) -> None:
         return ir.rewrite(e, replace)
 
     def plain(e, scope: set) -> bool:
-        """No load in `e`, and its names are sizes, launch indices or loop variables in scope."""
-        return not any(isinstance(x, ir.Subscript) for x in ir.nodes(e)) and free_names(e) <= names | scope \
-            and sum(1 for _ in ir.nodes(e)) <= 200
+        """Integer arithmetic in `e` (no load, no pointer), on sizes, launch indices and loop
+        variables in scope."""
+        nodes = list(ir.nodes(e))
+        return len(nodes) <= 200 and free_names(e) <= names | scope and not any(
+            isinstance(x, ir.Subscript) or isinstance(x, ir.Call) and x.name not in _INT_ARITHMETIC
+            for x in nodes)
 
     def walk(body, known: dict, scope: set) -> None:
         for st in body:
@@ -2269,7 +2278,7 @@ def _forward_size_registers(el, program: Program) -> None:
             written = {x.region for x in statements((st,)) if isinstance(x, PStore)}
             if isinstance(st, PLet) and st.src is not None:
                 st.src = forwarded(st.src, known)
-                if not st.lanes and plain(st.src, scope):
+                if not st.lanes and st.name not in el.views and plain(st.src, scope):
                     known[("let", st.name)] = st.src
             elif isinstance(st, POp) and st.src is not None:
                 st.src = forwarded(st.src, known)
@@ -2309,7 +2318,7 @@ def _forward_size_registers(el, program: Program) -> None:
                 mentioned |= free_names(e)
     for st in statements(program.body):
         if isinstance(st, PLet) and st.src is not None and st.name not in mentioned and not st.lanes and \
-                plain(st.src, set(el.launch.thread_vars) | names | _loop_vars(program.body)):
+                st.name not in el.views and plain(st.src, set(el.launch.thread_vars) | names | _loop_vars(program.body)):
             st.src = None
 
 
