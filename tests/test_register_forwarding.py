@@ -84,3 +84,20 @@ def test_only_the_reaching_store_is_read_as_a_value():
     assert not any(isinstance(x, ir.Subscript) for x in ir.nodes(loop.src[1]))   # K // 64
     assert "K" in {x.name for x in ir.nodes(loop.src[1]) if isinstance(x, ir.Var)}
     assert reads, "the in-loop read after a store in the loop must stay a register read"
+
+
+def test_a_read_bound_that_grows_with_the_size_is_monotone():
+    # `if left + tx < K: B[..] = S[..]` (a blind arm: shared reads alone) holds at a K, and at every
+    # larger K of the same trip counts: the largest value of each trip-count vector runs too
+    # (prover/sizes.py `_monotone_arms`); `K - 1 < left + tx` does not grow with K
+    from asyncguard.engine.nodes import PIf
+    from asyncguard.prover.induction import size_loops
+    from asyncguard.prover.sizes import _monotone_arms
+    grows = TAIL.replace("        B_1[left + tx] = S[k % 2 * 64 + 63 - tx]\n",
+                         "        if left + tx < seq_end_1[0]:\n            B_1[left + tx] = S[k % 2 * 64 + 63 - tx]\n")
+    for text, expected in ((grows, True), (grows.replace("left + tx < seq_end_1[0]", "seq_end_1[0] - 1 < left + tx"),
+                                           False)):
+        program = elaborate(parse(text).functions[0])
+        trips = [lp.src[1] for lp in size_loops(program, "K")]
+        guard = next(s for s in statements(program.body) if isinstance(s, PIf) and s.blind_arm)
+        assert (id(guard.src) in _monotone_arms(program, "K", trips, [])) is expected
