@@ -1237,22 +1237,16 @@ class Machine:
         if target is None:
             self.note("T.loop_break outside any loop", s.span)
             return
-        while len(frames) > target + 1:
-            join = frames.pop().join
-            if join is not None and not join.broken:
-                join.broken = True
-                if join.parked is not None:
-                    join.parked.state = "run"
-                    join.parked = None
+        self._leave_frames(frames, target + 1)
         f = frames.pop()
         if f.join is not None and not f.join.broken:   # a while loop some threads had left
             self._arrive_join(task, f.join)
 
     def _thread_return(self, task: _Task, ev: ThreadReturn, s: POp) -> None:
         """`return`: where the task holds every live thread of its CTA, they exit (every frame
-        left, the kernel's body run to its end: Machine.resume then marks the task done). Where other threads
-        of the CTA go on, what their barriers then count is not modelled: the task stops
-        (models/control.py)."""
+        left, the kernel's body run to its end: Machine.resume then marks the task done). Where
+        other threads of the CTA go on, what their barriers then count is not modelled: the task
+        stops (models/control.py)."""
         cta = np.zeros(self.T, dtype=bool)
         cta[self.cluster.threads_of(task.cta)] = True
         if (self.alive & cta & ~task.mask).any():
@@ -1260,15 +1254,21 @@ class Machine:
                       "block's barriers then count is not modelled)", s.span)
             self._lose_control(task, NotConcrete("an early return of part of a block", s.span))
             return
-        frames = task.frames
-        while len(frames) > 1:
+        self._leave_frames(task.frames, 1)
+        task.frames[0].idx = len(task.frames[0].body)   # the kernel's body, run to its end
+
+    @staticmethod
+    def _leave_frames(frames: list, keep: int) -> None:
+        """Pop `frames` down to the first `keep`: a branch left on the way that had split the
+        threads will not see these threads again, so its join is broken (the other side goes on
+        alone, as it does when nobody can move)."""
+        while len(frames) > keep:
             join = frames.pop().join
             if join is not None and not join.broken:
                 join.broken = True
                 if join.parked is not None:
                     join.parked.state = "run"
                     join.parked = None
-        frames[0].idx = len(frames[0].body)   # the kernel's body, run to its end
 
     # ------------------------------------------------------------ what the features call
     # note(reason, span), fork(task, mask), sync(waiters, arrivers), retire(), release(tasks);

@@ -508,6 +508,27 @@ def _prove_through_trips(exprs, trips, sym: str, assumptions) -> str:
     return "proved"
 
 
+def _two_sizes(sym: str, exprs: list, trips: list, assumptions) -> tuple:
+    """z3 names for two values of `sym` with the same trip counts (every other name of `exprs`
+    and `trips` shared), and the side conditions: (env of the first, env of the second, side).
+    Raises encode's Unencodable."""
+    import z3
+    names = set().union(*(free_names(e) for e in list(exprs) + list(trips))) - {sym}
+    env1 = {n: z3.Int(n) for n in names}
+    env2 = dict(env1)
+    env1[sym], env2[sym] = z3.Int(sym + "_1"), z3.Int(sym + "_2")
+    side = []
+    for t in trips:
+        a, sa = encode(t, env1)
+        b, sb = encode(t, env2)
+        side += sa + sb + [a == b]
+    for asm in assumptions:
+        for env in (env1, env2):
+            c, sc = encode(asm, env)
+            side += sc + [c]
+    return env1, env2, side
+
+
 def _monotone_arms(program, sym: str, trips: list, assumptions) -> set:
     """ids of the conditions of blind arms (engine/program.py `_blind_arm`: shared reads and
     tensor-memory accesses alone, no else arm, so no synchronization) that z3 proves grow with
@@ -523,20 +544,8 @@ def _monotone_arms(program, sym: str, trips: list, assumptions) -> set:
         if not (isinstance(st, PIf) and not isinstance(st, PWhile) and st.relevant and st.blind_arm
                 and st.src is not None and sym in free_names(st.src)):
             continue
-        names = set().union(free_names(st.src), *(free_names(t) for t in trips)) - {sym}
-        env1 = {n: z3.Int(n) for n in names}
-        env2 = dict(env1)
-        env1[sym], env2[sym] = z3.Int(sym + "_1"), z3.Int(sym + "_2")
         try:
-            side = []
-            for t in trips:
-                a, sa = encode(t, env1)
-                b, sb = encode(t, env2)
-                side += sa + sb + [a == b]
-            for asm in assumptions:
-                for env in (env1, env2):
-                    c, sc = encode(asm, env)
-                    side += sc + [c]
+            env1, env2, side = _two_sizes(sym, [st.src], trips, assumptions)
             c1, s1 = encode(st.src, env1)
             c2, s2 = encode(st.src, env2)
         except Unencodable:
@@ -551,20 +560,9 @@ def _monotone_arms(program, sym: str, trips: list, assumptions) -> set:
 def _prove_one_through_trips(e, trips, sym: str, assumptions) -> str:
     import z3
     exprs = [e]
-    names = set().union(*(free_names(e) for e in exprs + trips)) - {sym}
-    env1 = {n: z3.Int(n) for n in names}
-    env2 = dict(env1)
-    env1[sym], env2[sym] = z3.Int(sym + "_1"), z3.Int(sym + "_2")
     try:
-        side, diffs = [], []
-        for t in trips:
-            a, sa = encode(t, env1)
-            b, sb = encode(t, env2)
-            side += sa + sb + [a == b]
-        for asm in assumptions:
-            for env in (env1, env2):
-                c, sc = encode(asm, env)
-                side += sc + [c]
+        env1, env2, side = _two_sizes(sym, exprs, trips, assumptions)
+        diffs = []
         for e in exprs:
             a, sa = encode(e, env1)
             b, sb = encode(e, env2)
