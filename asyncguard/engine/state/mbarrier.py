@@ -105,7 +105,6 @@ class _Mbar:
         # per completed phase: did an arrival come from the system once tcgen05 work completed
         # (tcgen05.commit)? Knowing such a phase complete takes observing the barrier itself.
         self.completed_deferred: list = []
-        self.completed_plain: list = []   # per completed phase: thread arrivals alone completed it
         self.deferred = False       # the phase in progress has such an arrival
         self.delivered: list = []   # TMA records delivering into the phase in progress
         self.expected, self.bytes_in = 0, 0
@@ -495,15 +494,7 @@ class Mbarriers:
         phase: it completes without one of its partners (an early release), or waits for bytes
         issued only after its own waiters move on (a hang)."""
         prev = m.last_phase[tids]
-        T = self.machine.T
-        ahead = (prev >= 0) & (prev < m.phase) & (self.machine.vc[tids, T + b] <= prev)
-        for i in np.flatnonzero(ahead).tolist():
-            # a phase of thread arrivals alone completes at its last arrival: a thread ordered
-            # after every arrival of it (a named barrier the same threads pass after arriving)
-            # knows it complete without waiting on the barrier
-            p = int(prev[i])
-            if m.completed_plain[p] and (self.machine.vc[tids[i], :T] >= m.completed[p][:T]).all():
-                ahead[i] = False
+        ahead = (prev >= 0) & (prev < m.phase) & (self.machine.vc[tids, self.machine.T + b] <= prev)
         if ahead.any():
             self.machine.result.mbar_problems.append(MbarProblem(
                 "run-ahead", m.name, s.span, tids[ahead],
@@ -549,14 +540,11 @@ class Mbarriers:
             if late.any():
                 self.machine.result.mbar_problems.append(MbarProblem(
                     "increment-unordered", m.name, span, tids[late], {"phase": phase}))
-        counted = bool(m.increments)   # (counting cp.async arrivals: their copies complete it too)
         m.increments = []
         vc = m.rel_vc.copy()
         vc[self.machine.T + b] = phase + 1
         m.completed.append(vc)
         m.completed_deferred.append(m.deferred)
-        # thread arrivals alone decided it (no transaction bytes, no system or counting arrival)
-        m.completed_plain.append(not (m.deferred or m.expected or m.bytes_in or m.delivered or counted))
         m.deferred = False
         if m.bytes_in != m.expected:
             self.machine.result.mbar_problems.append(MbarProblem(
